@@ -1,0 +1,3 @@
+from kari.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Affordance20Q benchmark directories: the typed model (model.py), loading, validation and game sampling."""

@@ -1,0 +1,170 @@
+"""Typed records of a benchmark directory and its loader.
+
+A benchmark directory holds four JSONL files (docs/formats.md):
+``objects.jsonl``, ``affordances.jsonl``, ``labels.jsonl`` and ``games.jsonl``.
+Objects are the shared data model of kari: the SQL object-property view, the Python evaluator and the ASP
+compiler all consume :class:`ObjectRecord`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+
+BENCH_FILES = ("objects.jsonl", "affordances.jsonl", "labels.jsonl", "games.jsonl")
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """``predicate:value`` holding of ``part`` (``"whole"`` or a part name) of an object."""
+
+    part: str
+    predicate: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRecord:
+    """An object with its parts and static physical properties."""
+
+    id: str
+    description: str = ""
+    parts: tuple[str, ...] = ()
+    properties: tuple[Property, ...] = ()
+
+    def values(self, predicate: str) -> frozenset[str]:
+        """Every value of ``predicate`` on any part (the paper's any-part reading)."""
+        return frozenset(p.value for p in self.properties if p.predicate == predicate)
+
+
+@dataclass(frozen=True, slots=True)
+class Affordance:
+    id: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    object: str
+    affordance: str
+    label: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One Affordance20Q game: hidden ``object``, ``target`` affordance among 8 ``candidates``."""
+
+    id: str
+    object: str
+    target: str
+    candidates: tuple[str, ...]
+
+
+@dataclass
+class Benchmark:
+    """A loaded benchmark directory."""
+
+    root: Path
+    objects: dict[str, ObjectRecord]
+    affordances: dict[str, Affordance]
+    labels: list[Label]
+    games: list[Game]
+    _positives: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _negatives: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for lab in self.labels:
+            bucket = self._positives if lab.label else self._negatives
+            bucket.setdefault(lab.affordance, []).append(lab.object)
+
+    def positives(self, affordance: str) -> list[str]:
+        """Objects labelled true for ``affordance``, in file order."""
+        return list(self._positives.get(affordance, []))
+
+    def negatives(self, affordance: str) -> list[str]:
+        """Objects labelled false for ``affordance``, in file order."""
+        return list(self._negatives.get(affordance, []))
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line; a malformed line raises ``FILE:LINE:COL``."""
+    if not path.is_file():
+        raise KariError("file not found", file=str(path), code="missing-file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise KariError(f"not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path), code="encoding") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise KariError(f"invalid JSON: {exc.msg}", file=str(path), line=number, col=exc.colno, code="json") from None
+        if not isinstance(record, dict):
+            raise KariError("expected a JSON object", file=str(path), line=number, code="json")
+        yield number, record
+
+
+def _field(record: dict[str, Any], key: str, kind: type, path: Path, line: int) -> Any:
+    value = record.get(key)
+    if not isinstance(value, kind):
+        raise KariError(f"field {key!r} must be {kind.__name__}", file=str(path), line=line, code="schema")
+    return value
+
+
+def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
+    props = []
+    for item in _field(record, "properties", list, path, line):
+        if not isinstance(item, dict):
+            raise KariError("each property must be an object", file=str(path), line=line, code="schema")
+        props.append(Property(*(_field(item, k, str, path, line) for k in ("part", "predicate", "value"))))
+    return ObjectRecord(
+        id=_field(record, "id", str, path, line),
+        description=record.get("description", "") or "",
+        parts=tuple(_field(record, "parts", list, path, line)) if "parts" in record else (),
+        properties=tuple(props),
+    )
+
+
+def load_benchmark(root: str | Path) -> Benchmark:
+    """Load a benchmark directory; the first malformed line raises a :class:`KariError` with FILE:LINE."""
+    root = Path(root)
+    if not root.is_dir():
+        raise KariError("benchmark directory not found", file=str(root), code="missing-file")
+    objects: dict[str, ObjectRecord] = {}
+    for line, rec in read_jsonl(root / "objects.jsonl"):
+        obj = _object(rec, root / "objects.jsonl", line)
+        objects[obj.id] = obj
+    affordances = {}
+    for line, rec in read_jsonl(root / "affordances.jsonl"):
+        aff = Affordance(_field(rec, "id", str, root / "affordances.jsonl", line), rec.get("description", "") or "")
+        affordances[aff.id] = aff
+    labels = []
+    for line, rec in read_jsonl(root / "labels.jsonl"):
+        path = root / "labels.jsonl"
+        labels.append(Label(_field(rec, "object", str, path, line), _field(rec, "affordance", str, path, line),
+                            _field(rec, "label", bool, path, line)))
+    games = []
+    games_path = root / "games.jsonl"
+    if games_path.exists():
+        for line, rec in read_jsonl(games_path):
+            games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
+                              _field(rec, "target", str, games_path, line),
+                              tuple(_field(rec, "candidates", list, games_path, line))))
+    return Benchmark(root=root, objects=objects, affordances=affordances, labels=labels, games=games)
+
+
+def object_to_json(obj: ObjectRecord) -> dict[str, Any]:
+    """The ``objects.jsonl`` form of an object."""
+    return {
+        "id": obj.id,
+        "description": obj.description,
+        "parts": list(obj.parts),
+        "properties": [{"part": p.part, "predicate": p.predicate, "value": p.value} for p in obj.properties],
+    }

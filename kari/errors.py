@@ -1,0 +1,42 @@
+"""One error type for every bad input kari reports to a user.
+
+A :class:`KariError` renders as one line, ``FILE:LINE:COL: code: message`` (parts that are unknown are left
+out), and carries the process exit code the CLI uses.
+
+>>> str(KariError("bad column count", file="a.tsv", line=3, code="kb-columns"))
+'a.tsv:3: kb-columns: bad column count'
+"""
+
+from __future__ import annotations
+
+
+class KariError(Exception):
+    """A user-facing error with an optional location and a stable error code."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        code: str | None = None,
+        exit_code: int = 2,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.code = code
+        self.exit_code = exit_code
+
+    @property
+    def location(self) -> str:
+        """``FILE:LINE:COL`` with the known parts only ('' when nothing is known)."""
+        parts = [str(p) for p in (self.file, self.line, self.col) if p is not None]
+        return ":".join(parts)
+
+    def __str__(self) -> str:
+        head = [p for p in (self.location, self.code) if p]
+        return ": ".join([*head, self.message])

@@ -1,0 +1,1 @@
+"""Output helpers shared by every writer."""

@@ -1,0 +1,1 @@
+"""The KARI rule language: AST (ast.py), parsers, printers, static checks and simplification."""

@@ -1,0 +1,136 @@
+"""Immutable AST of KARI rules: one small class per operator (atoms, AND, OR, PART).
+
+A rule body is a tree of :class:`Atom`, :class:`And`, :class:`Or` and :class:`Part` nodes. Every atom carries
+its role explicitly: ``"whole"`` (the entire object) or the variable of an enclosing PART; parsers resolve
+unqualified atoms to the nearest enclosing PART variable (or ``"whole"`` at top level).
+
+Each node evaluates itself against atom labels (the Validator's symbolic half, method.md 2):
+
+>>> rule = Or((Part("x", And((Atom("SHAPE", "pointed", "x"), Atom("MADE_OF", "metal", "x")))),
+...            Atom("SHAPE", "flat")))
+>>> rule.evaluate(lambda atom: atom.value in {"pointed", "metal"})
+True
+>>> sorted(a.value for a in rule.atoms())
+['flat', 'metal', 'pointed']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+PREDICATES: tuple[str, ...] = ("MADE_OF", "SHAPE", "SIZE", "SURFACE")
+"""The four atomic predicates of the language."""
+
+DIMENSION_OF: dict[str, str] = {"MADE_OF": "MATERIAL", "SHAPE": "SHAPE", "SIZE": "SIZE", "SURFACE": "SURFACE"}
+"""Predicate -> Affordance20Q question dimension (MATERIAL questions probe MADE_OF facts)."""
+
+PREDICATE_OF_DIMENSION: dict[str, str] = {dim: pred for pred, dim in DIMENSION_OF.items()}
+
+WHOLE = "whole"
+"""The role of an atom about the entire object."""
+
+AtomLabeller = Callable[["Atom"], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """``PREDICATE:value`` about the part bound to ``role`` (``"whole"`` = the entire object)."""
+
+    predicate: str
+    value: str
+    role: str = WHOLE
+
+    def evaluate(self, holds: AtomLabeller) -> bool:
+        """The label the Validator gave this atom."""
+        return holds(self)
+
+    def atoms(self) -> Iterator[Atom]:
+        yield self
+
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+    @property
+    def key(self) -> str:
+        """``PREDICATE:value`` without the role: the Affordance20Q question this atom asks."""
+        return f"{self.predicate}:{self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Combinator:
+    args: tuple[Node, ...]
+    op: str = field(default="", init=False, repr=False, compare=False)
+
+    def atoms(self) -> Iterator[Atom]:
+        for arg in self.args:
+            yield from arg.atoms()
+
+    def children(self) -> tuple[Node, ...]:
+        return self.args
+
+
+@dataclass(frozen=True, slots=True)
+class And(_Combinator):
+    """All arguments hold."""
+
+    op: str = field(default="AND", init=False, repr=False, compare=False)
+
+    def evaluate(self, holds: AtomLabeller) -> bool:
+        return all(arg.evaluate(holds) for arg in self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Or(_Combinator):
+    """At least one argument (an OR *branch*) holds."""
+
+    op: str = field(default="OR", init=False, repr=False, compare=False)
+
+    def evaluate(self, holds: AtomLabeller) -> bool:
+        return any(arg.evaluate(holds) for arg in self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of the object, bound to ``var``, satisfies ``body``."""
+
+    var: str
+    body: Node
+
+    def evaluate(self, holds: AtomLabeller) -> bool:
+        return self.body.evaluate(holds)
+
+    def atoms(self) -> Iterator[Atom]:
+        yield from self.body.atoms()
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.body,)
+
+
+Node = Union[Atom, And, Or, Part]
+"""Any rule-body node."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named rule: ``affordance := body``.
+
+    ``metadata`` is free-form rule metadata and ``branch_metadata`` one mapping per top-level OR branch (round,
+    source, objects covered...). Both live in the JSONL form only and never affect equality.
+    """
+
+    affordance: str
+    body: Node
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    branch_metadata: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+
+    def branches(self) -> tuple[Node, ...]:
+        """The top-level OR branches (a rule that is not an OR is one branch)."""
+        return self.body.args if isinstance(self.body, Or) else (self.body,)
+
+    def atoms(self) -> Iterator[Atom]:
+        return self.body.atoms()
+
+    def evaluate(self, holds: AtomLabeller) -> bool:
+        return self.body.evaluate(holds)
