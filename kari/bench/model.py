@@ -132,8 +132,11 @@ def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     )
 
 
-def load_benchmark(root: str | Path) -> Benchmark:
-    """Load a benchmark directory; the first malformed line raises a :class:`KariError` with FILE:LINE."""
+def load_benchmark(root: str | Path, *, with_games: bool = True) -> Benchmark:
+    """Load a benchmark directory; the first malformed line raises a :class:`KariError` with FILE:LINE.
+
+    ``with_games=False`` skips ``games.jsonl`` (used when sampling new games).
+    """
     root = Path(root)
     if not root.is_dir():
         raise KariError("benchmark directory not found", file=str(root), code="missing-file")
@@ -152,7 +155,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
                             _field(rec, "label", bool, path, line)))
     games = []
     games_path = root / "games.jsonl"
-    if games_path.exists():
+    if with_games and games_path.exists():
         for line, rec in read_jsonl(games_path):
             games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
                               _field(rec, "target", str, games_path, line),

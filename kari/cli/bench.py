@@ -1,9 +1,53 @@
-"""CLI commands of this group (being written)."""
+"""``kari bench validate`` / ``kari bench build``: check a benchmark directory, sample its games."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+bench_app = typer.Typer(help="Affordance20Q benchmark directories: validate, build games.", no_args_is_help=True)
+
+
+@bench_app.command("validate")
+def validate(
+    directory: Optional[Path] = typer.Argument(None, help="Benchmark directory (default: the bundled one)."),
+    vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
+) -> None:
+    """Check a benchmark directory; print every problem as FILE:LINE: code: message; exit 1 if any."""
+    from kari.bench.validate import validate_bench
+    from kari.resources import bundled_bench_dir
+    from kari.vocabulary import Vocabulary
+
+    root = directory if directory is not None else bundled_bench_dir()
+    report = validate_bench(root, Vocabulary.load(vocab) if vocab is not None else None)
+    for problem in report.problems:
+        typer.echo(str(problem))
+    counts = ", ".join(f"{n} {name.removesuffix('.jsonl')}" for name, n in report.counts.items())
+    if report.problems:
+        typer.echo(f"{root}: {len(report.problems)} problem(s) ({counts})", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{root}: ok ({counts})")
+
+
+@bench_app.command("build")
+def build(
+    directory: Path = typer.Argument(..., help="Benchmark directory with objects, affordances and labels."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", min=1, help="Number of games (default: all eligible)."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed."),
+    min_positives: int = typer.Option(10, "--min-positives", min=1,
+                                      help="Only affordances with this many positive objects are candidates."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output file (default: DIRECTORY/games.jsonl)."),
+) -> None:
+    """Sample games balanced across target affordances (seeded) and write games.jsonl atomically."""
+    from kari.bench.build import build_games
+
+    stats = build_games(directory, n_games=games, seed=seed, min_positives=min_positives, out=out)
+    typer.echo(f"{stats.games} games ({stats.affordances} target affordances, {stats.objects} objects; "
+               f"{stats.eligible_pairs} eligible pairs) -> {out or directory / 'games.jsonl'}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this group's commands to the root app."""
+    """Add the ``bench`` group to the root app."""
+    app.add_typer(bench_app, name="bench")
