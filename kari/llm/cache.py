@@ -1,0 +1,142 @@
+"""Content-addressed on-disk cache of chat replies, so a rerun is free and the same inputs give the same output.
+
+The key is the sha256 of the canonical JSON of (model, messages, max_tokens, temperature, json_schema). The base
+URL is deliberately left out: the same model behind another server or port (a test server on a random port, a
+vLLM mirror) reuses recorded replies, which is what makes replay-only tests possible. The JSON mode that the
+server accepted is left out too: it changes how the request is sent, not what is asked.
+
+Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
+is a miss (logged once per file), never a crash; the next live reply overwrites it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kari.io.atomic import atomic_write_json
+
+from .types import Message
+
+LOG = logging.getLogger("kari.llm")
+CACHE_FORMAT = 1
+
+
+def canonical_json(obj: Any) -> str:
+    """Key-sorted, whitespace-free JSON: equal data gives equal text."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_fingerprint(
+    model: str,
+    messages: Sequence[Message],
+    max_tokens: int,
+    temperature: float,
+    json_schema: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The part of a request that determines its reply (what the cache key hashes)."""
+    return {
+        "format": CACHE_FORMAT,
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "max_tokens": int(max_tokens),
+        "temperature": float(temperature),
+        "json_schema": json_schema,
+    }
+
+
+def cache_key(fingerprint: Mapping[str, Any]) -> str:
+    """sha256 hex digest of the canonical JSON of a :func:`request_fingerprint`."""
+    return hashlib.sha256(canonical_json(fingerprint).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    """A stored reply: text, token counts and the latency of the live call that produced it."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: str = ""
+
+
+class ReplyCache:
+    """Replies on disk under ``root``, one JSON file per key."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._reported: set[Path] = set()
+        self._lock = threading.Lock()
+        self.corrupt_entries = 0
+
+    def path(self, key: str) -> Path:
+        """Where the entry for ``key`` lives."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> CachedReply | None:
+        """The stored reply for ``key``, or None (missing or corrupt)."""
+        path = self.path(key)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._report(path, f"cannot read it ({exc.strerror})")
+            return None
+        try:
+            data = json.loads(raw)
+            if data.get("key") != key or data.get("format") != CACHE_FORMAT:
+                raise ValueError("key or format does not match")
+            reply = CachedReply(
+                text=_typed(data, "text", str),
+                prompt_tokens=_typed(data, "prompt_tokens", int),
+                completion_tokens=_typed(data, "completion_tokens", int),
+                latency_s=float(_typed(data, "latency_s", (int, float))),
+                finish_reason=str(data.get("finish_reason") or ""),
+            )
+        except (ValueError, TypeError, AttributeError) as exc:
+            self._report(path, str(exc))
+            return None
+        return reply
+
+    def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
+        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path."""
+        path = self.path(key)
+        atomic_write_json(
+            path,
+            {
+                "format": CACHE_FORMAT,
+                "key": key,
+                "text": reply.text,
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "latency_s": round(reply.latency_s, 6),
+                "finish_reason": reply.finish_reason,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "request": dict(fingerprint),
+            },
+        )
+        return path
+
+    def _report(self, path: Path, why: str) -> None:
+        with self._lock:
+            self.corrupt_entries += 1
+            if path in self._reported:
+                return
+            self._reported.add(path)
+        LOG.warning("kari: ignoring corrupt LLM cache entry %s (%s); treating it as a miss", path, why)
+
+
+def _typed(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"field {name!r} missing or of the wrong type")
+    return value

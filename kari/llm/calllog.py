@@ -1,0 +1,76 @@
+"""Per-run log of every LLM call (one JSON line each) and the run's token totals.
+
+Each line is written whole with one ``write`` and flushed, so the file is valid JSONL at any moment, even after
+a crash; the file is truncated when the log is opened, so it describes one run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .types import ChatReply, Usage
+
+
+class CallLog:
+    """Records calls in memory and, when ``path`` is given, appends them to a JSONL file.
+
+    A line: ``{"ts", "role", "model", "cache_key", "cached", "prompt_tokens", "completion_tokens", "latency_s",
+    "retries", "json_mode", "finish_reason"}``.
+    """
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self.records: list[dict[str, Any]] = []
+        self._usage = Usage()
+        self._lock = threading.Lock()
+        self._handle = None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("w", encoding="utf-8")
+
+    def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "") -> None:
+        """Log one finished call."""
+        entry = {
+            "ts": round(time.time(), 3),
+            "role": role,
+            "model": model,
+            "cache_key": reply.cache_key,
+            "cached": reply.cached,
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "latency_s": round(reply.latency_s, 4),
+            "retries": retries,
+            "json_mode": json_mode,
+            "finish_reason": reply.finish_reason,
+        }
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        with self._lock:
+            self.records.append(entry)
+            self._usage.add(reply, role, retries)
+            if self._handle is not None:
+                self._handle.write(line)
+                self._handle.flush()
+
+    @property
+    def totals(self) -> Usage:
+        """A snapshot of the totals so far."""
+        with self._lock:
+            return copy.deepcopy(self._usage)
+
+    def close(self) -> None:
+        """Close the file (records stay readable)."""
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+    def __enter__(self) -> CallLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,104 @@
+"""Settings of one LLM endpoint: where it is, which model, and how kari calls it (cache, retries, JSON mode)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from kari.errors import KariError
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+JSON_MODES = ("auto", "json_schema", "json_object", "off")
+"""``auto``: try ``json_schema``, then ``json_object``, then plain text, and remember what the server accepts.
+``json_schema``: OpenAI structured output; ``json_object``: llama.cpp's ``{"type": "json_object", "schema": ...}``;
+``off``: never send ``response_format`` (the prompt alone asks for JSON)."""
+
+
+def default_cache_dir() -> Path:
+    """``$KARI_CACHE_DIR`` when set, else ``~/.cache/kari/llm``."""
+    env = os.environ.get("KARI_CACHE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "kari" / "llm"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How to reach one OpenAI-compatible chat endpoint.
+
+    ``cache_dir`` None means :func:`default_cache_dir`. ``offline_replay`` answers from the cache only: a miss is
+    a :class:`KariError` (code ``llm-replay-miss``), no server and no key are needed.
+    ``backoff_base`` / ``backoff_max`` (seconds) shape the retry delays: attempt *n* waits a random time in
+    ``[d/2, d]`` with ``d = min(backoff_max, backoff_base * 2**n)``, or the server's ``Retry-After`` when longer.
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    max_retries: int = 4
+    concurrency: int = 4
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    json_mode: str = "auto"
+    offline_replay: bool = False
+    backend: str = "openai"
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+
+    def __post_init__(self) -> None:
+        if self.json_mode not in JSON_MODES:
+            raise KariError(
+                f"json_mode must be one of {', '.join(JSON_MODES)}, got {self.json_mode!r}", code="llm-config"
+            )
+        if not self.model:
+            raise KariError("no model name given (--model or KARI_LLM_MODEL)", code="llm-config")
+        if self.concurrency < 1 or self.max_retries < 0 or self.timeout <= 0:
+            raise KariError("concurrency must be >= 1, max_retries >= 0 and timeout > 0", code="llm-config")
+        if self.offline_replay and not self.use_cache:
+            raise KariError("offline replay needs the cache: do not combine it with --no-cache", code="llm-config")
+        if self.cache_dir is not None:
+            object.__setattr__(self, "cache_dir", Path(self.cache_dir).expanduser())
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        """The cache folder actually used."""
+        return self.cache_dir if self.cache_dir is not None else default_cache_dir()
+
+    @property
+    def is_openai_api(self) -> bool:
+        """True when the endpoint is OpenAI's own API (a real key is then required)."""
+        return (urlparse(self.base_url).hostname or "").endswith("api.openai.com")
+
+    def api_key(self) -> str:
+        """The key from ``api_key_env``; a dummy key for local servers; a clear error for OpenAI without one."""
+        key = os.environ.get(self.api_key_env, "")
+        if key:
+            return key
+        if self.is_openai_api:
+            raise KariError(
+                f"{self.base_url} needs an API key: set the environment variable {self.api_key_env}", code="llm-auth"
+            )
+        return "sk-no-key-required"
+
+    def with_(self, **changes: Any) -> LLMConfig:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMConfig:
+        """Build from ``KARI_LLM_BASE_URL`` (default OpenAI), ``KARI_LLM_MODEL`` and explicit overrides.
+
+        Overrides that are None are ignored, so CLI options can be passed through unchanged.
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise TypeError(f"unknown LLMConfig fields: {', '.join(unknown)}")
+        values: dict[str, Any] = {
+            "base_url": os.environ.get("KARI_LLM_BASE_URL", OPENAI_BASE_URL),
+            "model": os.environ.get("KARI_LLM_MODEL", ""),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

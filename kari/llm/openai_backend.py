@@ -1,0 +1,184 @@
+"""The ``openai`` backend: chat completions from OpenAI or any OpenAI-compatible server (vLLM, sglang, llama.cpp).
+
+Structured output: ``json_schema`` sends OpenAI's ``{"type": "json_schema", "json_schema": {...}}``;
+``json_object`` sends llama.cpp's ``{"type": "json_object", "schema": ...}``. In ``auto`` mode a server that
+rejects a format (HTTP 400/422, or a 500 naming ``response_format``, as llama-cpp-python answers) gets the
+next one, down to plain text, and the client remembers what worked for that schema. The openai library's own
+retries are off: :mod:`kari.llm.retry` retries timeouts, connection errors, 429 and 5xx with backoff and
+jitter, never other 4xx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from kari.errors import KariError
+
+from .cache import CachedReply, canonical_json
+from .config import LLMConfig
+from .retry import RetriesExhausted, Transient, call_with_retries
+from .types import ChatRequest
+
+FALLBACK_ORDER = ("json_schema", "json_object", "off")
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+FORMAT_REJECTED_STATUS = frozenset({400, 422})
+
+
+class _FormatRejected(Exception):
+    """The server refused the request while a ``response_format`` was set."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class OpenAIBackend:
+    """Sends one :class:`ChatRequest` to ``config.base_url`` and returns the reply with its retry count."""
+
+    name = "openai"
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self._client: Any = None
+        self._lock = threading.Lock()
+        self._mode_for_schema: dict[str, str] = {}
+
+    def _openai(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(
+                    api_key=self.config.api_key(),
+                    base_url=self.config.base_url,
+                    timeout=self.config.timeout,
+                    max_retries=0,
+                )
+            return self._client
+
+    def json_mode_for(self, schema: Mapping[str, Any] | None) -> str:
+        """The JSON mode the next request with ``schema`` will use."""
+        if schema is None:
+            return "off"
+        if self.config.json_mode != "auto":
+            return self.config.json_mode
+        with self._lock:
+            return self._mode_for_schema.get(_schema_id(schema), FALLBACK_ORDER[0])
+
+    def complete(self, request: ChatRequest) -> tuple[CachedReply, int, str]:
+        """(reply, retries, json mode used) for one request; a :class:`KariError` when it cannot be answered."""
+        client = self._openai()
+        mode = self.json_mode_for(request.json_schema)
+        while True:
+            try:
+                outcome = call_with_retries(
+                    lambda mode=mode: self._attempt(client, request, mode),
+                    max_retries=self.config.max_retries,
+                    base=self.config.backoff_base,
+                    cap=self.config.backoff_max,
+                )
+            except _FormatRejected as exc:
+                nxt = _next_mode(mode) if self.config.json_mode == "auto" else None
+                if nxt is None:
+                    raise KariError(
+                        f"{self._where()} rejected the request (HTTP {exc.status}): {exc.detail}", code="llm-request"
+                    ) from None
+                mode = nxt
+                continue
+            except RetriesExhausted as exc:
+                raise KariError(f"{self._where()} {exc}", code="llm-unavailable") from None
+            if request.json_schema is not None and self.config.json_mode == "auto":
+                with self._lock:
+                    self._mode_for_schema[_schema_id(request.json_schema)] = mode
+            return outcome.value, outcome.retries, mode
+
+    def _where(self) -> str:
+        return f"LLM server {self.config.base_url} (model {self.config.model}):"
+
+    def _attempt(self, client: Any, request: ChatRequest, mode: str) -> CachedReply:
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": [dict(m) for m in request.messages],
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+        }
+        if request.json_schema is not None and mode != "off":
+            kwargs["response_format"] = response_format(mode, request.json_schema)
+        started = time.perf_counter()
+        try:
+            completion = client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError:
+            raise Transient(f"timed out after {self.config.timeout:g} s") from None
+        except openai.APIConnectionError as exc:
+            raise Transient(f"connection error: {_short(exc)}") from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            if "response_format" in kwargs and _blames_response_format(status, exc):
+                raise _FormatRejected(status, _short(exc)) from None
+            if status in RETRYABLE_STATUS or status >= 500:
+                raise Transient(f"HTTP {status}: {_short(exc)}", _retry_after(exc)) from None
+            if status in (401, 403):
+                raise KariError(
+                    f"{self._where()} refused the API key from {self.config.api_key_env} (HTTP {status})",
+                    code="llm-auth",
+                ) from None
+            raise KariError(
+                f"{self._where()} rejected the request (HTTP {status}): {_short(exc)}", code="llm-request"
+            ) from None
+        latency = time.perf_counter() - started
+        if not completion.choices:
+            raise Transient("the server returned no choices")
+        choice = completion.choices[0]
+        usage = completion.usage
+        return CachedReply(
+            text=choice.message.content or "",
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            latency_s=latency,
+            finish_reason=str(choice.finish_reason or ""),
+        )
+
+
+def response_format(mode: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``response_format`` body for a JSON mode (``json_schema`` or ``json_object``)."""
+    if mode == "json_schema":
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "reply"))[:64]
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+    if mode == "json_object":
+        return {"type": "json_object", "schema": dict(schema)}
+    raise ValueError(f"no response_format for JSON mode {mode!r}")
+
+
+def _blames_response_format(status: int, exc: BaseException) -> bool:
+    """A 400/422, or a 500 whose message names ``response_format`` (llama-cpp-python reports its request
+    validation errors as HTTP 500)."""
+    return status in FORMAT_REJECTED_STATUS or (status == 500 and "response_format" in str(exc))
+
+
+def _next_mode(mode: str) -> str | None:
+    i = FALLBACK_ORDER.index(mode)
+    return FALLBACK_ORDER[i + 1] if i + 1 < len(FALLBACK_ORDER) else None
+
+
+def _schema_id(schema: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(schema).encode("utf-8")).hexdigest()
+
+
+def _retry_after(exc: Any) -> float | None:
+    try:
+        return float(exc.response.headers.get("retry-after"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

