@@ -23,6 +23,7 @@ import csv
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,15 @@ VOCAB_FILES = {"values": ("predicate", "value", "description"), "synonyms": ("pr
 _SEPARATORS = re.compile(r"[\s\-]+")
 
 
+def fold_spelling(raw: str) -> str:
+    """Lower case, runs of spaces and hyphens to one ``_`` (what the JSON rule reader applies to values)."""
+    return _SEPARATORS.sub("_", raw.strip().lower())
+
+
+@lru_cache(maxsize=1 << 16)
 def normalise_term(raw: str) -> str:
     """Spelling normalisation shared by every lookup: ``' Sharp-Edge '`` -> ``'sharp_edge'``."""
-    return _SEPARATORS.sub("_", raw.strip().lower()).strip("_")
+    return fold_spelling(raw).strip("_")
 
 
 @dataclass
@@ -79,6 +86,64 @@ class Vocabulary:
             banned=[(r[0], r[1]) for r in rows["banned"]],
         )
 
+    @classmethod
+    def from_db(cls, con: Any, table: str = "vocabulary") -> Vocabulary:
+        """Read a vocabulary stored by :meth:`to_db` from a DuckDB connection."""
+        import duckdb
+
+        try:
+            rows = con.execute(f"SELECT kind, predicate, term, value, provenance FROM {table}").fetchall()
+        except duckdb.Error as exc:
+            raise KariError(f"cannot read table {table!r}: {exc}".splitlines()[0], code="vocab-db") from None
+        vocab = cls()
+        order = {"value": 0, "synonym": 1, "isa": 2, "banned": 3}
+        for kind, predicate, term, value, provenance in sorted(rows, key=lambda r: order.get(r[0], 4)):
+            if kind == "value":
+                vocab.add_value(predicate, term, provenance or "")
+            elif kind == "synonym":
+                vocab.add_synonym(predicate, term, value)
+            elif kind == "isa":
+                vocab.add_isa(predicate, term, value)
+            elif kind == "banned":
+                vocab._banned[normalise_term(term)] = value
+            else:
+                raise KariError(f"unknown vocabulary row kind {kind!r} in table {table!r}", code="vocab-db")
+        return vocab
+
+    def to_db(self, con: Any, table: str = "vocabulary") -> int:
+        """Store the vocabulary in DuckDB table ``table`` (replacing its rows, columns as :meth:`rows`);
+        returns the number of rows."""
+        rows = self.rows()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(f"CREATE TABLE IF NOT EXISTS {table} (kind VARCHAR NOT NULL, predicate VARCHAR, "
+                        "term VARCHAR NOT NULL, value VARCHAR NOT NULL, provenance VARCHAR)")
+            con.execute(f"DELETE FROM {table}")
+            if rows:
+                con.executemany(f"INSERT INTO {table} (kind, predicate, term, value, provenance) VALUES (?, ?, ?, ?, ?)",
+                                [(r["kind"], r["predicate"], r["term"], r["value"], r["provenance"]) for r in rows])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    def validate(self) -> list[str]:
+        """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values."""
+        problems = []
+        for (predicate, child), parents in sorted(self._parents.items()):
+            for parent in sorted(parents):
+                if child in self.ancestors(predicate, parent):
+                    problems.append(f"{predicate}: is-a cycle through {child!r} and {parent!r}")
+        for (predicate, synonym), value in sorted(self._synonyms.items()):
+            if synonym in self._values.get(predicate, {}) and synonym != value:
+                problems.append(f"{predicate}: synonym {synonym!r} -> {value!r} shadows a canonical value")
+        for predicate in PREDICATES:
+            for value in sorted(self.values(predicate)):
+                if value in self._banned:
+                    problems.append(f"{predicate}: canonical value {value!r} is banned ({self._banned[value]})")
+        return problems
+
     # --- extension (the Auditor) ----------------------------------------------------------------------------
     def add_value(self, predicate: str, value: str, provenance: str = "") -> str:
         """Add a canonical value (normalised); returns it."""
@@ -106,6 +171,10 @@ class Vocabulary:
     def values(self, predicate: str) -> frozenset[str]:
         """Canonical values of ``predicate``."""
         return frozenset(self._values.get(predicate, {}))
+
+    def has_value(self, predicate: str, value: str) -> bool:
+        """Is ``value`` (as written) a canonical value of ``predicate``? (cheaper than ``value in values(p)``)"""
+        return value in self._values.get(predicate, ())
 
     def provenance(self, predicate: str, value: str) -> str | None:
         return self._values.get(predicate, {}).get(value)
@@ -164,6 +233,29 @@ class Vocabulary:
         out += [{"kind": "banned", "predicate": None, "term": t, "value": k, "provenance": "banned"}
                 for t, k in sorted(self._banned.items())]
         return out
+
+
+def load_vocabulary(source: str | Path | None = None) -> Vocabulary:
+    """The vocabulary from ``source``: None = the shipped TSV files, a folder of TSV files, or a DuckDB
+    database file holding a ``vocabulary`` table (the KB database)."""
+    if source is None:
+        return Vocabulary.load()
+    path = Path(source)
+    if path.is_dir():
+        return Vocabulary.load(path)
+    if not path.is_file():
+        raise KariError("vocabulary not found (expected a folder of TSV files or a DuckDB file)", file=str(path),
+                        code="missing-file")
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise KariError(f"not a DuckDB database: {exc}".splitlines()[0], file=str(path), code="vocab-db") from None
+    try:
+        return Vocabulary.from_db(con)
+    finally:
+        con.close()
 
 
 def _check_predicate(predicate: str) -> None:

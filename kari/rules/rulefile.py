@@ -1,0 +1,285 @@
+"""Rule files: ``.kari`` text (``affordance_id := RULE`` definitions) and ``.jsonl`` (one JSON record a line).
+
+``.kari``: a definition starts at the beginning of a line with an affordance id followed by ``:=`` (or ``:``,
+as the paper prints rules) and runs to the next definition; rules span lines freely; ``#`` starts a comment.
+Comment lines directly above a definition are kept as its ``metadata["comments"]`` and written back by
+:func:`dump_rules_kari`; comments inside a rule are not.
+
+``.jsonl``: ``{"affordance": id, "rule": <JSON form or text form>, "branches": [{...}, ...], ...}``; ``branches``
+(optional) holds one metadata object per top-level OR branch (round, source, objects covered), every other key
+is rule metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.rules.ast import And, Node, Or, Part, Rule
+from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
+from kari.rules.jsonform import node_from_json, to_json
+from kari.rules.parser import parse_rule, parse_rule_located
+from kari.rules.printer import to_pretty, to_text
+from kari.rules.syntax import LineIndex, Pos, line_col
+
+RULE_FILE_SUFFIXES = (".kari", ".jsonl")
+_HEADER = re.compile(r"^[ \t]*(?!(?i:MADE_OF|SHAPE|SIZE|SURFACE|AND|OR|PART)\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
+                     re.MULTILINE | re.ASCII)
+_AFFORDANCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_COMMENT_LINE = re.compile(r"[ \t]*#(.*)")
+_CODE = re.compile(r"[^\s#]")  # a line holding code (not blank, not only a comment)
+
+
+@dataclass
+class Entry:
+    """One definition of a rule file: the rule, or the syntax error that stopped it, and how to locate nodes."""
+
+    affordance: str
+    file: str
+    line: int
+    col: int | None
+    rule: Rule | None = None
+    error: RuleSyntaxError | None = None
+    locate: Callable[[Diagnostic], Diagnostic] = field(default=lambda d: d, repr=False)
+
+
+def read_rule_file(path: str | Path) -> tuple[list[Entry], list[RuleSyntaxError]]:
+    """Every definition of a ``.kari`` or ``.jsonl`` file, plus errors outside any definition."""
+    path = Path(path)
+    if path.suffix not in RULE_FILE_SUFFIXES:
+        raise KariError(f"unknown rule file type {path.suffix!r} (expected .kari or .jsonl)", file=str(path),
+                        code="unknown-format")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise KariError("rule file not found", file=str(path), code="missing-file") from None
+    except IsADirectoryError:
+        raise KariError("is a directory, not a rule file", file=str(path), code="missing-file") from None
+    except UnicodeDecodeError as exc:
+        line, col = line_col(exc.object.decode("utf-8", "replace"), exc.start)
+        raise KariError("not UTF-8 text", file=str(path), line=line, col=col, code="encoding") from None
+    entries, errors = (read_kari if path.suffix == ".kari" else read_jsonl)(text, str(path))
+    if not entries and not errors:
+        errors.append(RuleSyntaxError("the file defines no rule", file=str(path), line=1, col=1, code="empty-file"))
+    return entries, errors
+
+
+def load_rules(path: str | Path) -> list[Rule]:
+    """The rules of a ``.kari`` or ``.jsonl`` file; the first syntax error raises :class:`RuleSyntaxError`."""
+    entries, errors = read_rule_file(path)
+    problems = errors + [e.error for e in entries if e.error is not None]
+    if problems:
+        raise min(problems, key=lambda e: (e.line or 0, e.col or 0))
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if entry.affordance in seen:
+            raise RuleSyntaxError(f"second rule for {entry.affordance!r} (first on line {seen[entry.affordance]})",
+                                  file=entry.file, line=entry.line, col=entry.col, code="duplicate-affordance")
+        seen[entry.affordance] = entry.line
+    return [e.rule for e in entries if e.rule is not None]
+
+
+# --- .kari -------------------------------------------------------------------------------------------------
+def read_kari(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]]:
+    """Split a ``.kari`` text at its definition headers and parse each body."""
+    headers = list(_HEADER.finditer(text))
+    errors: list[RuleSyntaxError] = []
+    prelude = text[: headers[0].start()] if headers else text
+    stray = _CODE.search(_strip_comments(prelude))
+    where = LineIndex(text)
+    if stray:
+        line, col = where(stray.start())
+        errors.append(RuleSyntaxError("expected a definition 'affordance_id := RULE'", file=file, line=line, col=col))
+    comments = _trailing_comments(prelude, skip_first=False)
+    entries = []
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
+        body = text[header.end(): end]
+        entries.append(_kari_entry(where, file, header, body, comments))
+        comments = _trailing_comments(body) if "#" in body else []
+    return entries, errors
+
+
+def _strip_comments(text: str) -> str:
+    return re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), text)
+
+
+def _trailing_comments(text: str, skip_first: bool = True) -> list[str]:
+    """The comment lines at the end of ``text`` after its last line of code (``skip_first``: the first line is
+    the rest of a definition header)."""
+    lines = text.split("\n")[1 if skip_first else 0:]
+    out: list[str] = []
+    for line in reversed(lines):
+        match = _COMMENT_LINE.match(line)
+        if match:
+            out.append(match.group(1).strip())
+        elif line.strip():
+            break
+    return out[::-1]
+
+
+def _kari_entry(where: LineIndex, file: str, header: re.Match[str], body: str, comments: list[str]) -> Entry:
+    affordance = header.group(1)
+    line, col = where(header.start(1))
+    body_line, body_col = where(header.end())
+    entry = Entry(affordance, file, line, col)
+    if not _CODE.search(_strip_comments(body) if "#" in body else body):
+        entry.error = RuleSyntaxError(f"missing rule after '{header.group().strip()}'", file=file, line=body_line,
+                                      col=body_col)
+        return entry
+    try:
+        node = parse_rule(body)
+    except RuleSyntaxError as exc:
+        entry.error = exc.located(file, body_line - 1, body_col - 1)
+        return entry
+    entry.rule = Rule(affordance, node, {"comments": comments} if comments else {})
+
+    def locate(diag: Diagnostic) -> Diagnostic:
+        offset = header.end() + _offset(parse_rule_located(body)[1].at_path(diag.path), diag.code)
+        return diag.at(file, *where(offset))
+
+    entry.locate = locate
+    return entry
+
+
+def _offset(pos: Pos, code: str) -> int:
+    """Where a diagnostic points: the value of an atom for value checks, the variable of a PART for scoping."""
+    if code.endswith("-value") and pos.value_loc is not None:
+        return pos.value_loc
+    if code in ("part-not-fresh", "reserved-variable", "unused-part") and pos.var_loc is not None:
+        return pos.var_loc
+    return pos.loc
+
+
+# --- .jsonl ------------------------------------------------------------------------------------------------
+def read_jsonl(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]]:
+    """Parse a JSONL rule file: one record per non-blank line."""
+    entries: list[Entry] = []
+    errors: list[RuleSyntaxError] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(RuleSyntaxError(f"invalid JSON: {exc.msg}", file=file, line=number, col=exc.colno,
+                                          code="json-error"))
+            continue
+        except RecursionError:
+            errors.append(RuleSyntaxError("JSON nests too deeply", file=file, line=number, code="nesting-too-deep"))
+            continue
+        entries.append(_jsonl_entry(record, file, number))
+    return entries, errors
+
+
+def _jsonl_entry(record: Any, file: str, number: int) -> Entry:
+    entry = Entry(str(record.get("affordance")) if isinstance(record, dict) else "?", file, number, None)
+    try:
+        entry.rule = rule_from_record(record)
+    except RuleSyntaxError as exc:
+        entry.error = RuleSyntaxError(exc.message, file=file, line=number, code=exc.code or "json-schema")
+        return entry
+
+    def locate(diag: Diagnostic) -> Diagnostic:
+        assert entry.rule is not None
+        where = json_path(entry.rule.body, diag.path, "rule")
+        return Diagnostic(diag.code, f"{diag.message} (at {where})", diag.severity, file, number, None,
+                          diag.affordance, diag.path)
+
+    entry.locate = locate
+    return entry
+
+
+def rule_from_record(record: Any) -> Rule:
+    """A :class:`Rule` from one decoded JSONL record."""
+    if not isinstance(record, dict):
+        raise RuleSyntaxError("expected a JSON object per line", code="json-schema")
+    for key in ("affordance", "rule"):
+        if key not in record:
+            raise RuleSyntaxError(f"missing key {key!r}", code="json-schema")
+    affordance = record["affordance"]
+    if not isinstance(affordance, str) or not _AFFORDANCE.match(affordance):
+        raise RuleSyntaxError(f"'affordance' must be an identifier (letters, digits, '_'), got {affordance!r}",
+                              code="json-schema")
+    raw = record["rule"]
+    if isinstance(raw, str):
+        try:
+            body = parse_rule(raw)
+        except RuleSyntaxError as exc:
+            raise RuleSyntaxError(f"rule text, line {exc.line} col {exc.col}: {exc.message}",
+                                  code=exc.code or "syntax-error") from None
+    else:
+        body = node_from_json(raw, "rule")
+    branches = record.get("branches", [])
+    rule = Rule(affordance, body)
+    if not isinstance(branches, list) or not all(isinstance(b, dict) for b in branches):
+        raise RuleSyntaxError("'branches' must be a list of objects", code="json-schema")
+    if branches and len(branches) != len(rule.branches()):
+        raise RuleSyntaxError(f"'branches' has {len(branches)} entries but the rule has {len(rule.branches())} "
+                              "OR branches", code="json-schema")
+    metadata = {k: v for k, v in record.items() if k not in ("affordance", "rule", "branches")}
+    return Rule(affordance, body, metadata, tuple(branches))
+
+
+def rule_to_record(rule: Rule) -> dict[str, Any]:
+    """The JSONL record of ``rule`` (metadata keys after ``affordance``, ``rule`` and ``branches``)."""
+    record: dict[str, Any] = {"affordance": rule.affordance, "rule": to_json(rule.body)}
+    if rule.branch_metadata:
+        record["branches"] = [dict(b) for b in rule.branch_metadata]
+    record.update({k: v for k, v in rule.metadata.items() if k not in record})
+    return record
+
+
+def json_path(body: Node, path: tuple[int, ...], root: str = "$") -> str:
+    """The JSON path (``rule.args[1].body``) of the node at child-index ``path``."""
+    out = root
+    node = body
+    for index in path:
+        if isinstance(node, Part):
+            out += ".body"
+            node = node.body
+        else:
+            assert isinstance(node, (And, Or))
+            out += f".args[{index}]"
+            node = node.args[index]
+    return out
+
+
+# --- writers ------------------------------------------------------------------------------------------------
+def dump_rules_kari(rules: Iterable[Rule], pretty: bool = False) -> str:
+    """A ``.kari`` text: one canonical definition per line (``pretty``: multi-line bodies)."""
+    blocks = []
+    for rule in rules:
+        comments = [f"# {c}".rstrip() for c in rule.metadata.get("comments", ())]
+        body = to_pretty(rule.body) if pretty else to_text(rule.body)
+        blocks.append("\n".join([*comments, f"{rule.affordance} := {body}"]))
+    separator = "\n\n" if pretty or any(rule.metadata.get("comments") for rule in rules) else "\n"
+    return separator.join(blocks) + ("\n" if blocks else "")
+
+
+FORMS = ("text", "pretty", "json", "english")
+
+
+def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
+    """``rules`` as a ``.kari`` text (``text``: canonical, ``pretty``), JSONL (``json``) or English lines."""
+    if form == "text":
+        return dump_rules_kari(rules)
+    if form == "pretty":
+        return dump_rules_kari(rules, pretty=True)
+    if form == "json":
+        return dump_rules_jsonl(rules)
+    if form == "english":
+        from kari.rules.english import verbalise
+
+        return "".join(verbalise(rule) + "\n" for rule in rules)
+    raise KariError(f"unknown output form {form!r} (expected {', '.join(FORMS)})", code="bad-option")
+
+
+def dump_rules_jsonl(rules: Iterable[Rule]) -> str:
+    """A ``.jsonl`` text: one record per rule."""
+    return "".join(json.dumps(rule_to_record(rule), ensure_ascii=False) + "\n" for rule in rules)
