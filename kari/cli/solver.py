@@ -1,9 +1,30 @@
-"""CLI commands of this group (being written)."""
+"""``kari coverage``: which rule covers which object, written as DuckDB tables and views."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 
 
 def register(app: typer.Typer) -> None:
-    """Add this group's commands to the root app."""
+    """Add ``kari coverage`` to the root app."""
+
+    @app.command("coverage")
+    def coverage(
+        rules: Path = typer.Option(..., "--rules", help="Rule file (.kari or .jsonl)."),
+        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB); tables coverage, coverage_labels, "
+                                                  "coverage_games, representatives and views are (re)written."),
+        bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
+        semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
+        time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
+    ) -> None:
+        """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
+        from kari.solver.run import coverage as run_coverage
+
+        summary = run_coverage(rules, db, bench, semantics, time_limit)
+        for line in summary.lines():
+            typer.echo(line)
+        typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"
+                   f"{', representatives' if bench is not None else ''} and views rule_recall, rule_precision, "
+                   f"affordance_coverage, game_rule_match into {db}")

@@ -1,0 +1,28 @@
+"""The symbolic engine: KARI rules compiled to ASP (clingo) and the paper's computations as solver queries.
+
+Fixed encodings live in ``solver/*.lp``; :mod:`kari.solver.control` is the only module that talks to clingo.
+"""
+
+from kari.solver.compile import SEMANTICS, compile_rules
+from kari.solver.consistency import (
+                                     belief_trace,
+                                     beliefs,
+                                     consistent_counts,
+                                     consistent_representatives,
+                                     information_gain,
+                                     question_pool,
+                                     select_representatives,
+)
+from kari.solver.coverage import compute_coverage
+from kari.solver.facts import has_property
+from kari.solver.greedy import greedy_ig_question
+from kari.solver.optimal import OptimalResult, optimal_target_aware
+from kari.solver.policy import PolicyTree, build_policy
+from kari.solver.pyeval import python_coverage
+from kari.solver.types import CoverageDecision, CoverageRow, Question
+from kari.solver.validation import covered_by_labels
+
+__all__ = ["SEMANTICS", "CoverageDecision", "CoverageRow", "OptimalResult", "PolicyTree", "Question", "belief_trace",
+           "beliefs", "build_policy", "compile_rules", "compute_coverage", "consistent_counts",
+           "consistent_representatives", "covered_by_labels", "greedy_ig_question", "has_property",
+           "information_gain", "optimal_target_aware", "python_coverage", "question_pool", "select_representatives"]

@@ -1,0 +1,151 @@
+"""The exact target-aware Optimal questioner (method.md 4), decided by clingo optimisation (solver/optimal.lp).
+
+Optimal knows the hidden object's answers. It looks for a minimum-size set of pool questions after which
+``b(target) > threshold``. Because consistent sets only shrink and b depends only on which representatives
+survive, the *order* of the questions does not change the final belief; the set is ordered afterwards so that
+each question drives the target's likelihood highest (the paper's description of Optimal).
+
+Reduction before solving (it keeps the optimum): a question whose answers agree with the hidden object on
+every representative rules nothing out and is dropped; questions that rule out the same representatives are
+interchangeable, and only the first in pool order is kept.
+
+Unreachable threshold (no question set lifts b(target) above it, e.g. no target representative agrees with the
+hidden object): ``reached`` is False, the solver maximises the secondary objective, the margin
+``D*n(target) - P*sum_a n(a)`` for threshold P/D (the target's lead), then minimises questions; the guess is the
+argmax of the final belief, ties broken in favour of the target, and the target when no representative is
+consistent (the belief is undefined).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kari.bench.model import ObjectRecord
+from kari.errors import KariError
+from kari.solver.control import solve
+from kari.solver.facts import asp_string, object_view
+from kari.solver.types import Question
+from kari.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class OptimalResult:
+    """The optimum: questions in asking order with the hidden object's answers, and the guess.
+
+    ``turns`` is the number of questions (the final guess is not counted). ``proven_optimal`` is the solver's
+    proof (search exhausted within the time limit); ``reached`` tells whether b(target) exceeds the threshold.
+    """
+
+    questions: tuple[Question, ...]
+    answers: tuple[bool, ...]
+    turns: int
+    guess: str
+    proven_optimal: bool
+    solver_stats: dict[str, Any] = field(default_factory=dict)
+    reached: bool = True
+    target_belief: float | None = None
+
+
+@dataclass(frozen=True)
+class GameMatrix:
+    """A game reduced to integers: representatives, and per kept question the representatives it rules out."""
+
+    candidates: tuple[str, ...]
+    rep_candidate: tuple[int, ...]  # representative index -> candidate index
+    questions: tuple[Question, ...]  # kept questions, pool order
+    eliminates: tuple[frozenset[int], ...]  # per kept question
+    answers: dict[Question, bool]  # the hidden object's answer to each kept question
+
+
+def game_matrix(hidden: ObjectRecord, reps_objects: Mapping[str, Sequence[ObjectRecord]], vocab: Vocabulary,
+                pool: Sequence[Question]) -> GameMatrix:
+    """Answers and eliminations of every pool question; drops questions that rule nothing out or repeat one."""
+    candidates = tuple(reps_objects)
+    rep_candidate: list[int] = []
+    rep_facts = []
+    for c, aff in enumerate(candidates):
+        for obj in reps_objects[aff]:
+            rep_candidate.append(c)
+            rep_facts.append(object_view(obj, vocab).whole)
+    hidden_facts = object_view(hidden, vocab).whole
+    seen: set[frozenset[int]] = set()
+    kept: list[Question] = []
+    eliminated: list[frozenset[int]] = []
+    answers: dict[Question, bool] = {}
+    for q in dict.fromkeys(pool):
+        answer = q in hidden_facts
+        out = frozenset(r for r, facts in enumerate(rep_facts) if (q in facts) != answer)
+        if out and out not in seen:
+            seen.add(out)
+            kept.append(q)
+            eliminated.append(out)
+            answers[q] = answer
+    return GameMatrix(candidates, tuple(rep_candidate), tuple(kept), tuple(eliminated), answers)
+
+
+def belief_after(matrix: GameMatrix, asked: Sequence[int]) -> dict[str, float] | None:
+    """b(a) after asking the kept questions with indices ``asked``; None when no representative survives."""
+    out = frozenset().union(*(matrix.eliminates[i] for i in asked))
+    counts = [0] * len(matrix.candidates)
+    for r, c in enumerate(matrix.rep_candidate):
+        if r not in out:
+            counts[c] += 1
+    total = sum(counts)
+    return None if total == 0 else {a: n / total for a, n in zip(matrix.candidates, counts)}
+
+
+def _program(matrix: GameMatrix, target: int, threshold: Fraction) -> str:
+    lines = [f"threshold({threshold.numerator},{threshold.denominator}).", f"target({target})."]
+    lines += [f"rep({r},{c})." for r, c in enumerate(matrix.rep_candidate)]
+    for q, out in enumerate(matrix.eliminates):
+        lines.append(f"question({q}). % {asp_string(':'.join(matrix.questions[q]))}")
+        lines += [f"elim({q},{r})." for r in sorted(out)]
+    return "\n".join(lines)
+
+
+def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
+    """Ask first the question that drives b(target) highest, then the next, and so on (ties: pool order)."""
+    ordered: list[int] = []
+    rest = sorted(chosen)
+    while rest:
+        def score(q: int) -> float:
+            belief = belief_after(matrix, [*ordered, q])
+            return -1.0 if belief is None else belief[target]
+        best = max(rest, key=score)  # max keeps the first of equal scores
+        ordered.append(best)
+        rest.remove(best)
+    return ordered
+
+
+def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mapping[str, Sequence[ObjectRecord]],
+                         vocab: Vocabulary, pool: Sequence[Question], threshold: float = 0.9,
+                         time_limit: float = 10.0) -> OptimalResult:
+    """The minimum number of questions after which b(target) > ``threshold`` (clingo ``#minimize``)."""
+    if target not in reps_objects:
+        raise KariError(f"target {target!r} is not among the candidates", code="optimal-input")
+    if not 0 <= threshold < 1:
+        raise KariError(f"threshold must be in [0, 1), got {threshold}", code="optimal-input")
+    matrix = game_matrix(hidden, reps_objects, vocab, pool)
+    t_index = matrix.candidates.index(target)
+    outcome = solve([_program(matrix, t_index, Fraction(threshold).limit_denominator(10_000))], ["optimal.lp"],
+                    time_limit=time_limit, what=f"optimal questions for {hidden.id!r}")
+    if outcome.satisfiable is not True:
+        raise KariError(f"the optimal questioner found no answer within {time_limit:g} s for object {hidden.id!r}; "
+                        f"raise the time limit", code="time-limit")
+    chosen = [atom[1] for atom in outcome.atoms if atom[0] == "ask"]
+    reached = ("reached",) in outcome.atoms
+    ordered = _order(matrix, chosen, target)  # type: ignore[arg-type]
+    belief = belief_after(matrix, ordered)
+    if reached or belief is None:
+        guess = target
+    else:
+        top = max(belief.values())
+        guess = target if belief[target] == top else next(a for a in matrix.candidates if belief[a] == top)
+    questions = tuple(matrix.questions[i] for i in ordered)
+    stats = {**outcome.stats, "costs": outcome.costs, "pool": len(pool), "kept_questions": len(matrix.questions),
+             "representatives": len(matrix.rep_candidate)}
+    return OptimalResult(questions, tuple(matrix.answers[q] for q in questions), len(questions), guess,
+                         outcome.proven, stats, reached, None if belief is None else belief[target])

@@ -1,0 +1,212 @@
+"""Target-blind optimal questioning policy: a question tree minimising the expected number of questions.
+
+Model. The hidden object is one of the representatives, each equally likely (the model under which
+b_t(a) = n_t(a) / sum n_t is the posterior over candidates). Questions are answered truthfully
+(:func:`has_property`). The game stops as soon as some candidate's belief exceeds the threshold, or when no
+question can split the consistent representatives any further; the guess is then the argmax of the belief.
+
+Optimality argument. After any history the state is exactly the set S of consistent representatives: the
+beliefs, the stopping rule and every future answer depend on S only. Write C(S) for the minimum over policies
+of the *total* number of questions asked, summed over the |S| equally likely hidden representatives in S
+(the expected number is C(S)/|S|). A question that does not split S leaves the state unchanged and costs one
+more question, so it is never part of an optimal policy; a splitting question q sends S to S_yes and S_no and
+costs one question for each of the |S| representatives. Hence the Bellman equation
+``C(S) = 0`` if S stops, else ``|S| + min_q [C(S_yes) + C(S_no)]`` over splitting q, whose solution is the
+optimum (by induction on |S|: both children are strictly smaller). Representatives answering every pool question alike
+are merged into classes, so a state is unsplittable exactly when it holds one class. We solve it exactly by memoised depth-first
+search with branch and bound: a stopping child costs 0 and any other child at least its size, so
+``|S| + LB(S_yes) + LB(S_no)`` is a lower bound and a question is skipped only when that bound already
+reaches the best total found; this never discards the minimum. Integer arithmetic throughout, so ties are
+exact and the choice among equally good questions is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+
+from kari.bench.model import ObjectRecord
+from kari.errors import KariError
+from kari.solver.consistency import History
+from kari.solver.facts import object_view
+from kari.solver.types import Question
+from kari.vocabulary import Vocabulary
+
+_INF = float("inf")
+
+
+class PolicyTree:
+    """The optimal target-blind policy, computed lazily per state and memoised (``build_policy``).
+
+    Representatives that answer every pool question alike can never be told apart; they are merged into one
+    class whose weight per candidate is its number of representatives, so states are bit sets of classes.
+    """
+
+    def __init__(self, reps_objects: Mapping[str, Sequence[ObjectRecord]], vocab: Vocabulary,
+                 pool: Sequence[Question], threshold: float = 0.9, time_limit: float = 60.0) -> None:
+        self.candidates = tuple(reps_objects)
+        self.threshold = Fraction(threshold).limit_denominator(10_000)
+        self.time_limit = time_limit
+        self._pool = list(dict.fromkeys(pool))
+        classes: dict[frozenset[Question], list[int]] = {}
+        for c, aff in enumerate(self.candidates):
+            for obj in reps_objects[aff]:
+                signature = object_view(obj, vocab).whole & frozenset(self._pool)
+                classes.setdefault(signature, [0] * len(self.candidates))[c] += 1
+        self._signatures = list(classes)
+        weights = list(classes.values())
+        # weighted counts by bit planes: count_c(S) = sum_k 2^k * popcount(S & plane[c][k])
+        self._planes = [self._bit_planes([w[c] for w in weights]) for c in range(len(self.candidates))]
+        self._size_planes = self._bit_planes([sum(w) for w in weights])
+        self._yes = {q: self._yes_mask(q) for q in self._pool}
+        by_mask: dict[int, Question] = {}
+        for q, mask in self._yes.items():  # questions with the same yes-set are interchangeable: keep the first
+            by_mask.setdefault(mask, q)
+        self._questions = [(mask, q) for mask, q in by_mask.items()]
+        self._exact: dict[int, tuple[int, Question | None]] = {}
+        self._lower: dict[int, int] = {}
+        self._greedy: dict[int, int] = {}
+        self._deadline = _INF
+        self.root = (1 << len(weights)) - 1
+        total = self._size(self.root)
+        self.expected_questions = self._solve_from(self.root) / total if total else 0.0
+
+    # --- the dynamic programme ------------------------------------------------------------------------------
+    @staticmethod
+    def _bit_planes(values: Sequence[int]) -> list[int]:
+        top = max(values, default=0).bit_length()
+        return [sum(1 << i for i, v in enumerate(values) if v >> k & 1) for k in range(top)]
+
+    @staticmethod
+    def _weigh(state: int, planes: Sequence[int]) -> int:
+        return sum((state & plane).bit_count() << k for k, plane in enumerate(planes))
+
+    def _size(self, state: int) -> int:
+        return self._weigh(state, self._size_planes)
+
+    def _counts(self, state: int) -> list[int]:
+        return [self._weigh(state, planes) for planes in self._planes]
+
+    def _yes_mask(self, question: Question) -> int:
+        return sum(1 << i for i, signature in enumerate(self._signatures) if question in signature)
+
+    def stops(self, state: int) -> bool:
+        """Some candidate's belief exceeds the threshold, or no representative is consistent."""
+        size = self._size(state)
+        if size == 0:
+            return True
+        return max(self._counts(state)) * self.threshold.denominator > self.threshold.numerator * size
+
+    def _splits(self, state: int) -> list[tuple[int, int, Question]]:
+        out, seen = [], set()
+        for mask, q in self._questions:
+            yes = state & mask
+            if yes and yes != state and yes not in seen:
+                seen.add(yes)
+                seen.add(state ^ yes)
+                out.append((yes, state ^ yes, q))
+        return out
+
+    def _final(self, state: int) -> bool:
+        """The game ends here: threshold reached, or one class left (distinct classes differ on some question)."""
+        return state.bit_count() <= 1 or self.stops(state)
+
+    def _bound(self, state: int) -> int:
+        if state in self._exact:
+            return self._exact[state][0]
+        return 0 if self._final(state) else max(self._size(state), self._lower.get(state, 0))
+
+    def _entropy(self, state: int) -> float:
+        counts = [n for n in self._counts(state) if n]
+        total = sum(counts)
+        return -sum(n / total * math.log2(n / total) for n in counts) if total else 0.0
+
+    def greedy_cost(self, state: int) -> int:
+        """Total questions of the greedy information-gain tree from ``state`` (an upper bound on C)."""
+        if state in self._greedy:
+            return self._greedy[state]
+        splits = [] if self._final(state) else self._splits(state)
+        if not splits:
+            self._greedy[state] = 0
+            return 0
+        size = self._size(state)
+        yes, no, _ = min(splits, key=lambda s: self._size(s[0]) * self._entropy(s[0])
+                         + self._size(s[1]) * self._entropy(s[1]))
+        cost = self._greedy[state] = size + self.greedy_cost(yes) + self.greedy_cost(no)
+        return cost
+
+    def _cost(self, state: int, budget: float) -> float:
+        """Exact C(state) when it is below ``budget``; otherwise some lower bound >= budget."""
+        if state in self._exact:
+            return self._exact[state][0]
+        if self._final(state):
+            self._exact[state] = (0, None)
+            return 0
+        size = self._size(state)
+        known = max(self._lower.get(state, 0), size)  # a non-stopping state asks at least once per representative
+        if known >= budget:
+            return known
+        if time.perf_counter() > self._deadline:
+            raise KariError(f"the target-blind policy search exceeded {self.time_limit:g} s; pass fewer "
+                            f"representatives or a smaller question pool", code="time-limit")
+        splits = self._splits(state)
+        scored = sorted(((size + self._bound(y) + self._bound(n), i) for i, (y, n, _) in enumerate(splits)))
+        self._lower[state] = max(known, scored[0][0])
+        best, best_q = budget, None
+        for bound, i in scored:
+            if bound >= best:
+                break
+            yes, no, q = splits[i]
+            cost_yes = self._cost(yes, best - size - self._bound(no))
+            if size + cost_yes + self._bound(no) >= best:
+                continue
+            total = size + cost_yes + self._cost(no, best - size - cost_yes)
+            if total < best:
+                best, best_q = total, q
+        if best_q is None:  # every question costs at least the budget
+            self._lower[state] = max(self._lower[state], int(budget))
+            return budget
+        self._exact[state] = (int(best), best_q)
+        return best
+
+    def _solve_from(self, state: int) -> int:
+        self._deadline = time.perf_counter() + self.time_limit
+        return int(self._cost(state, self.greedy_cost(state) + 1))
+
+    # --- playing --------------------------------------------------------------------------------------------
+    def state(self, history: History) -> int:
+        """The consistent representatives (a bit set) after ``history``."""
+        state = self.root
+        for q, answer in history:
+            if q not in self._yes:
+                raise KariError(f"question {q[0]}:{q[1]} is not in the policy's question pool", code="policy-input")
+            mask = self._yes[q]
+            state &= mask if answer else self.root & ~mask
+        return state
+
+    def next_question(self, history: History) -> Question | None:
+        """The optimal next question, or None when the policy stops (threshold reached or nothing to split)."""
+        state = self.state(history)
+        if state not in self._exact:
+            self._solve_from(state)
+        return self._exact[state][1]
+
+    def guess(self, history: History) -> str:
+        """The argmax of the belief (first candidate on ties; the first candidate when nothing is consistent)."""
+        counts = self._counts(self.state(history))
+        return self.candidates[counts.index(max(counts))] if self.candidates else ""
+
+    def expected_turns(self, history: History = ()) -> float:
+        """Expected number of further questions from the state after ``history``."""
+        state = self.state(history)
+        if state not in self._exact:
+            self._solve_from(state)
+        return self._exact[state][0] / self._size(state) if state else 0.0
+
+
+def build_policy(reps_objects: Mapping[str, Sequence[ObjectRecord]], vocab: Vocabulary, pool: Sequence[Question],
+                 threshold: float = 0.9, time_limit: float = 60.0) -> PolicyTree:
+    """The target-blind optimal policy over the candidates' representatives (see the module docstring)."""
+    return PolicyTree(reps_objects, vocab, pool, threshold, time_limit)

@@ -1,0 +1,104 @@
+"""``kari coverage``: rules x objects (a benchmark's or the KB's) -> coverage tables in a DuckDB file + summary."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kari.bench.model import Game
+from kari.errors import KariError
+from kari.solver.types import CoverageRow
+
+
+@dataclass(frozen=True)
+class CoverageSummary:
+    """Aggregate figures of one coverage run (the full detail is in the database)."""
+
+    semantics: str
+    rules: int
+    objects: int
+    pairs: int
+    covered_pairs: int
+    mean_recall: float | None  # over rules with labelled positives
+    games: int
+    games_with_rule: int  # the paper's figure: games whose target has a matching rule
+    games_target_covers: int  # ... and whose rule covers the hidden object
+
+    def lines(self) -> list[str]:
+        share = (lambda n, d: f"{n}/{d} ({100 * n / d:.1f}%)" if d else f"{n}/0")
+        out = [f"semantics: {self.semantics}",
+               f"{self.rules} rules x {self.objects} objects = {self.pairs} pairs, covered {share(self.covered_pairs, self.pairs)}",
+               "mean recall on labelled positives: " + ("n/a (no labels)" if self.mean_recall is None
+                                                         else f"{100 * self.mean_recall:.1f}%")]
+        if self.games:
+            out.append(f"games whose target has a rule: {share(self.games_with_rule, self.games)}")
+            out.append(f"games whose target's rule covers the hidden object: {share(self.games_target_covers, self.games)}")
+        return out
+
+
+def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tuple[str, str, bool]],
+              games: Sequence[Game]) -> CoverageSummary:
+    """The figures :class:`CoverageSummary` reports, computed from the rows in memory."""
+    positives = {(a, o) for a, o, label in labels if label}
+    per_rule: dict[int, list[bool]] = {}
+    covered = set()
+    for row in rows:
+        if (row.affordance, row.object) in positives:
+            per_rule.setdefault(row.rule, []).append(row.covered)
+        if row.covered:
+            covered.add((row.affordance, row.object))
+    recalls = [sum(v) / len(v) for v in per_rule.values() if v]
+    with_rule = {row.affordance for row in rows}
+    return CoverageSummary(
+        semantics, len({r.rule for r in rows}), len({r.object for r in rows}), len(rows),
+        sum(r.covered for r in rows), sum(recalls) / len(recalls) if recalls else None, len(games),
+        sum(g.target in with_rule for g in games), sum((g.target, g.object) in covered for g in games))
+
+
+def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = "any-part",
+             time_limit: float = 60.0) -> CoverageSummary:
+    """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
+
+    Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
+    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence).
+    """
+    from kari.kb import open_db
+    from kari.rules import load_rules
+    from kari.solver.compile import check_semantics
+    from kari.solver.consistency import select_representatives
+    from kari.solver.coverage import compute_coverage
+    from kari.solver.store import kb_labels, write_coverage
+    from kari.vocabulary import Vocabulary
+
+    check_semantics(semantics)
+    rules = load_rules(rules_file)
+    con = open_db(db)
+    try:
+        has_vocab = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
+        vocab = Vocabulary.from_db(con) if has_vocab else Vocabulary.load()
+        if bench is not None:
+            from kari.bench.model import load_benchmark
+
+            benchmark = load_benchmark(bench)
+            objects = list(benchmark.objects.values())
+            labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
+            games = benchmark.games
+            reps: dict[str, list[str]] | None = select_representatives(benchmark)
+        else:
+            kb_module = importlib.import_module("kari.kb")
+            objects_from_db = getattr(kb_module, "objects_from_db", None) or importlib.import_module(
+                "kari.kb.views").objects_from_db
+            objects = objects_from_db(con)
+            labels, games, reps = kb_labels(con), [], None
+            if not objects:
+                raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
+                                file=str(db), code="no-objects")
+        rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
+        folder = str(Path(db).resolve().parent) if str(db) != ":memory:" else None
+        write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
+                       folder=folder)
+    finally:
+        con.close()
+    return summarise(rows, semantics, labels, games)

@@ -1,0 +1,104 @@
+"""Write coverage results and representatives into a DuckDB file (tables + the views of ``kb/coverage.sql``).
+
+Everything is replaced inside one transaction, so a failure leaves the previous tables intact. Only covered
+pairs travel from Python (through a temporary CSV file); the full rule x object table is built in SQL.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kari.resources import asset_path
+from kari.solver.types import CoverageRow
+
+Labels = Iterable[tuple[str, str, bool]]
+"""``(affordance, object, label)`` triples."""
+
+
+def _csv(rows: Iterable[Sequence[Any]], folder: str) -> str:
+    fd, path = tempfile.mkstemp(prefix=".kari-coverage-", suffix=".csv", dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["header"])  # skipped by the reader; keeps an empty table a valid file
+        writer.writerows(["" if v is None else v for v in row] for row in rows)
+    return path
+
+
+def _load(con: Any, table: str, columns: dict[str, str], rows: Iterable[Sequence[Any]], folder: str) -> None:
+    path = _csv(rows, folder)
+    try:
+        spec = ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items())
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv(?, header=false, skip=1, "
+                    f"delim=',', quote='\"', escape='\"', nullstr='', columns={{{spec}}})", [path])
+    finally:
+        os.unlink(path)
+
+
+def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels: Labels = (),
+                   games: Iterable[tuple[str, str, str]] = (),
+                   representatives: Mapping[str, Sequence[str]] | None = None, seed: int = 0,
+                   folder: str | None = None) -> None:
+    """Replace ``coverage``, ``coverage_labels``, ``coverage_games`` (and ``representatives`` when given)."""
+    folder = folder or tempfile.gettempdir()
+    rules = {(r.rule, r.affordance) for r in rows}
+    objects = list(dict.fromkeys(r.object for r in rows))
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _load(con, "_kari_rules", {"rule": "INTEGER", "affordance": "VARCHAR"}, sorted(rules), folder)
+        _load(con, "_kari_objects", {"position": "INTEGER", "object": "VARCHAR"}, enumerate(objects), folder)
+        _load(con, "_kari_hits", {"rule": "INTEGER", "object": "VARCHAR", "branch": "INTEGER", "part": "VARCHAR"},
+              ((r.rule, r.object, r.branch, r.part) for r in rows if r.covered), folder)
+        _load(con, "_kari_labels", {"affordance": "VARCHAR", "object": "VARCHAR", "label": "BOOLEAN"},
+              labels, folder)
+        _load(con, "_kari_games", {"game": "VARCHAR", "object": "VARCHAR", "target": "VARCHAR"}, games, folder)
+        con.execute("""
+            CREATE OR REPLACE TABLE coverage AS
+            SELECT r.affordance, o.object, h.rule IS NOT NULL AS covered, h.branch, h.part, r.rule,
+                   ?::VARCHAR AS semantics
+            FROM _kari_rules r CROSS JOIN _kari_objects o
+            LEFT JOIN _kari_hits h ON h.rule = r.rule AND h.object = o.object
+            ORDER BY r.rule, o.position""", [semantics])
+        con.execute("CREATE OR REPLACE TABLE coverage_labels AS "
+                    "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
+        con.execute("CREATE OR REPLACE TABLE coverage_games AS SELECT * FROM _kari_games")
+        if representatives is not None:
+            write_representatives(con, representatives, seed, folder, transaction=False)
+        con.execute(asset_path("kb", "coverage.sql").read_text(encoding="utf-8"))
+        for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]], seed: int = 0,
+                          folder: str | None = None, transaction: bool = True) -> None:
+    """Replace the ``representatives(affordance, object, rank, seed)`` table."""
+    if transaction:
+        con.execute("BEGIN TRANSACTION")
+    try:
+        _load(con, "_kari_reps", {"affordance": "VARCHAR", "object": "VARCHAR", "rank": "INTEGER", "seed": "INTEGER"},
+              ((aff, obj, rank, seed) for aff, ids in representatives.items() for rank, obj in enumerate(ids, 1)),
+              folder or tempfile.gettempdir())
+        con.execute("CREATE OR REPLACE TABLE representatives AS SELECT * FROM _kari_reps")
+        con.execute("DROP TABLE IF EXISTS _kari_reps")
+        if transaction:
+            con.execute("COMMIT")
+    except BaseException:
+        if transaction:
+            con.execute("ROLLBACK")
+        raise
+
+
+def kb_labels(con: Any) -> list[tuple[str, str, bool]]:
+    """Labels from the KB's ``affordance_evidence`` view (positive evidence wins); empty when there is none."""
+    exists = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'affordance_evidence'").fetchone()[0]
+    if not exists:
+        return []
+    return [(v, o, bool(p)) for v, o, p in con.execute(
+        "SELECT verb, object, bool_or(polarity = 'positive') FROM affordance_evidence GROUP BY ALL").fetchall()]

@@ -1,0 +1,51 @@
+-- Coverage views over the tables written by `kari coverage` (kari.solver.store). Tables:
+--   coverage(affordance, object, covered, branch, part, rule, semantics)  one row per rule x object
+--   coverage_labels(affordance, object, label)   labelled positives (true) and negatives (false)
+--   coverage_games(game, object, target)         the games of the benchmark (empty for KB objects)
+--   representatives(affordance, object, rank, seed)
+-- Views:
+--   rule_recall(rule, affordance, positives, covered_positives, recall)          recall on labelled positives
+--   rule_precision(rule, affordance, covered_labelled, true_positives, false_positives, negatives,
+--                  precision, false_positive_rate)                             against labelled negatives
+--   affordance_coverage(affordance, rules, objects, covered_objects, share)    objects covered by any rule
+--   game_rule_match(game, object, target, has_rule, target_covers_object)      the paper's figure per game
+
+CREATE OR REPLACE VIEW rule_recall AS
+SELECT c.rule, c.affordance,
+       count(l.object) AS positives,
+       count(l.object) FILTER (WHERE c.covered) AS covered_positives,
+       CASE WHEN count(l.object) > 0
+            THEN (count(l.object) FILTER (WHERE c.covered))::DOUBLE / count(l.object) END AS recall
+FROM coverage c
+LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object AND l.label
+GROUP BY c.rule, c.affordance;
+
+CREATE OR REPLACE VIEW rule_precision AS
+SELECT c.rule, c.affordance,
+       count(l.object) FILTER (WHERE c.covered) AS covered_labelled,
+       count(l.object) FILTER (WHERE c.covered AND l.label) AS true_positives,
+       count(l.object) FILTER (WHERE c.covered AND NOT l.label) AS false_positives,
+       count(l.object) FILTER (WHERE NOT l.label) AS negatives,
+       CASE WHEN count(l.object) FILTER (WHERE c.covered) > 0
+            THEN (count(l.object) FILTER (WHERE c.covered AND l.label))::DOUBLE
+                 / count(l.object) FILTER (WHERE c.covered) END AS precision,
+       CASE WHEN count(l.object) FILTER (WHERE NOT l.label) > 0
+            THEN (count(l.object) FILTER (WHERE c.covered AND NOT l.label))::DOUBLE
+                 / count(l.object) FILTER (WHERE NOT l.label) END AS false_positive_rate
+FROM coverage c
+LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object
+GROUP BY c.rule, c.affordance;
+
+CREATE OR REPLACE VIEW affordance_coverage AS
+SELECT affordance, count(DISTINCT rule) AS rules, count(DISTINCT object) AS objects,
+       count(DISTINCT object) FILTER (WHERE covered) AS covered_objects,
+       (count(DISTINCT object) FILTER (WHERE covered))::DOUBLE / nullif(count(DISTINCT object), 0) AS share
+FROM coverage
+GROUP BY affordance;
+
+CREATE OR REPLACE VIEW game_rule_match AS
+SELECT g.game, g.object, g.target,
+       EXISTS (SELECT 1 FROM coverage c WHERE c.affordance = g.target) AS has_rule,
+       EXISTS (SELECT 1 FROM coverage c WHERE c.affordance = g.target AND c.object = g.object AND c.covered)
+           AS target_covers_object
+FROM coverage_games g;
