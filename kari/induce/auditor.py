@@ -1,0 +1,204 @@
+"""The Auditor: type-checks each value the Proposer introduces and maps it onto the vocabulary (method.md 2).
+
+Per atom: banned terms and values of another predicate are rejected (the loop feeds the message back to the
+Proposer); a known value or synonym (exact, then normalised spelling) is kept in canonical form; otherwise the
+closest vocabulary values by sentence embedding decide: similar enough is a synonym, far is NEW, and the
+undecided middle goes to the LLM (offline: NEW). When unsure, NEW. Every decision is an event with provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kari.errors import KariError
+from kari.induce.llmio import LLMSession
+from kari.rules.ast import PREDICATES, Atom, Node, Or, Part
+from kari.vocabulary import Vocabulary, normalise_term
+
+DECISION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["SYNONYM", "NEW", "ILL_TYPED"]},
+        "value": {"type": "string"},
+    },
+    "required": ["decision"],
+}
+
+
+@dataclass(frozen=True)
+class VocabEvent:
+    """One Auditor decision: ``raw`` value of ``predicate`` -> canonical ``value``."""
+
+    predicate: str
+    raw: str
+    value: str
+    decision: str  # exact | normalised | embedding | llm-synonym | new
+    score: float | None = None
+    provenance: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class AuditResult:
+    """The audited body (None when rejected), the rejection messages and the vocabulary events."""
+
+    body: Node | None
+    errors: list[str] = field(default_factory=list)
+    events: list[VocabEvent] = field(default_factory=list)
+    pending: list[Callable[[], object]] = field(default_factory=list, repr=False)
+
+    def commit(self) -> None:
+        """Apply the vocabulary changes (call once the proposal is accepted)."""
+        for change in self.pending:
+            change()
+        self.pending.clear()
+
+
+class Auditor:
+    """Checks and normalises the values of new branches; :meth:`AuditResult.commit` extends ``vocab``."""
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        *,
+        embedder: Callable[[], Any] | None = None,
+        session: LLMSession | None = None,
+        accept: float = 0.85,
+        reject: float = 0.55,
+    ) -> None:
+        self.vocab = vocab
+        self._embedder_factory = embedder
+        self._embedder: Any = None
+        self.session = session
+        self.accept = accept
+        self.reject = reject
+
+    def audit(self, body: Node, first_new: int, *, affordance: str, round: int) -> AuditResult:
+        """Audit the top-level branches of ``body`` from index ``first_new`` on; earlier ones are kept as they are."""
+        branches = list(body.args) if isinstance(body, Or) else [body]
+        result = AuditResult(None)
+        provenance = f"induce:{affordance}:round{round}"
+        fresh = [self._rewrite(b, result, affordance, provenance) for b in branches[first_new:]]
+        if result.errors:
+            return result
+        new_branches = branches[:first_new] + fresh
+        result.body = new_branches[0] if len(new_branches) == 1 else Or(tuple(new_branches))
+        return result
+
+    def _rewrite(self, node: Node, result: AuditResult, affordance: str, provenance: str) -> Node:
+        if isinstance(node, Atom):
+            value = self._map(node, result, affordance, provenance)
+            return Atom(node.predicate, value or node.value, node.role)
+        if isinstance(node, Part):
+            return Part(node.var, self._rewrite(node.body, result, affordance, provenance))
+        return type(node)(tuple(self._rewrite(a, result, affordance, provenance) for a in node.args))
+
+    def _map(self, atom: Atom, result: AuditResult, affordance: str, provenance: str) -> str | None:
+        pred, raw = atom.predicate, atom.value
+        term = normalise_term(raw)
+        if pred not in PREDICATES:
+            result.errors.append(f"{atom.key}: unknown predicate (use one of {', '.join(PREDICATES)})")
+            return None
+        reason = self.vocab.banned_reason(term)
+        if reason is not None or term in _verb_forms(affordance):
+            kind = {"dynamic": "dynamic behaviour", "affordance_adjective": "an affordance adjective"}.get(
+                reason or "", "the affordance itself"
+            )
+            result.errors.append(f"{atom.key}: {raw!r} is {kind}, not a static physical property")
+            return None
+        known = self.vocab.normalise(pred, raw)
+        if known is not None:
+            result.events.append(VocabEvent(pred, raw, known, "exact" if raw == known else "normalised"))
+            return known
+        others = sorted(self.vocab.predicates_of(raw) - {pred})
+        if others:
+            result.errors.append(f"{atom.key}: ill-typed, {raw!r} is a {others[0]} value, not a {pred} value")
+            return None
+        return self._decide(pred, raw, term, result, provenance)
+
+    def _decide(self, pred: str, raw: str, term: str, result: AuditResult, provenance: str) -> str | None:
+        scored = self._similar(term)
+        own = [(s, v) for s, p, v in scored if p == pred]
+        best_own = own[0] if own else (0.0, "")
+        best_any = scored[0] if scored else None
+        if best_any and best_any[1] != pred and best_any[0] >= self.accept and best_own[0] < self.reject:
+            result.errors.append(f"{pred}:{raw}: ill-typed, {raw!r} reads as the {best_any[1]} value {best_any[2]!r}")
+            return None
+        if best_own[0] >= self.accept:
+            result.pending.append(lambda: self.vocab.add_synonym(pred, term, best_own[1]))
+            result.events.append(VocabEvent(pred, raw, best_own[1], "embedding", round(best_own[0], 4), provenance))
+            return best_own[1]
+        if best_own[0] >= self.reject and self.session is not None:
+            choice = self._ask_llm(pred, raw, [v for _, v in own[:8]])
+            if choice == "ILL_TYPED":
+                result.errors.append(f"{pred}:{raw}: ill-typed according to the Auditor")
+                return None
+            if choice in self.vocab.values(pred):
+                result.pending.append(lambda: self.vocab.add_synonym(pred, term, choice))
+                result.events.append(VocabEvent(pred, raw, choice, "llm-synonym", round(best_own[0], 4), provenance))
+                return choice
+        result.pending.append(lambda: self.vocab.add_value(pred, term, provenance))
+        result.events.append(VocabEvent(pred, raw, term, "new", round(best_own[0], 4) if own else None, provenance))
+        return term
+
+    def _similar(self, term: str) -> list[tuple[float, str, str]]:
+        """(cosine, predicate, value) for every vocabulary value, best first; [] without an embedder."""
+        embedder = self._get_embedder()
+        if embedder is None:
+            return []
+        import numpy as np
+
+        keys = [(p, v) for p in PREDICATES for v in sorted(self.vocab.values(p))]
+        try:
+            vectors = np.asarray(
+                embedder.encode([term.replace("_", " ")] + [v.replace("_", " ") for _, v in keys]), dtype=float
+            )
+        except KariError:  # sentence-transformers or the weights are missing: exact matching only
+            self._embedder = None
+            return []
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        scores = vectors[1:] @ vectors[0]
+        return sorted(((float(s), p, v) for s, (p, v) in zip(scores, keys)), key=lambda t: (-t[0], t[1], t[2]))
+
+    def _get_embedder(self) -> Any:
+        if self._embedder is None and self._embedder_factory is not None:
+            self._embedder = self._embedder_factory()
+            self._embedder_factory = None
+        return self._embedder
+
+    def _ask_llm(self, pred: str, raw: str, candidates: Sequence[str]) -> str:
+        """'ILL_TYPED', an existing value, or '' (NEW) — junk replies count as NEW."""
+        request = (
+            f"Predicate: {pred}\nProposed value: {raw}\nClosest existing {pred} values: {', '.join(candidates)}\n"
+            'Reply {"decision": "SYNONYM" | "NEW" | "ILL_TYPED", "value": "<existing value when SYNONYM>"}.'
+        )
+        reply = (
+            self.session.ask_json("auditor", request, max_tokens=60, schema=DECISION_SCHEMA) if self.session else None
+        )
+        data = reply.data if reply is not None and reply.data else {}
+        decision = str(data.get("decision", "")).upper()
+        if decision == "ILL_TYPED":
+            return "ILL_TYPED"
+        if decision == "SYNONYM":
+            value = self.vocab.normalise(pred, str(data.get("value", "")))
+            return value if value in candidates else ""
+        return ""
+
+
+def _verb_forms(affordance: str) -> set[str]:
+    """The affordance id and its verb, which are never valid values (``cut_paper`` -> cut_paper, cut)."""
+    term = normalise_term(affordance)
+    return {term, term.split("_")[0]}
+
+
+def make_embedder() -> Any:
+    """The shared sentence embedder, or None when sentence-transformers is not installed."""
+    try:
+        from kari.embeddings import Embedder
+    except ImportError:
+        return None
+    return Embedder()

@@ -1,0 +1,141 @@
+"""Evidence for induction: per affordance verb, its positive objects (with properties) and known negatives.
+
+Two sources: a benchmark directory (``--bench``: positives and negatives from ``labels.jsonl``, properties from
+``objects.jsonl``) or the KB database (``--db``: affordance edges and object properties from the KB views).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kari.bench.model import ObjectRecord, object_to_json
+from kari.errors import KariError
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the loop knows about one affordance.
+
+    ``edges`` maps an object id to the KB edges behind its evidence (the affordance edge and the property
+    edges); it is empty for benchmark input, whose labels carry no edge ids. ``universe`` holds every object
+    of the input (the closed-world negatives are drawn from it).
+    """
+
+    affordance: str
+    description: str
+    positives: tuple[ObjectRecord, ...]
+    labelled_negatives: tuple[ObjectRecord, ...]
+    universe: tuple[ObjectRecord, ...] = ()
+    edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def negatives(self, source: str) -> tuple[ObjectRecord, ...]:
+        """Known negatives by ``source`` (see :class:`kari.induce.config.InduceConfig`)."""
+        if source == "labelled" or (source == "auto" and self.labelled_negatives):
+            return self.labelled_negatives
+        positive = {o.id for o in self.positives}
+        return tuple(o for o in self.universe if o.id not in positive)
+
+    def fingerprint(self) -> str:
+        """A digest of the evidence (part of the run's cache key)."""
+        payload = json.dumps(
+            [
+                self.affordance,
+                [object_to_json(o) for o in self.positives],
+                sorted(o.id for o in self.labelled_negatives),
+                len(self.universe),
+            ],
+            sort_keys=True,
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def select(
+    evidence: Mapping[str, Evidence], affordances: Sequence[str] = (), limit: int | None = None, source: str = "input"
+) -> list[Evidence]:
+    """Evidence for the requested ``affordances`` (all, sorted, when empty), first ``limit`` of them.
+
+    Affordances without positive objects are skipped: there is nothing to induce from.
+    """
+    unknown = [a for a in affordances if a not in evidence]
+    if unknown:
+        raise KariError(f"unknown affordance {unknown[0]!r} (not in {source})", code="induce-affordance")
+    chosen = list(dict.fromkeys(affordances)) if affordances else sorted(evidence)
+    usable = [evidence[a] for a in chosen if evidence[a].positives]
+    if affordances and not usable:
+        raise KariError(f"affordance {chosen[0]!r} has no positive objects in {source}", code="induce-affordance")
+    return usable[:limit] if limit else usable
+
+
+def from_bench(root: str | Path) -> dict[str, Evidence]:
+    """Evidence per affordance of a benchmark directory."""
+    from kari.bench.model import load_benchmark
+
+    bench = load_benchmark(root)
+    universe = tuple(bench.objects[k] for k in sorted(bench.objects))
+    out: dict[str, Evidence] = {}
+    labels_path = str(Path(root) / "labels.jsonl")
+    for aff_id in sorted(bench.affordances):
+        objects = []
+        for ids in (bench.positives(aff_id), bench.negatives(aff_id)):
+            missing = [i for i in ids if i not in bench.objects]
+            if missing:
+                raise KariError(f"label names unknown object {missing[0]!r}", file=labels_path, code="induce-input")
+            objects.append(tuple(bench.objects[i] for i in dict.fromkeys(ids)))
+        out[aff_id] = Evidence(aff_id, bench.affordances[aff_id].description, objects[0], objects[1], universe)
+    return out
+
+
+def from_db(path: str | Path) -> dict[str, Evidence]:
+    """Evidence per affordance verb from a KB database built by ``kari kb load``.
+
+    Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
+    each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    """
+    from kari.kb.store import open_db
+    from kari.kb.views import affordance_evidence, objects_from_db
+
+    if not Path(path).is_file():
+        raise KariError("KB database not found", file=str(path), code="missing-file")
+    con = open_db(path, read_only=True)
+    try:
+        objects = {o.id: o for o in objects_from_db(con)}
+        rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id) for r in affordance_evidence(con)]
+        prop_edges: dict[str, list[str]] = {}
+        for obj, edge, part_edge in con.execute(
+            "SELECT DISTINCT object, edge_id, part_edge_id FROM object_property "
+            "WHERE predicate IS NOT NULL ORDER BY ALL"
+        ).fetchall():
+            prop_edges.setdefault(obj, []).extend(e for e in (edge, part_edge) if e)
+    finally:
+        con.close()
+    return group_evidence(objects, rows, prop_edges)
+
+
+def group_evidence(
+    objects: Mapping[str, ObjectRecord],
+    rows: Sequence[tuple[str, str, bool, str]],
+    property_edges: Mapping[str, Sequence[str]] = {},
+) -> dict[str, Evidence]:
+    """Group ``(verb, object, positive, edge_id)`` rows into :class:`Evidence` (objects without properties are
+    left out: there is nothing to induce from; an object both positive and negative counts as positive)."""
+    universe = tuple(objects[k] for k in sorted(objects))
+    pos: dict[str, dict[str, list[str]]] = {}
+    neg: dict[str, set[str]] = {}
+    for verb, obj, positive, edge in rows:
+        if obj not in objects:
+            continue
+        if positive:
+            pos.setdefault(verb, {}).setdefault(obj, []).append(edge)
+        else:
+            neg.setdefault(verb, set()).add(obj)
+    out: dict[str, Evidence] = {}
+    for verb in sorted(set(pos) | set(neg)):
+        p = pos.get(verb, {})
+        edges = {o: tuple(dict.fromkeys([*e, *property_edges.get(o, ())])) for o, e in p.items()}
+        negatives = tuple(objects[o] for o in sorted(neg.get(verb, ())) if o not in p)
+        out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(p)), negatives, universe, edges)
+    return out

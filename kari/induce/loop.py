@@ -1,0 +1,288 @@
+"""The KARI loop (method.md 2): per affordance, three rounds of propose -> audit (-> validate) with add-only rules.
+
+Round 1 seeds a rule from group 1. Rounds 2..n: the Validator labels the rule's atoms for each object of the
+new group, coverage is decided from the labels, and the Proposer appends ONE OR branch for the uncovered
+objects. Every proposal is parsed, checked add-only, audited and statically checked; a rejected one is retried
+with the reasons fed back (at most ``repair_attempts`` times), then dropped and recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kari.bench.model import ObjectRecord
+from kari.induce.auditor import Auditor, VocabEvent
+from kari.induce.config import InduceConfig
+from kari.induce.inputs import Evidence
+from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
+from kari.induce.split import split_groups
+from kari.induce.timers import Timers
+from kari.induce.validator import Validator
+from kari.rules.ast import Atom, Node, Or, Rule
+from kari.vocabulary import Vocabulary, normalise_term
+
+
+@dataclass
+class Components:
+    """The three roles of one run."""
+
+    proposer: Proposer
+    validator: Validator
+    auditor: Auditor
+    vocab: Vocabulary
+
+
+@dataclass
+class _State:
+    """What one affordance's loop accumulates."""
+
+    evidence: Evidence
+    body: Node | None = None
+    branch_meta: list[dict[str, Any]] = field(default_factory=list)
+    labels: dict[str, dict[Atom, bool]] = field(default_factory=dict)  # object id -> atom labels
+    unanswered: dict[str, set[str]] = field(default_factory=dict)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+    events: list[VocabEvent] = field(default_factory=list)
+
+    def rule(self) -> Rule:
+        return Rule(self.evidence.affordance, self.body)  # type: ignore[arg-type]
+
+
+def branches_of(body: Node | None) -> tuple[Node, ...]:
+    """Top-level OR branches (none for no rule)."""
+    if body is None:
+        return ()
+    return body.args if isinstance(body, Or) else (body,)
+
+
+def _branch_key(node: Node) -> str:
+    from kari.rules import to_text
+
+    return normalise_term(to_text(node).replace(" ", ""))
+
+
+def add_only_problems(current: Node | None, proposed: Node) -> list[str]:
+    """Why ``proposed`` is not ``current`` plus exactly one appended OR branch ([] when it is)."""
+    old, new = branches_of(current), branches_of(proposed)
+    if current is None:
+        return []
+    if [_branch_key(b) for b in new[: len(old)]] != [_branch_key(b) for b in old]:
+        return [f"the proposal changes or reorders existing branches; keep all {len(old)} of them unchanged, in order"]
+    if len(new) != len(old) + 1:
+        return [f"append exactly ONE new OR branch (the proposal has {len(new) - len(old)} new branches)"]
+    return []
+
+
+def _labels(state: _State, comps: Components, objects: Sequence[ObjectRecord], timers: Timers) -> None:
+    """Make sure every object has a label for every atom of the current rule (asks only what is missing)."""
+    atoms = sorted(set(state.rule().atoms()), key=lambda a: (a.predicate, a.value, a.role)) if state.body else []
+    todo: dict[tuple[Atom, ...], list[ObjectRecord]] = {}
+    for obj in objects:
+        missing = tuple(a for a in atoms if a not in state.labels.get(obj.id, {}))
+        if missing:
+            todo.setdefault(missing, []).append(obj)
+    for missing, objs in todo.items():
+        with timers("validate"):
+            answers = comps.validator.label_many(state.evidence.affordance, objs, missing)
+        for obj, answer in zip(objs, answers):
+            state.labels.setdefault(obj.id, {}).update(answer.labels)
+            if answer.unanswered:
+                state.unanswered.setdefault(obj.id, set()).update(answer.unanswered)
+
+
+def _covered(state: _State, objects: Sequence[ObjectRecord], timers: Timers) -> list[str]:
+    """Ids of ``objects`` the current rule covers according to the Validator's labels."""
+    from kari.solver import covered_by_labels
+
+    if state.body is None:
+        return []
+    rule = state.rule()
+    with timers("coverage"):
+        return [o.id for o in objects if covered_by_labels(rule, state.labels.get(o.id, {})).covered]
+
+
+def _check(
+    state: _State, comps: Components, proposal: Proposal, round_no: int, affordances: Sequence[str], timers: Timers
+) -> tuple[Node | None, list[str], Any]:
+    """Validate one proposal: parse result, add-only, Auditor, static check. Returns (body, problems, audit)."""
+    from kari.rules import check_rule
+
+    if proposal.body is None:
+        return None, [proposal.error or "no rule in the reply"], None
+    problems = add_only_problems(state.body, proposal.body)
+    if problems:
+        return None, problems, None
+    with timers("audit"):
+        audit = comps.auditor.audit(
+            proposal.body, len(branches_of(state.body)), affordance=state.evidence.affordance, round=round_no
+        )
+    if audit.errors:
+        return None, audit.errors, None
+    with timers("check"):
+        diagnostics = check_rule(Rule(state.evidence.affordance, audit.body), comps.vocab, affordances)
+    errors = [str(d) for d in diagnostics if d.is_error and not _is_new_value(d, audit.events)]
+    return (None, errors, None) if errors else (audit.body, [], audit)
+
+
+def _is_new_value(diagnostic: Any, events: Sequence[VocabEvent]) -> bool:
+    """An 'unknown value' diagnostic about a value the Auditor has just accepted as NEW is not a problem."""
+    news = {e.value for e in events if e.decision == "new"}
+    return "unknown" in str(diagnostic.code) and any(v in diagnostic.message for v in news)
+
+
+def _propose(
+    state: _State,
+    comps: Components,
+    task: ProposalTask,
+    config: InduceConfig,
+    affordances: Sequence[str],
+    timers: Timers,
+) -> tuple[str, int]:
+    """Run the propose/repair cycle for one round; returns (outcome, attempts)."""
+    feedback: list[str] = []
+    for attempt in range(1, config.repair_attempts + 2):
+        with timers("propose"):
+            proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback)))
+        if proposal.exhausted:
+            return "no-branch", attempt
+        body, problems, audit = _check(state, comps, proposal, task.round, affordances, timers)
+        if body is not None:
+            audit.commit()
+            state.events += audit.events
+            first_new = len(branches_of(state.body))
+            state.body = body
+            for _ in branches_of(body)[first_new:]:
+                state.branch_meta.append(
+                    {
+                        "round": task.round,
+                        "motivated_by": [o.id for o in task.targets],
+                        "source": comps.proposer.name,
+                        "attempt": attempt,
+                    }
+                )
+            return "accepted", attempt
+        state.dropped.append(
+            {"round": task.round, "attempt": attempt, "problems": problems, "reply": proposal.raw[:2000]}
+        )
+        feedback.append(summarise_feedback(problems))
+    return "dropped", config.repair_attempts + 1
+
+
+def induce_affordance(
+    evidence: Evidence,
+    comps: Components,
+    config: InduceConfig,
+    *,
+    affordances: Sequence[str] = (),
+    timers: Timers | None = None,
+) -> dict[str, Any]:
+    """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
+    from kari.rules import to_json
+
+    timers = timers if timers is not None else Timers()
+    start = time.perf_counter()
+    state = _State(evidence)
+    by_id = {o.id: o for o in evidence.positives}
+    negatives = evidence.negatives(config.negatives)
+    groups = split_groups(list(by_id), config.groups, config.seed, evidence.affordance)
+    seen: list[ObjectRecord] = []
+    for round_no, group_ids in enumerate(groups, start=1):
+        group = [by_id[i] for i in group_ids]
+        seen += group
+        _labels(state, comps, group, timers)
+        covered = set(_covered(state, group, timers))
+        targets = tuple(o for o in group if o.id not in covered)
+        record: dict[str, Any] = {
+            "round": round_no,
+            "group": group_ids,
+            "covered_before": sorted(covered),
+            "targets": [o.id for o in targets],
+        }
+        if targets:
+            task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets, negatives)
+            record["outcome"], record["attempts"] = _propose(state, comps, task, config, affordances, timers)
+        else:
+            record["outcome"], record["attempts"] = ("skipped", 0)
+        _labels(state, comps, seen, timers)
+        seen_covered = _covered(state, seen, timers)
+        record.update(
+            branches=len(branches_of(state.body)),
+            seen=len(seen),
+            covered_seen=len(seen_covered),
+            recall_seen=round(len(seen_covered) / len(seen), 4) if seen else None,
+        )
+        state.rounds.append(record)
+    return _result(state, evidence, negatives, config, to_json, time.perf_counter() - start, timers)
+
+
+def _result(
+    state: _State,
+    evidence: Evidence,
+    negatives: Sequence[ObjectRecord],
+    config: InduceConfig,
+    to_json: Any,
+    seconds: float,
+    timers: Timers,
+) -> dict[str, Any]:
+    """The finished affordance: rule JSON, per-branch provenance (covers, KB edges), rounds, drops, events."""
+    branches = branches_of(state.body)
+    for meta, branch in zip(state.branch_meta, branches):
+        covers = [
+            o.id
+            for o in evidence.positives
+            if o.id in state.labels and branch.evaluate(lambda a, oid=o.id: state.labels[oid].get(a, False))
+        ]
+        meta["covers"] = covers
+        meta["edges"] = sorted({e for oid in meta["motivated_by"] for e in evidence.edges.get(oid, ())})
+    covered = _covered(state, evidence.positives, timers)
+    return {
+        "affordance": evidence.affordance,
+        "evidence": evidence.fingerprint(),
+        "rule": to_json(state.body) if state.body is not None else None,
+        "branches": state.branch_meta,
+        "positives": len(evidence.positives),
+        "negatives": len(negatives),
+        "negatives_source": "labelled" if negatives is evidence.labelled_negatives else "closed-world",
+        "covered": len(covered),
+        "recall": round(len(covered) / len(evidence.positives), 4) if evidence.positives else None,
+        "unanswered": {k: sorted(v) for k, v in sorted(state.unanswered.items())},
+        "rounds": state.rounds,
+        "dropped": state.dropped,
+        "vocab_events": [e.to_json() for e in state.events],
+        "seconds": round(seconds, 3),
+    }
+
+
+def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, Mapping[str, Any]]) -> None:
+    """Re-apply the vocabulary changes of finished affordances (on resume) in affordance order."""
+    for aff in sorted(results):
+        for event in results[aff].get("vocab_events", ()):
+            if event["decision"] == "new":
+                vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
+            elif event["decision"] in ("embedding", "llm-synonym"):
+                vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
+
+
+def rule_from_result(result: Mapping[str, Any], metadata: Mapping[str, Any]) -> Rule | None:
+    """The :class:`Rule` (with per-branch provenance) of a finished affordance, or None without a rule."""
+    import json
+
+    from kari.rules import parse_rule_json
+
+    if result.get("rule") is None:
+        return None
+    body = parse_rule_json(json.dumps(result["rule"]))
+    note = (
+        f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.get('covered')} of "
+        f"{result.get('positives')} positives by the Validator's labels"
+    )
+    return Rule(
+        result["affordance"],
+        body,
+        {**metadata, "recall_validator": result.get("recall"), "comments": [note]},
+        tuple(result.get("branches", ())),
+    )

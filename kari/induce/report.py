@@ -1,0 +1,179 @@
+"""Scoring induced rules against the evidence (solver coverage) and the run's ``report.md``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kari.induce.inputs import Evidence
+from kari.rules.ast import Rule
+from kari.vocabulary import Vocabulary
+
+
+@dataclass(frozen=True)
+class RuleScore:
+    """One rule judged by the solver on its positives and known negatives."""
+
+    affordance: str
+    branches: int
+    positives: int
+    covered: int
+    negatives: int
+    false_positives: int
+
+    @property
+    def recall(self) -> float:
+        return self.covered / self.positives if self.positives else 0.0
+
+    @property
+    def precision(self) -> float | None:
+        """None when the rule covers nothing at all."""
+        hits = self.covered + self.false_positives
+        return self.covered / hits if hits else None
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision or 0.0, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "recall": round(self.recall, 4),
+            "precision": None if self.precision is None else round(self.precision, 4),
+            "f1": round(self.f1, 4),
+        }
+
+
+def score_rules(
+    rules: Sequence[Rule],
+    evidence: Mapping[str, Evidence],
+    vocab: Vocabulary,
+    *,
+    negatives: str = "auto",
+    semantics: str = "any-part",
+    time_limit: float = 120.0,
+) -> dict[str, RuleScore]:
+    """Recall on positives and false positives on known negatives per rule, decided by ``kari.solver``."""
+    from kari.solver import compute_coverage
+
+    rules = [r for r in rules if r.affordance in evidence]
+    objects = {
+        o.id: o for r in rules for ev in (evidence[r.affordance],) for o in (*ev.positives, *ev.negatives(negatives))
+    }
+    rows = compute_coverage(rules, list(objects.values()), vocab, semantics, time_limit=time_limit) if rules else []
+    hit = {(row.affordance, row.object) for row in rows if row.covered}
+    out = {}
+    for rule in rules:
+        ev = evidence[rule.affordance]
+        negs = ev.negatives(negatives)
+        out[rule.affordance] = RuleScore(
+            rule.affordance,
+            len(rule.branches()),
+            len(ev.positives),
+            sum((rule.affordance, o.id) in hit for o in ev.positives),
+            len(negs),
+            sum((rule.affordance, o.id) in hit for o in negs),
+        )
+    return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def render_report(
+    manifest: Mapping[str, Any],
+    results: Mapping[str, Mapping[str, Any]],
+    scores: Mapping[str, RuleScore],
+    rules: Sequence[Rule],
+    timers: Sequence[Mapping[str, Any]],
+    usage: Mapping[str, Any] | None,
+    vocab_sizes: Mapping[str, tuple[int, int]],
+) -> str:
+    """The run's Markdown summary: recall per rule, per-round coverage, drops, vocabulary growth, timers, LLM use."""
+    from kari.rules import to_text
+
+    lines = [
+        "# kari induce report",
+        "",
+        (f"- backend: `{manifest.get('config', {}).get('backend')}`; seed {manifest.get('config', {}).get('seed')}; "
+        f"cache key `{manifest.get('cache_key')}`"),
+        f"- input: {manifest.get('input', {}).get('kind')} `{manifest.get('input', {}).get('path')}`",
+        (f"- affordances: {len(results)}; rules: {len(rules)}; "
+        f"mean recall {_mean([s.recall for s in scores.values()]):.3f}; "
+        f"mean precision {_mean([s.precision or 0.0 for s in scores.values()]):.3f}; "
+        f"mean F1 {_mean([s.f1 for s in scores.values()]):.3f} (solver, {manifest.get('config', {}).get('semantics')})"),
+        "",
+        "## Rules",
+        "",
+        "| affordance | branches | positives | recall | negatives | false pos. | precision | validator recall | dropped |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for aff in sorted(results):
+        res, s = results[aff], scores.get(aff)
+        if s is None:
+            lines.append(
+                f"| {aff} | 0 | {res['positives']} | 0.000 | {res['negatives']} | - | - | - | {len(res['dropped'])} |"
+            )
+            continue
+        prec = "-" if s.precision is None else f"{s.precision:.3f}"
+        lines.append(
+            f"| {aff} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
+            f"| {prec} | {res.get('recall') or 0:.3f} | {len(res['dropped'])} |"
+        )
+    lines += [
+        "",
+        "## Coverage per round (objects seen so far covered by the rule, Validator labels)",
+        "",
+        "| affordance | "
+        + " | ".join(f"round {i}" for i in range(1, 1 + manifest.get("config", {}).get("groups", 3)))
+        + " |",
+        "| --- |" + " ---: |" * manifest.get("config", {}).get("groups", 3),
+    ]
+    for aff in sorted(results):
+        cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff]["rounds"]]
+        lines.append(f"| {aff} | " + " | ".join(cells) + " |")
+    lines += ["", "## Rules (text form)", "", "```"]
+    lines += [f"{r.affordance}:\n  {to_text(r.body)}" for r in rules]
+    lines += [
+        "```",
+        "",
+        "## Vocabulary growth",
+        "",
+        "| predicate | values before | values after |",
+        "| --- | ---: | ---: |",
+    ]
+    lines += [f"| {p} | {a} | {b} |" for p, (a, b) in sorted(vocab_sizes.items())]
+    events = [e for res in results.values() for e in res.get("vocab_events", ()) if e["decision"] not in ("exact",)]
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e["decision"]] = counts.get(e["decision"], 0) + 1
+    lines += [
+        "",
+        "Auditor decisions other than exact matches: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "none")
+        + ".",
+    ]
+    news = sorted({f"{e['predicate']}:{e['value']}" for e in events if e["decision"] == "new"})
+    if news:
+        lines.append("New values: " + ", ".join(f"`{n}`" for n in news) + ".")
+    drops = [(aff, d) for aff in sorted(results) for d in results[aff]["dropped"]]
+    lines += ["", f"## Rejected proposals ({len(drops)})", ""]
+    lines += [
+        f"- {aff} round {d['round']} attempt {d['attempt']}: {'; '.join(d['problems'])[:300]}" for aff, d in drops[:50]
+    ]
+    lines += ["", "## Timers", "", "| operation | calls | total s | max s |", "| --- | ---: | ---: | ---: |"]
+    lines += [f"| {t['operation']} | {t['calls']} | {t['total_s']:.3f} | {t['max_s']:.3f} |" for t in timers]
+    if usage:
+        lines += [
+            "",
+            "## LLM calls",
+            "",
+            "| calls | cache hits | prompt tokens | completion tokens | latency s |",
+            "| ---: | ---: | ---: | ---: | ---: |",
+            (f"| {usage.get('calls', 0)} | {usage.get('cache_hits', 0)} | {usage.get('prompt_tokens', 0)} | "
+            f"{usage.get('completion_tokens', 0)} | {usage.get('latency_s', 0)} |"),
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,108 @@
+"""The run directory: manifest, one finished-result file per affordance (resume), call logs, coverage, report.
+
+Layout::
+
+    manifest.json            config, seed, model ids, prompt versions, cache key, status
+    affordances/<aff>.json   one finished affordance (written atomically: a crash never loses finished ones)
+    calls/<session>.jsonl    every LLM call of one session (a resumed run adds a session)
+    coverage.jsonl           per-round coverage of every affordance
+    vocabulary.jsonl         every Auditor decision (with provenance)
+    report.md                the summary
+
+A run directory belongs to one cache key; resuming with different settings is an error, not a silent mix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.io.atomic import atomic_write_json
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def cache_key(parts: dict[str, Any]) -> str:
+    """A stable digest of everything that determines the induced rules."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+class RunDir:
+    """One run's folder."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.manifest_path = self.path / "manifest.json"
+        self.affordance_dir = self.path / "affordances"
+        self.coverage_path = self.path / "coverage.jsonl"
+        self.vocabulary_path = self.path / "vocabulary.jsonl"
+        self.report_path = self.path / "report.md"
+
+    def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, dict[str, Any]]:
+        """Start or resume the run; returns the finished affordances (empty when starting fresh)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise KariError("run directory is a file", file=str(self.path), code="induce-run-dir")
+        previous = self.manifest()
+        if previous is not None and not fresh and previous.get("cache_key") != manifest["cache_key"]:
+            raise KariError(
+                f"holds a run with other settings (cache key {previous.get('cache_key')}, now "
+                f"{manifest['cache_key']}); use another --run-dir or --fresh",
+                file=str(self.path),
+                code="induce-run-dir",
+            )
+        finished = {} if fresh or previous is None else self.finished()
+        if fresh:
+            for stale in self.affordance_dir.glob("*.json") if self.affordance_dir.is_dir() else ():
+                stale.unlink()
+        sessions = 0 if fresh or previous is None else int(previous.get("sessions", 0))
+        manifest = {**manifest, "sessions": sessions + 1, "status": "running", "resumed_affordances": sorted(finished)}
+        atomic_write_json(self.manifest_path, manifest)
+        return finished
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest on disk, or None."""
+        if not self.manifest_path.is_file():
+            return None
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise KariError(
+                f"broken manifest: {exc.msg}", file=str(self.manifest_path), line=exc.lineno, code="induce-run-dir"
+            ) from None
+
+    def update_manifest(self, **changes: Any) -> None:
+        atomic_write_json(self.manifest_path, {**(self.manifest() or {}), **changes})
+
+    def call_log_path(self) -> Path:
+        """The call log of the current session."""
+        return self.path / "calls" / f"{int((self.manifest() or {}).get('sessions', 1)):03d}.jsonl"
+
+    def calls(self) -> list[dict[str, Any]]:
+        """Every logged LLM call of every session."""
+        out = []
+        for path in sorted((self.path / "calls").glob("*.jsonl")):
+            out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return out
+
+    def result_path(self, affordance: str) -> Path:
+        return self.affordance_dir / f"{_UNSAFE.sub('_', affordance)}.json"
+
+    def save(self, result: dict[str, Any]) -> None:
+        """Persist one finished affordance atomically."""
+        atomic_write_json(self.result_path(result["affordance"]), result)
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """Affordance -> finished result; unreadable files (never produced by atomic writes) are ignored."""
+        out = {}
+        for path in sorted(self.affordance_dir.glob("*.json")) if self.affordance_dir.is_dir() else ():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(data, dict) and "affordance" in data:
+                out[data["affordance"]] = data
+        return out

@@ -1,0 +1,159 @@
+"""End-to-end offline induction on the bundled benchmark: rules' validity and recall, outputs, resume, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kari.cli import main
+from kari.errors import KariError
+from kari.induce.config import InduceConfig
+from kari.induce.inputs import from_bench
+from kari.induce.run import induce
+from kari.resources import bundled_bench_dir
+from kari.rules import check_rule, load_rules
+from kari.vocabulary import Vocabulary
+
+AFFORDANCES = ("slice", "open", "switch_on", "break")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("induce") / "rules.kari"
+    config = InduceConfig(affordances=AFFORDANCES)
+    return induce(out=out, bench=bundled_bench_dir(), config=config, argv=[])
+
+
+def test_rules_are_valid_and_recall_is_sensible(run) -> None:
+    vocab = Vocabulary.load()
+    rules = load_rules(run.out)
+    assert [r.affordance for r in rules] == list(AFFORDANCES)
+    for rule in rules:
+        assert [d for d in check_rule(rule, vocab, AFFORDANCES) if d.is_error] == []
+        assert 1 <= len(rule.branches()) <= 5  # at most 3 seed branches + one per later round
+        assert all(a.value != "material" for a in rule.atoms())
+    for aff, score in run.scores.items():
+        assert score.recall >= 0.3, aff
+        assert score.precision is not None and score.precision >= 0.5, aff
+    mean_recall = sum(s.recall for s in run.scores.values()) / len(run.scores)
+    assert mean_recall >= 0.5
+
+
+def test_beats_the_one_atom_baseline_on_f1(run) -> None:
+    """The trivial baseline (most frequent property of the positives) has far lower precision."""
+    from kari.induce.report import score_rules
+    from kari.rules.ast import Atom, Rule
+
+    evidence = from_bench(bundled_bench_dir())
+    baseline = []
+    for aff in AFFORDANCES:
+        counts: dict[tuple[str, str], int] = {}
+        for obj in evidence[aff].positives:
+            for key in {(p.predicate, p.value) for p in obj.properties}:
+                counts[key] = counts.get(key, 0) + 1
+        (pred, value), _ = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        baseline.append(Rule(aff, Atom(pred, value)))
+    base = score_rules(baseline, evidence, Vocabulary.load())
+    assert sum(run.scores[a].f1 > base[a].f1 for a in AFFORDANCES) >= 3
+
+
+def test_outputs_and_provenance(run) -> None:
+    lines = [json.loads(x) for x in run.jsonl.read_text().splitlines() if x.strip()]
+    assert len(lines) == len(AFFORDANCES)
+    rules = load_rules(run.jsonl)
+    evidence = from_bench(bundled_bench_dir())
+    for rule in rules:
+        assert len(rule.branch_metadata) == len(rule.branches())
+        positives = {o.id for o in evidence[rule.affordance].positives}
+        for meta in rule.branch_metadata:
+            assert meta["round"] in (1, 2, 3)
+            assert set(meta["motivated_by"]) <= positives and meta["motivated_by"]
+            assert set(meta["covers"]) <= positives
+    manifest = json.loads((run.run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["seed"] == 0 and manifest["cache_key"]
+    assert manifest["models"]["proposer"].startswith("symbolic")
+    coverage = [json.loads(x) for x in (run.run_dir / "coverage.jsonl").read_text().splitlines()]
+    assert {(c["affordance"], c["round"]) for c in coverage} == {(a, r) for a in AFFORDANCES for r in (1, 2, 3)}
+    report = (run.run_dir / "report.md").read_text()
+    assert "| slice |" in report and "Vocabulary growth" in report and "## Timers" in report
+
+
+def test_resume_after_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run) -> None:
+    import kari.induce.run as run_module
+
+    real = run_module.induce_affordance
+    calls: list[str] = []
+
+    def flaky(ev, *args, **kwargs):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(ev.affordance)
+        return real(ev, *args, **kwargs)
+
+    monkeypatch.setattr(run_module, "induce_affordance", flaky)
+    out = tmp_path / "rules.kari"
+    config = InduceConfig(affordances=AFFORDANCES)
+    with pytest.raises(KariError) as err:
+        induce(out=out, bench=bundled_bench_dir(), config=config, argv=[])
+    assert err.value.exit_code == 130 and not out.exists()
+    assert len(list((tmp_path / "rules.run" / "affordances").glob("*.json"))) == 2
+    monkeypatch.setattr(run_module, "induce_affordance", real)
+    again = induce(out=out, bench=bundled_bench_dir(), config=config, argv=[])
+    assert again.resumed == sorted(calls)
+    assert out.read_text() == run.out.read_text()  # same rules as an uninterrupted run
+    with pytest.raises(KariError, match="other settings"):
+        induce(out=out, bench=bundled_bench_dir(), config=InduceConfig(affordances=AFFORDANCES, seed=1), argv=[])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bench", "BENCH", "--affordance", "fly_to_moon"], "unknown affordance 'fly_to_moon'"),
+        (["--bench", "MISSING"], "benchmark directory not found"),
+        ([], "exactly one of --db PATH or --bench DIR"),
+        (["--bench", "BENCH", "--llm", "gpt"], "--llm must be one of"),
+    ],
+)
+def test_bad_input_is_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    args = [str(bundled_bench_dir()) if a == "BENCH" else str(tmp_path / "nope") if a == "MISSING" else a for a in args]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["induce", "--out", str(tmp_path / "r.kari"), *args])
+    assert exit_info.value.code != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err
+    assert not (tmp_path / "r.kari").exists()
+
+
+def test_cli_writes_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main_args = ["induce", "--bench", str(bundled_bench_dir()), "--out", str(tmp_path / "r.kari"), "-a", "slice", "-q"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(main_args)
+    assert exit_info.value.code in (0, None)
+    assert "1 rules for 1 affordances" in capsys.readouterr().out
+    assert load_rules(tmp_path / "r.kari")[0].affordance == "slice"
+
+
+def test_induce_from_the_kb_database(tmp_path: Path) -> None:
+    """--db: evidence from the KB views, KB edges in the provenance, the grown vocabulary stored in the database."""
+    import duckdb
+
+    from kari.kb.store import load_files, open_db
+    from kari.resources import bundled_kb_file
+
+    db = tmp_path / "kb.duckdb"
+    con = open_db(db)
+    load_files(con, [bundled_kb_file()])
+    con.close()
+    outcome = induce(out=tmp_path / "rules.kari", db=db, config=InduceConfig(affordances=("slice",)), argv=[])
+    [rule] = outcome.rules
+    assert outcome.scores["slice"].recall >= 0.5
+    edges = [e for meta in rule.branch_metadata for e in meta["edges"]]
+    assert any("CapableOf" in e or "UsedFor" in e for e in edges)
+    assert any("HasProperty" in e or "MadeOf" in e for e in edges)
+    with duckdb.connect(str(db), read_only=True) as con:
+        kinds = dict(con.execute("SELECT kind, count(*) FROM vocabulary GROUP BY kind").fetchall())
+    assert kinds["value"] > 100 and kinds["isa"] > 50
