@@ -1,9 +1,119 @@
-"""CLI commands of this group (being written)."""
+"""``kari play`` / ``kari report`` / ``kari export-prompts``: Affordance20Q games, run comparison, prompts."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Optional
+
 import typer
+
+QUESTIONER_HELP = "optimal, fix20q, greedy-ig, policy, rules, llm or human."
+
+
+def play(
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
+    questioner: str = typer.Option("optimal", "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
+    game: list[str] = typer.Option([], "--game", help="Play only this game id (repeatable)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of representatives and of random choices."),
+    runs: Optional[int] = typer.Option(None, "--runs", help="Runs per game (default: 5 for fix20q, else 1)."),
+    rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
+    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
+    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
+    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
+    softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
+    oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
+    checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
+    budget: int = typer.Option(20, "--budget", help="Questions per game before a forced guess."),
+    max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
+    reps: int = typer.Option(10, "--reps", help="Representative objects per affordance."),
+    vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
+    interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
+    model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT."""
+    from kari.game.run import LLM_PARTS, PlayConfig
+    from kari.resources import bundled_bench_dir
+
+    uses_llm = "llm" in (questioner, oracle, checker)
+    config = PlayConfig(
+        bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
+        oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
+        rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
+        rule_match=match,
+        questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
+        max_tokens=max_tokens,
+        reps_k=reps, vocab=str(vocab) if vocab else None, model=model if uses_llm else None,
+        base_url=base_url if uses_llm else None)
+    llm_config = None
+    if any(getattr(config, part) == "llm" for part in LLM_PARTS):
+        from kari.llm import LLMConfig
+
+        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
+                                        use_cache=not no_cache, cache_dir=cache_dir)
+    if interactive:
+        from kari.game.interactive import play_interactive
+
+        play_interactive(config, out, games=games or 1)
+        return
+    from kari.game.run import play as run_play
+
+    summary = run_play(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+    typer.echo(_line(summary, out))
+
+
+def _line(summary: dict, out: Path) -> str:
+    sr = summary["success_rate"]
+    turns = summary["avg_turns_solved"]
+    text = (f"{summary['games']} games x {summary['runs']} run(s): SR {100 * (sr or 0):.1f}%, "
+            f"turns (solved) {'-' if turns is None else f'{turns:.2f}'}")
+    cov = summary.get("by_rule_coverage")
+    if cov:
+        text += "; " + ", ".join(f"{k} SR {100 * (v['success_rate'] or 0):.1f}% ({v['games']})" for k, v in cov.items())
+    return text + f" -> {out}"
+
+
+def report(
+    runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md and ig_over_turns.png here."),
+) -> None:
+    """Compare runs side by side (Markdown table) and draw IG over turns for all of them."""
+    from kari.game.report import report as make_report
+
+    typer.echo(make_report(runs, out), nl=False)
+
+
+def export_prompts(
+    rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", help="Only the first N games."),
+    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
+    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
+    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    budget: int = typer.Option(20, "--budget", help="Question budget stated in the prompt."),
+) -> None:
+    """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""
+    from kari.game.export import export_prompts as run_export
+    from kari.resources import bundled_bench_dir
+
+    cov = run_export(bench or bundled_bench_dir(), rules, out, threshold=match_threshold, top_k=top_k, games=games,
+                     budget=budget, match_mode=match)
+    share = cov["target_covered_share"]
+    typer.echo(f"{cov['games']} prompts -> {out}; target covered by a matched rule in {cov['target_covered']} games"
+               f" ({100 * (share or 0):.1f}%)")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this group's commands to the root app."""
+    """Add ``kari play``, ``kari report`` and ``kari export-prompts`` to the root app."""
+    app.command("play")(play)
+    app.command("report")(report)
+    app.command("export-prompts")(export_prompts)

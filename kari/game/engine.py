@@ -1,0 +1,112 @@
+"""The turn loop of one Affordance20Q game: budget, rejections, forced guess, b_t / IG_t, the game record.
+
+Rules (method.md 3): every question turn (accepted or rejected) uses one unit of the budget (20 by default); a
+forced guess is requested when the budget is spent or after ``max_rejections`` consecutive rejected questions;
+a guess that is not one of the candidates fails the game. b_t and IG_t are computed for every player from the
+same leave-one-out representatives (``setup.reps``), so metrics are comparable across players.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from kari.bench.model import Game, ObjectRecord
+from kari.game.checker import Checker
+from kari.game.oracle import Oracle
+from kari.game.questioners.base import Questioner
+from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
+from kari.vocabulary import Vocabulary, normalise_term
+
+DEFAULT_BUDGET = 20
+MAX_REJECTIONS = 3
+
+
+def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
+                 vocab: Vocabulary) -> Mapping[str, float] | None:
+    """b_t over the candidates from the representatives consistent with ``history`` (None: none consistent)."""
+    from kari.solver import beliefs, consistent_counts
+
+    return beliefs(consistent_counts(reps, history, vocab))
+
+
+def info_gain(b_t: Mapping[str, float] | None, b_prev: Mapping[str, float] | None) -> float:
+    """IG_t = KL(b_t || b_{t-1}) in bits; 0 when either belief is undefined (no consistent representative)."""
+    if b_t is None or b_prev is None:
+        return 0.0
+    from kari.solver import information_gain
+
+    return float(information_gain(b_t, b_prev))
+
+
+def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
+    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
+    if raw is None:
+        return None
+    if raw in candidates:
+        return raw
+    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
+    for cand in candidates:
+        if normalise_term(cand) == wanted:
+            return cand
+    return None
+
+
+def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Questioner, checker: Checker,
+              oracle: Oracle, vocab: Vocabulary, *, max_rejections: int = MAX_REJECTIONS) -> dict[str, Any]:
+    """Play one game and return its record (the ``games.jsonl`` line, without run bookkeeping)."""
+    started = time.perf_counter()
+    if questioner.uses_hidden_object:
+        setup = replace(setup, hidden=hidden, target=game.target)
+    b0 = belief_state(setup.reps, [], vocab)
+    state = GameState(setup=setup, b0=b0)
+    questioner.start(setup)
+    guess: Guess | None = None
+    forced: str | None = None
+    rejections = 0
+    while guess is None:
+        if len(state.turns) >= setup.budget:
+            forced = "budget"
+        elif rejections >= max_rejections:
+            forced = "rejections"
+        if forced:
+            guess = questioner.forced_guess(state, forced)
+            break
+        action = questioner.act(state)
+        if isinstance(action, Guess):
+            guess = action
+            break
+        state.turns.append(_turn(action, state, hidden, checker, oracle, vocab))
+        rejections = 0 if state.turns[-1].check.accepted else rejections + 1
+    chosen = resolve_guess(guess.affordance, setup.candidates)
+    return {
+        "game": game.id,
+        "object": hidden.id,
+        "target": game.target,
+        "candidates": list(setup.candidates),
+        "b0": None if b0 is None else {a: round(p, 6) for a, p in b0.items()},
+        "turns": [t.to_json() for t in state.turns],
+        "n_turns": len(state.turns),
+        "guess": chosen,
+        "guess_raw": guess.raw or guess.affordance,
+        "invalid_guess": chosen is None,
+        "forced": forced,
+        "success": chosen == game.target,
+        "questioner_info": questioner.info(),
+        "time_s": round(time.perf_counter() - started, 6),
+    }
+
+
+def _turn(action: Ask, state: GameState, hidden: ObjectRecord, checker: Checker, oracle: Oracle,
+          vocab: Vocabulary) -> Turn:
+    setup = state.setup
+    check = checker.check(action.text, setup.candidates)
+    prev = state.beliefs
+    if not check.accepted:
+        return Turn(len(state.turns) + 1, action.text, check, None, prev, 0.0)
+    reply = oracle.answer(hidden, action.text, check.pairs[0])
+    history = [*state.history, (check.pairs[0], reply.value)]
+    b_t = belief_state(setup.reps, history, vocab)
+    return Turn(len(state.turns) + 1, action.text, check, reply.value, b_t, info_gain(b_t, prev), reply.raw)

@@ -1,0 +1,49 @@
+"""``kari export-prompts``: the Questioner's system prompt of every game with the matched rules appended, as one
+text file per game and a JSONL, plus which games have their target covered by a matched rule."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *, threshold: float = 0.7,
+                   top_k: int = 1, games: int | None = None, budget: int = 20, vocab_dir: str | None = None,
+                   match_mode: str = "embedding") -> dict[str, Any]:
+    """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
+    from kari.bench.model import load_benchmark
+    from kari.game.match import RuleMatcher, coverage_record
+    from kari.game.questioners.llm import system_prompt
+    from kari.game.run import select_games
+    from kari.game.setup import check_games
+    from kari.rules import load_rules
+    from kari.vocabulary import Vocabulary
+
+    bench = load_benchmark(bench_dir)
+    vocab = Vocabulary.load(vocab_dir)
+    chosen = select_games(bench.games, games, ())
+    check_games(bench, chosen)
+    matcher = RuleMatcher(load_rules(rules_path), threshold, top_k, mode=match_mode)
+    descriptions = {a.id: a.description for a in bench.affordances.values()}
+    folder = Path(out)
+    rows = []
+    for game in chosen:
+        matches = matcher.match(game.candidates)
+        prompt = system_prompt(game.candidates, descriptions, budget, matches)
+        facts = coverage_record(matches, game.target, bench.objects[game.object], vocab)
+        atomic_write_text(folder / "prompts" / f"{_UNSAFE.sub('_', game.id)}.txt", prompt)
+        rows.append({"game": game.id, "target": game.target, "candidates": list(game.candidates),
+                     "system_prompt": prompt, **facts})
+    atomic_write_jsonl(folder / "prompts.jsonl", rows)
+    covered = [r["game"] for r in rows if r["target_has_rule"]]
+    coverage = {"games": len(rows), "target_covered": len(covered),
+                "target_covered_share": round(len(covered) / len(rows), 6) if rows else None,
+                "target_rule_covers_object": sum(1 for r in rows if r["target_rule_covers_object"]),
+                "covered_games": covered, "threshold": threshold, "top_k": top_k, "match": match_mode}
+    atomic_write_json(folder / "coverage.json", coverage)
+    return coverage

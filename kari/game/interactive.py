@@ -1,0 +1,44 @@
+"""``kari play --interactive``: a person plays as Questioner in the terminal; games are recorded in the same
+``games.jsonl`` format as every other player (the human baseline)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+
+
+def next_game_id(config: Any, out: Path) -> str:
+    """The first game of the benchmark (in file order) not yet played in ``out``."""
+    from kari.bench.model import load_benchmark
+    from kari.game.run import GAMES_FILE, load_records
+
+    bench = load_benchmark(config.bench)
+    done = {r.get("game") for r in load_records(out / GAMES_FILE)[0]}
+    for game in bench.games:
+        if game.id not in done:
+            return game.id
+    raise KariError("every game of this benchmark has been played in this run directory", file=str(out),
+                    code="game-config")
+
+
+def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Callable[[str], str] = input,
+                     write: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Play ``games`` games (or the ones in ``config.game_ids``) with a person; returns their records."""
+    from kari.game.run import GAMES_FILE, load_records, play
+
+    out = Path(out)
+    config = replace(config, questioner="human")
+    ids = list(config.game_ids) or None
+    played = []
+    for number in range(len(ids) if ids else games):
+        game_id = ids[number] if ids else next_game_id(config, out)
+        play(replace(config, game_ids=(game_id,), games=None), out, progress=False, read=read, write=write)
+        record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r["game"] == game_id)
+        verdict = "Correct!" if record["success"] else f"Wrong: the answer was {record['target']}."
+        write(f"{verdict} The hidden object was {record['object']}. ({record['n_turns']} questions)")
+        played.append(record)
+    return played

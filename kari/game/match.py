@@ -1,0 +1,96 @@
+"""Match each candidate affordance to the rule(s) whose verb is most similar (method.md 2, inference).
+
+Similarity is the cosine of all-MiniLM-L6-v2 sentence embeddings of the verbs written as words
+(``pierce_through`` -> "pierce through"); a match needs similarity >= ``threshold`` (0.7 as in the paper).
+``top_k`` > 1 keeps up to k rules per candidate. A candidate whose id equals a rule's verb matches it with
+similarity 1.0 without loading the model (the embedding would say the same). ``mode="exact"`` matches by
+verb identity only (no embedding model needed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kari.bench.model import ObjectRecord
+from kari.errors import KariError
+from kari.game.types import RuleMatch
+from kari.rules.ast import Atom, Rule
+from kari.vocabulary import Vocabulary, normalise_term
+
+DEFAULT_THRESHOLD = 0.7
+MATCH_MODES = ("embedding", "exact")
+
+
+def _words(verb: str) -> str:
+    return normalise_term(verb).replace("_", " ")
+
+
+class RuleMatcher:
+    """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
+
+    def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
+                 embedder: Any = None, mode: str = "embedding") -> None:
+        if not 0.0 <= threshold <= 1.0 or top_k < 1:
+            raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
+        if mode not in MATCH_MODES:
+            raise KariError(f"unknown rule match mode {mode!r} (expected embedding or exact)", code="game-config")
+        self.mode = mode
+        self.threshold = threshold
+        self.top_k = top_k
+        self._embedder = embedder
+        self.by_verb: dict[str, Rule] = {}
+        for rule in rules:  # the first rule of a verb wins; later duplicates are ignored
+            self.by_verb.setdefault(normalise_term(rule.affordance), rule)
+        self._cache: dict[str, tuple[RuleMatch, ...]] = {}
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from kari.embeddings import Embedder
+
+            self._embedder = Embedder()
+        return self._embedder
+
+    def match(self, candidates: Iterable[str]) -> dict[str, tuple[RuleMatch, ...]]:
+        """``candidate -> matched rules`` (best first; empty when no rule is similar enough)."""
+        wanted = list(dict.fromkeys(candidates))
+        todo = [c for c in wanted if c not in self._cache]
+        fuzzy = []
+        for cand in todo:
+            exact = self.by_verb.get(normalise_term(cand))
+            if exact is not None and (self.top_k == 1 or self.mode == "exact"):
+                self._cache[cand] = (RuleMatch(cand, exact, 1.0),)
+            else:
+                fuzzy.append(cand)
+        if fuzzy and self.by_verb and self.mode == "embedding":
+            verbs = list(self.by_verb)
+            keys = [_words(v) for v in verbs]
+            by_text = dict(zip(keys, verbs, strict=True))
+            found = self.embedder.best_matches([_words(c) for c in fuzzy], keys, self.threshold, self.top_k)
+            for cand, hits in zip(fuzzy, found, strict=True):
+                self._cache[cand] = tuple(RuleMatch(cand, self.by_verb[by_text[key]], float(score)) for key, score in hits)
+        for cand in fuzzy:
+            self._cache.setdefault(cand, ())
+        return {c: self._cache[c] for c in wanted}
+
+
+def rule_covers(rule: Rule, obj: ObjectRecord, vocab: Vocabulary) -> bool:
+    """Does ``rule`` hold for ``obj`` in the any-part reading (each atom via the solver's ``has_property``)?"""
+    from kari.solver import has_property
+
+    def holds(atom: Atom) -> bool:
+        return bool(has_property(obj, atom.predicate, atom.value, vocab))
+
+    return rule.evaluate(holds)
+
+
+def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,
+                    vocab: Vocabulary) -> dict[str, Any]:
+    """The per-game rule facts: matches per candidate, whether the target has a rule and whether it covers o*."""
+    target_rules = matches.get(target, ())
+    return {
+        "matched": {c: [m.to_json() for m in ms] for c, ms in matches.items()},
+        "target_has_rule": bool(target_rules),
+        "target_rule_covers_object": any(rule_covers(m.rule, hidden, vocab) for m in target_rules),
+    }

@@ -1,0 +1,129 @@
+"""Scores of a run from its game records (method.md 4): SR, mean turns over solved games, IG per turn,
+question dimensions per turn, per-affordance scores and the split by rule coverage of the target.
+
+Runs of a stochastic player (Fix20Q: 5 runs) are pooled; SR is then the mean of the runs' success rates (all
+runs play the same games) and ``success_rate_by_run`` lists each.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+DIMENSIONS = ("MATERIAL", "SHAPE", "SIZE", "SURFACE")
+OTHER_KINDS = ("FUNCTION", "CATEGORY", "REJECTED")
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return round(statistics.fmean(values), 6) if values else None
+
+
+def score(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``{"games", "success_rate", "avg_turns_solved"}`` of a set of records (SR 0..1; None when empty)."""
+    return {
+        "games": len(records),
+        "success_rate": _mean(1.0 if r["success"] else 0.0 for r in records),
+        "avg_turns_solved": _mean(r["n_turns"] for r in records if r["success"]),
+    }
+
+
+def question_kind(turn: Mapping[str, Any]) -> str:
+    """MATERIAL/SHAPE/SIZE/SURFACE of an accepted question; FUNCTION/CATEGORY when flagged; else REJECTED."""
+    checker = turn["checker"]
+    if checker.get("flag") in OTHER_KINDS:
+        return checker["flag"]
+    if checker.get("accepted") and checker.get("pairs"):
+        return str(checker["pairs"][0]).split(":", 1)[0]
+    return "REJECTED"
+
+
+def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[int]]:
+    """Mean IG_t over the games that reached turn t, and how many did."""
+    sums: dict[int, float] = defaultdict(float)
+    counts: Counter[int] = Counter()
+    for record in records:
+        for turn in record["turns"]:
+            sums[turn["turn"]] += float(turn["ig"])
+            counts[turn["turn"]] += 1
+    last = max(counts, default=0)
+    return ([round(sums[t] / counts[t], 6) if counts[t] else 0.0 for t in range(1, last + 1)],
+            [counts[t] for t in range(1, last + 1)])
+
+
+def dimension_share_by_turn(records: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:
+    """For each turn index, the share of each question kind among the questions asked at that turn."""
+    per_turn: dict[int, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        for turn in record["turns"]:
+            per_turn[turn["turn"]][question_kind(turn)] += 1
+    out = []
+    for t in range(1, max(per_turn, default=0) + 1):
+        total = sum(per_turn[t].values())
+        out.append({k: round(per_turn[t][k] / total, 6) for k in (*DIMENSIONS, *OTHER_KINDS) if per_turn[t][k]})
+    return out
+
+
+def split(records: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], Any]) -> dict[str, dict[str, Any]]:
+    """:func:`score` of the records grouped by ``key`` (records whose key is None are left out)."""
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for record in records:
+        value = key(record)
+        if value is not None:
+            groups[str(value)].append(record)
+    return {name: score(groups[name]) for name in sorted(groups)}
+
+
+def coverage_split(records: Sequence[Mapping[str, Any]],
+                   covered: Mapping[str, bool] | None = None) -> dict[str, dict[str, Any]] | None:
+    """Scores on games whose target has a matched rule (``covered``) and on the others (``uncovered``).
+
+    ``covered`` maps game ids to that fact (e.g. taken from another run with rules); by default each record's own
+    ``rules.target_has_rule`` is used. None when no record can be classified.
+    """
+
+    def key(record: Mapping[str, Any]) -> str | None:
+        if covered is not None:
+            flag = covered.get(record["game"])
+        else:
+            flag = (record.get("rules") or {}).get("target_has_rule")
+        return None if flag is None else ("covered" if flag else "uncovered")
+
+    groups = split(records, key)
+    return groups or None
+
+
+def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``summary.json`` figures of a run."""
+    runs = sorted({r.get("run", 0) for r in records})
+    by_run = {str(run): score([r for r in records if r.get("run", 0) == run])["success_rate"] for run in runs}
+    ig, ig_n = ig_by_turn(records)
+    turns = [t for r in records for t in r["turns"]]
+    kinds = Counter(question_kind(t) for t in turns)
+    times = [float(r.get("time_s", 0.0)) for r in records]
+    summary: dict[str, Any] = {
+        **score(records),
+        "games": len({r["game"] for r in records}),
+        "records": len(records),
+        "runs": len(runs),
+        "success_rate_by_run": by_run,
+        "success_rate_sd_over_runs": round(statistics.pstdev(by_run.values()), 6) if len(by_run) > 1 else 0.0,
+        "avg_turns": _mean(r["n_turns"] for r in records),
+        "ig_by_turn": ig,
+        "ig_by_turn_games": ig_n,
+        "dimension_share": {k: round(kinds[k] / len(turns), 6) for k in (*DIMENSIONS, *OTHER_KINDS) if kinds[k]},
+        "dimension_share_by_turn": dimension_share_by_turn(records),
+        "by_affordance": split(records, lambda r: r["target"]),
+        "rejected_questions": sum(1 for t in turns if not t["checker"].get("accepted")),
+        "forced_guesses": dict(Counter(r["forced"] for r in records if r.get("forced"))),
+        "invalid_guesses": sum(1 for r in records if r.get("invalid_guess")),
+        "time_s": {"total": round(sum(times), 4), "mean": _mean(times), "max": round(max(times, default=0.0), 6)},
+    }
+    coverage = coverage_split(records)
+    if coverage is not None:
+        summary["by_rule_coverage"] = coverage
+        summary["target_covered_share"] = _mean(1.0 if (r.get("rules") or {}).get("target_has_rule") else 0.0
+                                                for r in records)
+    return summary

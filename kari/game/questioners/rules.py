@@ -1,0 +1,129 @@
+"""Rules: a symbolic player that asks the atoms of the candidates' matched rules and guesses by rule coverage.
+
+It keeps the answers as known atoms and evaluates every matched rule three-valued (true / false / unknown, the
+any-part reading, with the is-a taxonomy: "yes" to steel makes metal true, "no" to metal makes steel false).
+Each turn it asks the unknown atom that best splits the candidates still alive; it guesses when one candidate is
+left or no live rule has an unknown atom. Ranking: rule true > unknown (or no rule) > false; ties go to the rule
+with more confirmed atoms, then to the game's random stream. It never looks at representative objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kari.game.questioners.base import Questioner
+from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, RuleMatch, structured
+from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.vocabulary import Vocabulary
+
+Truth = bool | None
+
+
+def atom_truth(atom: Atom, known: Mapping[Question, bool], vocab: Vocabulary) -> Truth:
+    """True/False when the answers so far decide ``atom`` (directly or through the taxonomy), else None."""
+    for (predicate, value), answer in known.items():
+        if predicate != atom.predicate:
+            continue
+        if answer and vocab.satisfies(predicate, value, atom.value):
+            return True
+        if not answer and vocab.satisfies(predicate, atom.value, value):
+            return False
+    return None
+
+
+def truth(node: Node, known: Mapping[Question, bool], vocab: Vocabulary) -> Truth:
+    """Three-valued (Kleene) evaluation of a rule body."""
+    if isinstance(node, Atom):
+        return atom_truth(node, known, vocab)
+    if isinstance(node, Part):
+        return truth(node.body, known, vocab)
+    values = [truth(arg, known, vocab) for arg in node.args]
+    if isinstance(node, And):
+        return False if False in values else (True if all(v is True for v in values) else None)
+    if isinstance(node, Or):
+        return True if True in values else (False if all(v is False for v in values) else None)
+    raise TypeError(f"not a rule node: {node!r}")
+
+
+def confirmed_atoms(node: Node, known: Mapping[Question, bool], vocab: Vocabulary) -> int:
+    """Atoms known true in the best satisfied-or-open branch (evidence strength of a rule)."""
+    if isinstance(node, Atom):
+        return 1 if atom_truth(node, known, vocab) is True else 0
+    if isinstance(node, Part):
+        return confirmed_atoms(node.body, known, vocab)
+    scores = [confirmed_atoms(arg, known, vocab) for arg in node.args if truth(arg, known, vocab) is not False]
+    if isinstance(node, And):
+        return sum(scores)
+    return max(scores, default=0)
+
+
+class RulesQuestioner(Questioner):
+    name = "rules"
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.vocab = vocab
+
+    @classmethod
+    def from_options(cls, options: Any) -> RulesQuestioner:
+        return cls(options.vocab)
+
+    def start(self, setup: GameSetup) -> None:
+        super().start(setup)
+        self.bodies: dict[str, Node] = {c: _combined(setup.rules.get(c, ())) for c in setup.candidates
+                                        if setup.rules.get(c)}
+
+    def _status(self, known: Mapping[Question, bool]) -> dict[str, Truth]:
+        return {c: (truth(self.bodies[c], known, self.vocab) if c in self.bodies else None)
+                for c in self.setup.candidates}
+
+    def act(self, state: GameState) -> Action:
+        known = dict(state.history)
+        status = self._status(known)
+        live = [c for c in self.setup.candidates if status[c] is not False]
+        if len(live) <= 1:
+            return self._guess(state, known, status)
+        question = self._best_question(live, status, known)
+        return self._guess(state, known, status) if question is None else Ask(structured(question))
+
+    def forced_guess(self, state: GameState, reason: str) -> Guess:
+        known = dict(state.history)
+        return self._guess(state, known, self._status(known))
+
+    def _best_question(self, live: Sequence[str], status: Mapping[str, Truth],
+                       known: Mapping[Question, bool]) -> Question | None:
+        """The unknown atom of the live, undecided rules that splits the live candidates most evenly."""
+        open_rules = [c for c in live if c in self.bodies and status[c] is None]
+        mentions: dict[Question, int] = {}
+        for cand in open_rules:
+            seen = set()
+            for atom in self.bodies[cand].atoms():
+                key = (atom.predicate, atom.value)
+                if key in known or key in seen or atom_truth(atom, known, self.vocab) is not None:
+                    continue
+                seen.add(key)
+                mentions[key] = mentions.get(key, 0) + 1
+        if not mentions:
+            return None
+        total = len(live)
+        return max(mentions, key=lambda q: (min(mentions[q], total - mentions[q]), mentions[q]))
+
+    def _guess(self, state: GameState, known: Mapping[Question, bool], status: Mapping[str, Truth]) -> Guess:
+        rank = {True: 2, None: 1, False: 0}
+
+        def score(cand: str) -> tuple[int, int]:
+            strength = confirmed_atoms(self.bodies[cand], known, self.vocab) if cand in self.bodies else 0
+            return rank[status[cand]], strength
+
+        best = max(score(c) for c in self.setup.candidates)
+        tied = [c for c in self.setup.candidates if score(c) == best]
+        return Guess(tied[0] if len(tied) == 1 else self.setup.rng.choice(tied))
+
+    def info(self) -> dict[str, Any]:
+        return {"candidates_with_rules": len(self.bodies)}
+
+
+def _combined(matches: Sequence[RuleMatch]) -> Node:
+    """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
+    bodies = [m.rule.body for m in matches]
+    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))

@@ -1,0 +1,199 @@
+"""``kari play``: play a benchmark's games with one Questioner and write ``games.jsonl``, ``summary.json`` and
+plots into a run directory.
+
+The summary covers every record of the directory. Resumable: a game already in ``games.jsonl`` (same game id and run index) is skipped on rerun; a truncated last
+line left by a crash is dropped. Each record is appended as one whole line and flushed; ``summary.json``,
+``config.json`` and the plots are written atomically. A rerun with a different configuration in the same
+directory is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+
+GAMES_FILE = "games.jsonl"
+SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.json"
+LLM_PARTS = ("questioner", "oracle", "checker")
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume."""
+
+    bench: str
+    questioner: str
+    oracle: str = "kb"
+    checker: str = "symbolic"
+    seed: int = 0
+    runs: int | None = None
+    games: int | None = None
+    game_ids: tuple[str, ...] = ()
+    rules: str | None = None
+    rule_threshold: float = 0.7
+    rule_top_k: int = 1
+    rule_match: str = "embedding"
+    questions: str | None = None
+    temperature: float = 1.0
+    max_tokens: int = 512
+    threshold: float = 0.9
+    budget: int = 20
+    max_rejections: int = 3
+    reps_k: int = 10
+    leave_one_out: bool = True
+    vocab: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def identity(self) -> dict[str, Any]:
+        """The fields a resumed run must share with the original."""
+        data = asdict(self)
+        for key in ("games", "game_ids"):
+            data.pop(key)
+        return data
+
+
+def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """Records already in ``games.jsonl`` and whether a truncated tail was dropped."""
+    if not path.exists():
+        return [], False
+    records: list[dict[str, Any]] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            if number == len(lines):  # a crash cut the last line: drop it
+                return records, True
+            raise KariError("corrupt record (not JSON)", file=str(path), line=number, code="run-corrupt") from None
+    return records, False
+
+
+def _check_resume(out: Path, config: PlayConfig) -> None:
+    path = out / CONFIG_FILE
+    if not path.exists():
+        return
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise KariError("unreadable run configuration", file=str(path), code="run-config") from None
+    new = json.loads(json.dumps(config.identity()))
+    diff = sorted(k for k in set(old) | set(new) if k not in ("games", "game_ids") and old.get(k) != new.get(k))
+    if diff:
+        raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
+                        file=str(path), code="run-config")
+
+
+def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) -> list[Any]:
+    """The games to play: those named in ``ids`` (in that order) or the first ``count`` (all when None)."""
+    if ids:
+        by_id = {g.id: g for g in games}
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise KariError(f"no game {missing[0]!r} in the benchmark", code="game-config")
+        return [by_id[i] for i in ids]
+    if count is not None and count < 1:
+        raise KariError("--games must be >= 1", code="game-config")
+    return list(games[:count] if count is not None else games)
+
+
+def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
+    if not any(getattr(config, part) == "llm" for part in LLM_PARTS):
+        return None
+    from kari.llm import CallLog, make_chat_client
+
+    if llm_config is None:
+        raise KariError("an llm player needs an endpoint: pass --model (and --base-url)", code="game-config")
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    return make_chat_client(llm_config, CallLog(out / f"llm_calls-{stamp}.jsonl"))
+
+
+def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
+         read: Any = input, write: Any = print) -> dict[str, Any]:
+    """Play the configured games into ``out`` (resuming) and return the run summary."""
+    from kari.bench.model import load_benchmark
+    from kari.game.checker import make_checker
+    from kari.game.engine import play_game
+    from kari.game.match import RuleMatcher
+    from kari.game.metrics import summarise
+    from kari.game.oracle import make_oracle
+    from kari.game.plots import plot_run
+    from kari.game.questioners import QuestionerOptions, make_questioner, questioner_class
+    from kari.game.setup import SetupBuilder, check_games
+    from kari.vocabulary import Vocabulary
+
+    out = Path(out)
+    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1:
+        raise KariError("budget, max rejections and representatives per affordance must be >= 1", code="game-config")
+    bench = load_benchmark(config.bench)
+    vocab = Vocabulary.load(config.vocab)
+    games = select_games(bench.games, config.games, config.game_ids)
+    check_games(bench, games)
+    cls = questioner_class(config.questioner)
+    if cls.name == "rules" and config.rules is None:
+        raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
+    matcher = None
+    if config.rules is not None:
+        from kari.rules import load_rules
+
+        matcher = RuleMatcher(load_rules(config.rules), config.rule_threshold, config.rule_top_k,
+                              mode=config.rule_match)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_resume(out, config)
+    client = _client(config, out, llm_config)
+    options = QuestionerOptions(vocab=vocab, threshold=config.threshold,
+                                questions=Path(config.questions) if config.questions else None,
+                                temperature=config.temperature, client=client, max_tokens=config.max_tokens,
+                                read=read, write=write)
+    questioner = make_questioner(config.questioner, options)
+    oracle = make_oracle(config.oracle, vocab, client)
+    checker = make_checker(config.checker, vocab, client)
+    builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
+                           leave_one_out=config.leave_one_out, matcher=matcher)
+    runs = config.runs if config.runs is not None else cls.default_runs
+    if runs < 1:
+        raise KariError("--runs must be >= 1", code="game-config")
+    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "games": config.games, "game_ids": list(config.game_ids)})
+
+    path = out / GAMES_FILE
+    records, truncated = load_records(path)
+    if truncated:
+        atomic_write_jsonl(path, records)
+    done = {(r.get("game"), r.get("run", 0)) for r in records}
+    todo = [(run, g) for run in range(runs) for g in games if (g.id, run) not in done]
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(todo), desc=f"{config.questioner}", unit="game", disable=not progress, leave=False)
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            for run, game in todo:
+                setup, hidden, rules = builder.build(game, run)
+                record = {"run": run, "questioner": config.questioner,
+                          **play_game(game, hidden, setup, questioner, checker, oracle, vocab,
+                                      max_rejections=config.max_rejections)}
+                if rules is not None:
+                    record["rules"] = rules
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.flush()
+                records.append(record)
+                bar.update(1)
+    finally:
+        bar.close()
+    summary = summarise(records)
+    summary["config"] = {**config.identity(), "runs": runs}
+    if client is not None:
+        summary["llm_usage"] = client.usage.as_dict()
+    atomic_write_json(out / SUMMARY_FILE, summary)
+    plot_run(summary, out)
+    return summary

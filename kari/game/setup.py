@@ -1,0 +1,83 @@
+"""Build each game's :class:`GameSetup`: leave-one-out representatives, the question pool, matched rules.
+
+Fairness: representatives are drawn with the game's hidden object excluded (``select_representatives(...,
+exclude=(hidden,))``), for every player and for the metrics; only the Optimal upper bound is additionally
+handed the hidden object by the engine. ``leave_one_out=False`` exists only to measure how much reading the
+answer off the representatives inflates a player's score.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kari.bench.model import Benchmark, Game, ObjectRecord
+from kari.errors import KariError
+from kari.game.match import RuleMatcher, coverage_record
+from kari.game.types import GameSetup, Question
+from kari.vocabulary import Vocabulary
+
+
+def game_rng(seed: int, run: int, game_id: str) -> random.Random:
+    """A random stream that depends only on (seed, run, game), so resumed and reordered runs agree."""
+    return random.Random(f"kari-game:{seed}:{run}:{game_id}")
+
+
+def check_games(bench: Benchmark, games: Sequence[Game]) -> None:
+    """Every game names a known object, 2+ distinct known candidates and a target among them."""
+    path = str(bench.root / "games.jsonl")
+    for number, game in enumerate(games, 1):
+        where = {"file": path, "code": "game-invalid"}
+        if game.object not in bench.objects:
+            raise KariError(f"game {game.id}: unknown object {game.object!r}", **where)
+        if len(set(game.candidates)) != len(game.candidates) or len(game.candidates) < 2:
+            raise KariError(f"game {game.id}: candidates must be 2 or more distinct affordances", **where)
+        if game.target not in game.candidates:
+            raise KariError(f"game {game.id}: target {game.target!r} is not a candidate", **where)
+        unknown = [c for c in game.candidates if c not in bench.affordances]
+        if unknown:
+            raise KariError(f"game {game.id}: unknown candidate {unknown[0]!r}", **where)
+
+
+class SetupBuilder:
+    """Makes game setups for one run configuration, caching representatives per hidden object."""
+
+    def __init__(self, bench: Benchmark, vocab: Vocabulary, *, k: int = 10, seed: int = 0, budget: int = 20,
+                 leave_one_out: bool = True, matcher: RuleMatcher | None = None) -> None:
+        self.bench = bench
+        self.vocab = vocab
+        self.k = k
+        self.seed = seed
+        self.budget = budget
+        self.leave_one_out = leave_one_out
+        self.matcher = matcher
+        self._reps: dict[str, Mapping[str, Sequence[str]]] = {}
+        self.descriptions = {a.id: a.description for a in bench.affordances.values()}
+
+    def representatives(self, hidden: str) -> Mapping[str, Sequence[str]]:
+        """Representative object ids per affordance for games hiding ``hidden`` (leave-one-out)."""
+        if hidden not in self._reps:
+            from kari.solver import select_representatives
+
+            exclude = (hidden,) if self.leave_one_out else ()
+            self._reps[hidden] = select_representatives(self.bench, k=self.k, seed=self.seed, exclude=exclude)
+        return self._reps[hidden]
+
+    def build(self, game: Game, run: int) -> tuple[GameSetup, ObjectRecord, dict[str, Any] | None]:
+        """The setup a Questioner gets, the hidden object (for the engine) and the game's rule facts."""
+        from kari.solver import question_pool
+
+        hidden = self.bench.objects[game.object]
+        ids = self.representatives(game.object)
+        reps = {c: tuple(self.bench.objects[o] for o in ids.get(c, ()) if o in self.bench.objects)
+                for c in game.candidates}
+        pool_objects = list({o.id: o for objs in reps.values() for o in objs}.values())
+        pool: list[Question] = list(question_pool(pool_objects, self.vocab))
+        matches = self.matcher.match(game.candidates) if self.matcher is not None else {}
+        setup = GameSetup(game_id=game.id, candidates=tuple(game.candidates),
+                          descriptions={c: self.descriptions.get(c, "") for c in game.candidates},
+                          reps=reps, pool=tuple(pool), budget=self.budget,
+                          rng=game_rng(self.seed, run, game.id), rules=matches)
+        rules = coverage_record(matches, game.target, hidden, self.vocab) if self.matcher is not None else None
+        return setup, hidden, rules

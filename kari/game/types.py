@@ -1,0 +1,157 @@
+"""Typed records of one Affordance20Q game: questions, checker verdicts, turns, setups and the game record.
+
+A *question* reaches the engine as text: free text (``"Is it made of metal?"``) from LLM and human players, or the
+structured form ``DIMENSION:value`` (``"MATERIAL:metal"``) from symbolic players. The Checker maps either to
+``(PREDICATE, value)`` pairs (:data:`Question`); metrics and the KB Oracle work on those pairs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kari.bench.model import ObjectRecord
+from kari.rules.ast import DIMENSION_OF, Rule
+
+Question = tuple[str, str]
+"""``(PREDICATE, value)``, e.g. ``("MADE_OF", "metal")``; the solver's question type."""
+
+History = Sequence[tuple[Question, bool]]
+"""Accepted questions with the Oracle's answers, in order."""
+
+
+def structured(question: Question) -> str:
+    """``("MADE_OF", "metal")`` -> ``"MATERIAL:metal"`` (the form symbolic players ask in)."""
+    predicate, value = question
+    return f"{DIMENSION_OF[predicate]}:{value}"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    """A rule matched to a candidate affordance by verb similarity."""
+
+    candidate: str
+    rule: Rule
+    similarity: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule.affordance, "similarity": round(self.similarity, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The Questioner asks ``text`` (free text or ``DIMENSION:value``)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """The Questioner's final guess; ``raw`` is what it literally said (for LLM and human players)."""
+
+    affordance: str | None
+    raw: str = ""
+
+
+Action = Ask | Guess
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The Checker's verdict on one question.
+
+    ``pairs`` holds one ``(PREDICATE, value)`` per probed property; ``flag`` is ``"FUNCTION"`` or ``"CATEGORY"``
+    for forbidden questions. A question is accepted only when it is unflagged and probes exactly one property.
+    """
+
+    pairs: tuple[Question, ...]
+    flag: str | None = None
+    reason: str | None = None
+    raw: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.flag is None and self.reason is None and len(self.pairs) == 1
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pairs": [structured(p) for p in self.pairs], "flag": self.flag,
+                               "accepted": self.accepted, "reason": self.reason}
+        if self.raw is not None:
+            out["raw"] = self.raw
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One question turn: the question, the Checker's verdict, the answer (None when rejected), b_t and IG_t."""
+
+    index: int
+    question: str
+    check: CheckResult
+    answer: bool | None
+    beliefs: Mapping[str, float] | None
+    ig: float
+    oracle_raw: str | None = None
+
+    @property
+    def pair(self) -> Question | None:
+        return self.check.pairs[0] if self.check.accepted else None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "turn": self.index,
+            "question": self.question,
+            "checker": self.check.to_json(),
+            "answer": None if self.answer is None else ("yes" if self.answer else "no"),
+            "b": None if self.beliefs is None else {a: round(p, 6) for a, p in self.beliefs.items()},
+            "ig": round(self.ig, 6),
+        }
+        if self.oracle_raw is not None:
+            out["oracle_raw"] = self.oracle_raw
+        return out
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What a Questioner may know at the start of a game.
+
+    ``reps`` are the candidates' representative objects *without* the hidden object (leave-one-out) and ``pool``
+    the questions over them. ``hidden`` and ``target`` are set only for a Questioner that declares
+    ``uses_hidden_object`` (the Optimal upper bound).
+    """
+
+    game_id: str
+    candidates: tuple[str, ...]
+    descriptions: Mapping[str, str]
+    reps: Mapping[str, Sequence[ObjectRecord]]
+    pool: Sequence[Question]
+    budget: int
+    rng: random.Random
+    rules: Mapping[str, Sequence[RuleMatch]] = field(default_factory=dict)
+    hidden: ObjectRecord | None = None
+    target: str | None = None
+
+
+@dataclass
+class GameState:
+    """The game so far, as the Questioner sees it."""
+
+    setup: GameSetup
+    b0: Mapping[str, float] | None = None
+    turns: list[Turn] = field(default_factory=list)
+
+    @property
+    def history(self) -> list[tuple[Question, bool]]:
+        """Accepted questions with their answers."""
+        return [(t.pair, bool(t.answer)) for t in self.turns if t.pair is not None and t.answer is not None]
+
+    @property
+    def beliefs(self) -> Mapping[str, float] | None:
+        """b_t after the last turn (b_0 before any)."""
+        return self.turns[-1].beliefs if self.turns else self.b0
+
+    @property
+    def turns_left(self) -> int:
+        return self.setup.budget - len(self.turns)
