@@ -57,6 +57,7 @@ class Vocabulary:
     _parents: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (predicate, child) -> parents
     _banned: dict[str, str] = field(default_factory=dict)  # term -> kind
     _ancestors: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     # --- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -166,6 +167,7 @@ class Vocabulary:
                 raise KariError(f"is-a names unknown {predicate} value {term!r}", code="vocab-isa")
         self._parents.setdefault((predicate, normalise_term(child)), set()).add(normalise_term(parent))
         self._ancestors.clear()
+        self._memos.clear()
 
     # --- queries --------------------------------------------------------------------------------------------
     def values(self, predicate: str) -> frozenset[str]:
@@ -200,6 +202,10 @@ class Vocabulary:
                     stack.extend(self._parents.get((predicate, current), ()))
             cached = self._ancestors[key] = frozenset(seen)
         return cached
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A cache for results derived from the taxonomy (e.g. closed object views), emptied by :meth:`add_isa`."""
+        return self._memos.setdefault(name, {})
 
     def satisfies(self, predicate: str, fact_value: str, rule_value: str) -> bool:
         """Does a fact ``predicate:fact_value`` make the atom ``predicate:rule_value`` true?"""

@@ -49,7 +49,19 @@ def object_parts(obj: ObjectRecord) -> tuple[str, ...]:
 
 
 def object_view(obj: ObjectRecord, vocab: Vocabulary) -> ObjectView:
-    """Close the object's properties under the is-a taxonomy (properties of unknown predicates are ignored)."""
+    """Close the object's properties under the is-a taxonomy (properties of unknown predicates are ignored).
+
+    Views are memoised per vocabulary (and dropped when its taxonomy changes): games ask for the same
+    representatives' views on every turn.
+    """
+    cache = vocab.memo("object_view")
+    view = cache.get(obj)
+    if view is None:
+        view = cache[obj] = _close_object(obj, vocab)
+    return view
+
+
+def _close_object(obj: ObjectRecord, vocab: Vocabulary) -> ObjectView:
     names = object_parts(obj)
     per_part: dict[str, set[Fact]] = {name: set() for name in names}
     whole: set[Fact] = set()
