@@ -1,0 +1,53 @@
+"""Read-side queries of the KB: counts, one node's edges, and arbitrary read-only SQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from kari.errors import KariError
+
+SHOW_COLUMNS = ("node1", "relation", "node2", "source", "weight", "file", "line")
+
+
+def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """``{"edges", "nodes", "relations": {rel: n}, "sources": {src: n}, "files": [...]}`` (counts descending)."""
+    edges = con.execute("SELECT count(*) FROM edges").fetchone()[0]
+    nodes = con.execute("SELECT count(*) FROM (SELECT node1 FROM edges UNION SELECT node2 FROM edges)").fetchone()[0]
+
+    def counts(column: str) -> dict[str, int]:
+        rows = con.execute(f"SELECT coalesce({column}, ''), count(*) AS n FROM edges GROUP BY 1 "
+                           "ORDER BY n DESC, 1").fetchall()
+        return {key: n for key, n in rows}
+
+    files = [{"file": f, "format": fmt, "edges_read": r, "edges_added": a}
+             for f, fmt, r, a in con.execute("SELECT file, format, edges_read, edges_added FROM loads "
+                                             "ORDER BY load_id").fetchall()]
+    return {"edges": edges, "nodes": nodes, "relations": counts("relation"), "sources": counts("source"),
+            "files": files}
+
+
+def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> list[dict[str, Any]]:
+    """Edges touching ``node``: an exact node id, else every node whose readable label is ``node``."""
+    cols = ", ".join(SHOW_COLUMNS)
+    rows = con.execute(f"SELECT {cols} FROM edges WHERE node1 = $n OR node2 = $n ORDER BY file, line LIMIT $l",
+                       {"n": node, "l": limit}).fetchall()
+    if not rows:
+        rows = con.execute(
+            f"SELECT {cols} FROM edges WHERE kari_snake(kari_node_label(node1, node1_label)) = $key "
+            f"OR kari_snake(kari_node_label(node2, node2_label)) = $key ORDER BY file, line LIMIT $l",
+            {"key": con.execute("SELECT kari_snake(kari_label(?))", [node]).fetchone()[0], "l": limit}).fetchall()
+    return [dict(zip(SHOW_COLUMNS, row)) for row in rows]
+
+
+def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000) -> tuple[list[str], list[tuple]]:
+    """Run one query; return its column names and at most ``max_rows`` rows. Errors become a KariError."""
+    try:
+        result = con.execute(query)
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise KariError(first, code="kb-sql") from None
+    if result.description is None:
+        return [], []
+    return [d[0] for d in result.description], result.fetchmany(max_rows)

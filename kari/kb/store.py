@@ -1,0 +1,196 @@
+"""The KB store: open a DuckDB file with kari's schema, and load edge files into it.
+
+Each file is loaded in one transaction: DuckDB reads and decodes it in one SQL statement (see
+:mod:`kari.kb.formats`); the first malformed line aborts the load with ``FILE:LINE: what is wrong`` and the
+database is left as it was. Edges are deduplicated on their content key (node1, relation, node2, source),
+so loading a file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from kari.errors import KariError
+from kari.kb import formats, textfile
+from kari.kb.maps import refresh_maps
+from kari.resources import asset_path
+
+DEFAULT_DB = "kari.duckdb"
+SQL_FILES = ("schema.sql", "macros.sql", "views.sql")
+_BAD_LINE = "kari: malformed line"
+LOAD_MEMORY_LIMIT = "1GB"
+
+# One statement decodes, validates (error() on the first problem row met) and inserts the edges whose
+# content key is not in the KB yet.
+INSERT_SQL = """
+INSERT INTO edges BY NAME
+SELECT md5_number(concat_ws(chr(31), node1, relation, node2, coalesce(source, ''))) AS edge_key,
+       coalesce(id, concat_ws('-', node1, relation, node2, source)) AS id,
+       * EXCLUDE (id, problem), $file AS file, $load_id AS load_id
+FROM ({staged}) AS st
+WHERE CASE WHEN problem IS NULL THEN true ELSE error('""" + _BAD_LINE + """') END
+  AND edge_key NOT IN (SELECT edge_key FROM edges)
+"""
+# Duplicates inside one file: keep the first line of each content key. Run only when there are duplicates
+# (a DELETE makes DuckDB's commit of a large insert much slower; the window runs on duplicated keys only).
+DUPLICATES_SQL = "SELECT count(*) - count(DISTINCT edge_key) FROM edges WHERE load_id = ?"
+DEDUPE_SQL = """
+DELETE FROM edges WHERE load_id = $load_id AND rowid IN (
+  SELECT e.rowid FROM edges AS e
+  JOIN (SELECT edge_key FROM edges WHERE load_id = $load_id GROUP BY edge_key HAVING count(*) > 1) USING (edge_key)
+  WHERE e.load_id = $load_id
+  QUALIFY row_number() OVER (PARTITION BY e.edge_key ORDER BY e.line, e.rowid) > 1)
+"""
+
+
+@dataclass(frozen=True)
+class FileLoad:
+    """What loading one file did."""
+
+    file: str
+    format: str
+    lines: int
+    edges_added: int
+    seconds: float
+
+
+@dataclass
+class LoadReport:
+    """The files loaded by one :func:`load_files` call, in order."""
+
+    files: list[FileLoad] = field(default_factory=list)
+
+    @property
+    def edges_added(self) -> int:
+        return sum(f.edges_added for f in self.files)
+
+    def summary(self) -> str:
+        """One line per file: ``FILE (FORMAT): N lines, M new edges, T s``."""
+        return "\n".join(f"{f.file} ({f.format}): {f.lines} data lines, {f.edges_added} new edges, "
+                         f"{f.seconds:.2f} s" for f in self.files)
+
+
+def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, lexicon: Path | None = None,
+            relation_map: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """Open (creating if needed) a kari KB. A writable open installs the schema, macros and views and
+    refreshes the relation map and value lexicon from their TSV files; a read-only open needs an existing KB."""
+    where = str(path)
+    if read_only and where != ":memory:" and not Path(where).is_file():
+        raise KariError("database not found", file=where, code="kb-db")
+    try:
+        con = duckdb.connect(where, read_only=read_only)
+    except duckdb.Error as exc:
+        raise KariError(f"cannot open database: {_first_line(exc)}", file=where, code="kb-db") from None
+    con.execute("SET enable_progress_bar = false")
+    if read_only:
+        if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'edges'").fetchone()[0]:
+            con.close()
+            raise KariError("not a kari KB (no edges table)", file=where, code="kb-db")
+        return con
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _install_schema(con)
+        refresh_maps(con, relation_map, lexicon)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        con.close()
+        raise
+    return con
+
+
+def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Run kb/schema.sql, macros.sql and views.sql unless this database already has exactly these versions
+    (their SHA-256 is kept in the table ``kari_meta``)."""
+    texts = [asset_path("kb", name).read_text(encoding="utf-8") for name in SQL_FILES]
+    digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()
+    con.execute("CREATE TABLE IF NOT EXISTS kari_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    if con.execute("SELECT value FROM kari_meta WHERE key = 'sql_sha256'").fetchone() == (digest,):
+        return
+    for text in texts:
+        con.execute(text)
+    con.execute("INSERT OR REPLACE INTO kari_meta VALUES ('sql_sha256', ?)", [digest])
+
+
+def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt: str = "auto", *,
+               memory_limit: str | None = LOAD_MEMORY_LIMIT) -> LoadReport:
+    """Load each file in its own transaction; the first bad file raises a :class:`KariError` (files before it
+    stay loaded, the bad one adds nothing). DuckDB's memory is capped at ``memory_limit`` while loading
+    (it spills to disk beyond it); None keeps the connection's setting."""
+    report = LoadReport()
+    previous = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    if memory_limit:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+    try:
+        for path in paths:
+            report.files.append(load_file(con, Path(path), fmt))
+    finally:
+        if memory_limit:
+            con.execute(f"SET memory_limit = '{previous}'")
+    return report
+
+
+def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> FileLoad:
+    """Load one file all-or-nothing; see :func:`load_files`. Python counts the lines (and looks for blank
+    lines, which DuckDB would skip silently) in a thread while DuckDB loads."""
+    start = time.perf_counter()
+    src = formats.detect(path, fmt)
+    file = str(path.resolve())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        counting = pool.submit(textfile.count_lines, path)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            load_id = con.execute("SELECT nextval('kari_load_seq')").fetchone()[0]
+            con.execute(INSERT_SQL.format(staged=formats.staged_sql(src)), {"file": file, "load_id": load_id})
+            if con.execute(DUPLICATES_SQL, [load_id]).fetchone()[0]:
+                con.execute(DEDUPE_SQL, {"load_id": load_id})
+            count = counting.result()
+            if count.first_blank is not None:
+                raise _blank(src, count.first_blank)
+            added = con.execute("SELECT count(*) FROM edges WHERE load_id = ?", [load_id]).fetchone()[0]
+            lines = count.lines - int(src.header)
+            con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
+                        "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            con.execute("ROLLBACK")
+            error = _locate(con, src, exc)
+            blank = counting.result().first_blank
+            raise (_blank(src, blank) if blank and (error.line is None or error.line > blank) else error) from None
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return FileLoad(str(path), src.fmt, lines, added, time.perf_counter() - start)
+
+
+def _blank(src: formats.Source, line: int) -> KariError:
+    return KariError("empty line (blank lines are only allowed at the end of a file)", file=str(src.path),
+                     line=line, code="kb-blank")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _locate(con: duckdb.DuckDBPyConnection, src: formats.Source, exc: duckdb.Error) -> KariError:
+    """Turn a DuckDB failure into a precise ``FILE:LINE`` error: a SQL query for value problems, a Python
+    scan for structural ones (column count, encoding, bad JSON)."""
+    where = str(src.path)
+    if _BAD_LINE in str(exc):
+        row = con.execute(f"SELECT line, problem FROM ({formats.staged_sql(src)}) AS st "
+                          "WHERE problem IS NOT NULL ORDER BY line LIMIT 1").fetchone()
+        if row is not None:
+            return KariError(row[1], file=where, line=int(row[0]), code="kb-value")
+    found = textfile.first_bad_line(src.path, len(src.columns), src.delim, src.json_lines, src.header)
+    if found is not None:
+        return found
+    match = re.search(r"[Ll]ine:? (\d+)", str(exc))
+    return KariError(_first_line(exc), file=where, line=int(match.group(1)) if match else None, code="kb-read")

@@ -1,0 +1,144 @@
+"""Byte-level facts about an input file, read in Python: its first line, line counts, and the exact location
+of the first malformed line (used only after DuckDB has reported a problem, or to check for blank lines).
+
+Files ending in ``.gz`` (or starting with the gzip magic bytes) are decompressed on the fly.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from kari.errors import KariError
+
+_CHUNK = 1 << 24
+
+
+def is_gzip(path: Path) -> bool:
+    """True for gzip-compressed files (by magic bytes, whatever the extension)."""
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def open_bytes(path: Path) -> IO[bytes]:
+    """Open ``path`` for binary reading, decompressing gzip files."""
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def check_readable(path: Path) -> None:
+    """Raise a :class:`KariError` when ``path`` is missing, a directory or unreadable."""
+    if not path.exists():
+        raise KariError("file not found", file=str(path), code="missing-file")
+    if not path.is_file():
+        raise KariError("not a regular file", file=str(path), code="missing-file")
+    try:
+        with open_bytes(path) as handle:
+            handle.read(1)
+    except (OSError, EOFError) as exc:
+        raise KariError(f"cannot read file: {exc}", file=str(path), code="kb-read") from None
+
+
+def decode_line(raw: bytes, path: Path, number: int) -> str:
+    """One line as text, without its line ending; invalid UTF-8 raises ``FILE:LINE:COL``."""
+    raw = raw.rstrip(b"\n").removesuffix(b"\r")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KariError(f"not UTF-8 (byte 0x{raw[exc.start]:02x})", file=str(path), line=number,
+                        col=exc.start + 1, code="kb-encoding") from None
+
+
+def first_line(path: Path) -> str | None:
+    """The first line of the file (BOM removed), or None for an empty file."""
+    with open_bytes(path) as handle:
+        raw = handle.readline()
+    if not raw:
+        return None
+    return decode_line(raw, path, 1).removeprefix("\ufeff")
+
+
+@dataclass(frozen=True)
+class LineCount:
+    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any."""
+
+    lines: int
+    first_blank: int | None
+
+
+def count_lines(path: Path) -> LineCount:
+    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it."""
+    newlines = 0          # newlines in the chunks read so far
+    first_blank: int | None = None
+    tail = last = b""
+    with open_bytes(path) as handle:
+        while chunk := handle.read(_CHUNK):
+            if first_blank is None:
+                first_blank = _blank_line(tail + chunk[:2], newlines - tail.count(b"\n"))
+                if first_blank is None:
+                    first_blank = _blank_line(chunk, newlines)
+                tail = (tail + chunk)[-2:] if len(chunk) < 2 else chunk[-2:]
+            newlines += chunk.count(b"\n")
+            last = chunk
+    stripped = last.rstrip(b"\r\n")
+    if not stripped and newlines > last.count(b"\n"):      # a whole chunk of blank lines at the end: rare
+        last_content = max((n for n, text in iter_lines(path) if text.strip()), default=0)
+    else:
+        last_content = newlines - last.count(b"\n") + stripped.count(b"\n") + (1 if stripped else 0)
+    if first_blank is not None and first_blank > last_content:
+        first_blank = None           # only trailing blank lines: allowed
+    return LineCount(last_content, first_blank)
+
+
+def _blank_line(buf: bytes, newlines_before: int) -> int | None:
+    """Number of the first blank line starting inside ``buf`` (``newlines_before`` newlines precede it)."""
+    hits = [p for p in (buf.find(b"\n\n"), buf.find(b"\n\r\n")) if p >= 0]
+    return newlines_before + buf[: min(hits) + 1].count(b"\n") + 1 if hits else None
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)``; the first undecodable line raises ``FILE:LINE:COL``."""
+    with open_bytes(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            yield number, decode_line(raw, path, number)
+
+
+def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, header: bool) -> KariError | None:
+    """The first line that is not valid UTF-8, blank before the end, of the wrong column count, or bad JSON.
+
+    This is the precise (slow, Python) pass run after DuckDB reported a problem it located only roughly.
+    """
+    blank: int | None = None
+    for number, text in iter_lines(path):
+        if not text.strip():
+            blank = blank or number
+            continue
+        if blank is not None:
+            return KariError("empty line (blank lines are only allowed at the end of a file)",
+                             file=str(path), line=blank, code="kb-blank")
+        if header and number == 1:
+            continue
+        if json_lines:
+            problem = _json_problem(text)
+            if problem:
+                return KariError(problem[0], file=str(path), line=number, col=problem[1], code="kb-json")
+            continue
+        found = len(next(csv.reader([text], delimiter=delim))) if delim == "," else text.count(delim) + 1
+        if found != columns:
+            return KariError(f"expected {columns} columns, found {found}", file=str(path), line=number,
+                             code="kb-columns")
+    return None
+
+
+def _json_problem(text: str) -> tuple[str, int | None] | None:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg}", exc.colno
+    if not isinstance(value, dict):
+        return "expected a JSON object", None
+    return None

@@ -1,0 +1,123 @@
+"""Loading the supported formats into the DuckDB KB: values, labels, provenance, dedupe."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+
+import pytest
+from test_kb_helpers import DATA, edge_set
+
+from kari.kb import load_files, open_db
+from kari.kb.query import show_node, stats
+
+
+@pytest.fixture
+def con():
+    connection = open_db(":memory:")
+    yield connection
+    connection.close()
+
+
+def test_cskg_excerpt_loads_with_provenance_and_labels(con):
+    report = load_files(con, [DATA / "cskg_excerpt.tsv"])
+    lines = sum(1 for _ in open(DATA / "cskg_excerpt.tsv", encoding="utf-8")) - 1
+    assert report.files[0].format == "cskg5"
+    assert report.files[0].lines == lines == report.edges_added
+    row = con.execute("SELECT node1, relation, node2, source, weight, file, line, kari_label(node1) FROM edges "
+                      "WHERE node1 = '/c/en/0_12_0s/n'").fetchone()
+    assert row[:5] == ("/c/en/0_12_0s/n", "/r/FormOf", "/c/en/0_12_0", "CN", 1.0)
+    assert row[5] == str((DATA / "cskg_excerpt.tsv").resolve()) and row[6] == 2
+    assert row[7] == "0 12 0s"
+    # CSV-style quoting of the early CSKG file is decoded; a trailing backslash is plain text there
+    nodes = {r[0] for r in con.execute("SELECT node1 FROM edges UNION SELECT node2 FROM edges").fetchall()}
+    assert 'vg:"10"' in nodes and 'vg:"woman' in nodes and "vg:neck\\" in nodes
+    assert 'at:tell_you\'ve_tried_to_help_with_"the_attempt"' in nodes
+
+
+@pytest.mark.parametrize(("node", "label"), [
+    ("/c/en/knife/n", "knife"), ("/c/en/bread_knife", "bread knife"),
+    ("/c/en/keyboard+vg:keyboard+rg:keyboard", "keyboard"), ("vg:ass+/c/en/ass+rg:ass", "ass"),
+    ("wn:volt.n.01+/c/en/volt/n/wn/quantity", "volt"), ("wn:abvolt.n.01", "abvolt"),
+    ("at:playing_golf", "playing golf"), ("grass seed", "grass seed"), ("/r/UsedFor", "UsedFor"),
+])
+def test_readable_labels(con, node, label):
+    assert con.execute("SELECT kari_label(?)", [node]).fetchone()[0] == label
+
+
+def test_relation_labels(con):
+    got = [con.execute("SELECT kari_relation_label(?)", [r]).fetchone()[0] for r in ("/r/UsedFor", "at:xWant")]
+    assert got == ["used for", "x want"]
+
+
+def test_kgtk_value_rules(con):
+    load_files(con, [DATA / "kgtk_values.tsv"])
+    rows = {r[0]: r[1:] for r in con.execute(
+        "SELECT id, node1, node2, kari_node_label(node2, node2_label), kari_node_label(node1, node1_label), line "
+        "FROM edges").fetchall()}
+    # a '|' list in node2 gives one edge per value, with the matching label
+    assert rows["k1-1"] == ("/c/en/knife/n", "/c/en/cut", "cut", "knife", 2)
+    assert rows["k1-2"] == ("/c/en/knife/n", "/c/en/slice", "slice", "knife", 2)
+    assert rows["k2"][1:3] == ("sharp", "sharp")                      # 'sharp'@en
+    assert rows["k3"][1] == 'a "quoted" text\twith tab'               # "..." with escapes
+    assert rows["k4"][0] == "/c/en/pipe|bar"                          # escaped bar in a symbol
+
+
+def test_gzip_and_dedupe_on_reload(con, tmp_path):
+    gz = tmp_path / "excerpt.tsv.gz"
+    with open(DATA / "cskg_excerpt.tsv", "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    first = load_files(con, [DATA / "cskg_excerpt.tsv"]).edges_added
+    before = edge_set(con)
+    again = load_files(con, [gz, DATA / "cskg_excerpt.tsv"])
+    assert first > 200 and again.edges_added == 0 and edge_set(con) == before
+    assert [f.lines for f in again.files] == [first, first]
+
+
+def test_duplicates_inside_one_file_keep_the_first_line(con, tmp_path):
+    path = tmp_path / "dup.tsv"
+    path.write_text("node1\tlabel\tnode2\tdatasource\tweight\n/c/en/a\t/r/IsA\t/c/en/b\tCN\t1.0\n"
+                    "/c/en/a\t/r/IsA\t/c/en/b\tCN\t2.0\n/c/en/a\t/r/IsA\t/c/en/b\tVG\t1.0\n", encoding="utf-8")
+    assert load_files(con, [path]).edges_added == 2
+    assert con.execute("SELECT source, weight, line FROM edges ORDER BY line").fetchall() == [
+        ("CN", 1.0, 2), ("VG", 1.0, 4)]
+
+
+@pytest.mark.parametrize("name", ["aristo_readme_rows.tsv", "aristo_headerless.tsv"])
+def test_aristo_readme_rows(con, name):
+    report = load_files(con, [DATA / name])
+    assert report.files[0].format == "aristo" and report.edges_added == 8
+    row = con.execute("SELECT node1, relation, node2, qstrength, quantifier, score, weight, tuple_provenance, "
+                      "sentence, source FROM edges WHERE relation = 'destroy'").fetchone()
+    assert row == ("acid", "destroy", "bacterium", 0.5, "some", 0.93, 0.93, "816424  (acid, kill, bacterium)",
+                   "Some acid destroys bacteria.", "aristo")
+    assert con.execute("SELECT count(*) FROM edges WHERE node1 = 'grass seed'").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("name", ["triples.csv", "triples.jsonl", "triples_headerless.tsv"])
+def test_plain_triples(con, name):
+    report = load_files(con, [DATA / name])
+    assert report.files[0].format == "triples" and report.edges_added == 2
+    assert con.execute("SELECT count(*) FROM edges WHERE node1 IN ('knife', 'bread knife', 'spoon')").fetchone()[0] == 2
+
+
+def test_triples_weight_and_source(con):
+    load_files(con, [DATA / "triples.csv"])
+    assert con.execute("SELECT weight, source, line FROM edges WHERE node1 = 'knife'").fetchone() == (1.5, "hand", 2)
+
+
+def test_stats_and_show(con):
+    load_files(con, [DATA / "cskg_excerpt.tsv"])
+    result = stats(con)
+    assert result["edges"] == sum(result["relations"].values()) == sum(result["sources"].values())
+    assert result["nodes"] > 0 and result["files"][0]["format"] == "cskg5"
+    edges = show_node(con, "/c/en/keyboard")          # matched by readable label
+    assert edges and all("keyboard" in e["node1"] or "keyboard" in e["node2"] for e in edges)
+    assert show_node(con, "no such node at all") == []
+
+
+def test_forced_format_mismatch_is_reported(con):
+    from kari.errors import KariError
+
+    with pytest.raises(KariError, match="CSKG header"):
+        load_files(con, [DATA / "kgtk_values.tsv"], fmt="cskg5")
