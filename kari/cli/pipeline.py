@@ -1,0 +1,30 @@
+"""``kari pipeline``: the main job (KB -> induce -> coverage -> play -> report) on the bundled data, offline."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def pipeline(
+    out: Path = typer.Option(Path("runs/quickstart"), "--out", "-o", help="Output folder (resumable)."),
+    kb: list[Path] = typer.Option([], "--kb", help="KB file(s) to load (default: the bundled KGTK KB)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
+    questioner: list[str] = typer.Option([], "--questioner", "-q",
+                                         help="Questioners to play (default: optimal, greedy-ig, fix20q, rules)."),
+    games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
+    seed: int = typer.Option(0, "--seed", help="Seed of induction groups, representatives and random choices."),
+) -> None:
+    """Run the main job offline: load the KB, induce rules, compute coverage, play games, write a report."""
+    from kari.pipeline import DEFAULT_QUESTIONERS, run_pipeline
+
+    run_pipeline(out, kb_files=kb or None, bench=bench, questioners=questioner or DEFAULT_QUESTIONERS, games=games,
+                 seed=seed, progress=sys.stderr.isatty(), echo=typer.echo)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``kari pipeline`` to the root app."""
+    app.command("pipeline")(pipeline)

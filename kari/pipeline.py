@@ -1,0 +1,87 @@
+"""The main job on one benchmark, offline: KB -> rules -> coverage -> games -> report.
+
+``kari pipeline --out DIR`` runs, on the bundled data unless told otherwise:
+
+1. ``kari kb load``: the KGTK KB into ``DIR/kari.duckdb`` (its object-property view is the induction input);
+2. ``kari induce --db``: one KARI rule per affordance, offline (``DIR/rules.kari`` and ``rules.jsonl``);
+3. ``kari coverage``: rules x benchmark objects into the same database (tables ``coverage`` etc.);
+4. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``);
+5. ``kari report``: a side-by-side table and the IG-over-turns figure (``DIR/report``).
+
+Every step is the library function behind the CLI command of the same name; every output is resumable or
+rewritten atomically, so a rerun of the same command finishes what a crash left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "fix20q", "rules")
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """Where each step wrote its output, with one summary line per step."""
+
+    out: Path
+    db: Path
+    rules: Path
+    play_dirs: dict[str, Path]
+    report: Path
+    lines: list[str] = field(default_factory=list)
+
+
+def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
+                 questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
+                 progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
+    """Run the five steps into ``out``; ``echo`` receives one line per finished step."""
+    from kari.game.report import report
+    from kari.game.run import PlayConfig, play
+    from kari.induce.config import InduceConfig
+    from kari.induce.run import induce
+    from kari.kb import load_files, open_db
+    from kari.resources import bundled_bench_dir, bundled_kb_file
+    from kari.solver.run import coverage
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
+    db = out / "kari.duckdb"
+    lines: list[str] = []
+
+    def step(line: str) -> None:
+        lines.append(line)
+        echo(line)
+
+    con = open_db(db)
+    try:
+        loaded = load_files(con, kb_files or [bundled_kb_file()])
+    finally:
+        con.close()
+    step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
+
+    rules = out / "rules.kari"
+    outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress)
+    step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules} "
+         f"(run directory {outcome.run_dir})")
+
+    summary = coverage(rules, db, bench=bench_dir)
+    step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
+         f"{summary.games_with_rule} of {summary.games} games have a rule for their target -> {db}")
+
+    play_dirs: dict[str, Path] = {}
+    for name in questioners:
+        folder = out / "play" / name
+        result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=name, seed=seed, games=games,
+                                 rules=str(rules.resolve())), folder, progress=progress)
+        play_dirs[name] = folder
+        turns = result["avg_turns_solved"]
+        step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
+             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {folder}")
+
+    report_dir = out / "report"
+    report(list(play_dirs.values()), report_dir)
+    step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
+    return PipelineResult(out, db, rules, play_dirs, report_dir, lines)
