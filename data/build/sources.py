@@ -272,7 +272,7 @@ class WordNet:
 
 
 def lemma_of(synset: str) -> str:
-    return synset.split(".")[0].lower()
+    return snake(synset.split(".")[0])
 
 
 def gloss_facts(node: str, synset: str, wn: WordNet) -> Iterator[Fact]:
