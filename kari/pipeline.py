@@ -37,6 +37,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
     """Run the five steps into ``out``; ``echo`` receives one line per finished step."""
+    from kari.bench.model import load_benchmark
     from kari.game.report import report
     from kari.game.run import PlayConfig, play
     from kari.induce.config import InduceConfig
@@ -45,9 +46,10 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     from kari.resources import bundled_bench_dir, bundled_kb_file
     from kari.solver.run import coverage
 
+    bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
+    load_benchmark(bench_dir)  # fail on a bad benchmark before any work
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     db = out / "kari.duckdb"
     lines: list[str] = []
 
