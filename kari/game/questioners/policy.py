@@ -1,4 +1,5 @@
-"""Policy: the target-blind optimal question tree from the solver, built on the leave-one-out representatives."""
+"""Policy: the solver's target-blind question tree (anytime: optimal when proven, else the best found) on
+the leave-one-out representatives."""
 
 from __future__ import annotations
 
@@ -32,3 +33,7 @@ class PolicyQuestioner(Questioner):
 
     def forced_guess(self, state: GameState, reason: str) -> Guess:
         return Guess(self.tree.guess(state.history))
+
+    def info(self) -> dict[str, Any]:
+        """Whether the tree played is proven optimal, its expected questions and the lower bound."""
+        return self.tree.info()
