@@ -9,7 +9,7 @@ compiler all consume :class:`ObjectRecord`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,8 +91,12 @@ class Benchmark:
         return list(self._negatives.get(affordance, []))
 
 
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line; a malformed line raises ``FILE:LINE:COL``."""
+def read_jsonl(path: Path, on_error: Callable[[KariError], None] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, object)`` for each non-blank line.
+
+    A malformed line raises a ``FILE:LINE:COL`` :class:`KariError`; with ``on_error`` it is passed there instead
+    and reading goes on (``kari bench validate`` reports every problem). A missing or non-UTF-8 file always raises.
+    """
     if not path.is_file():
         raise KariError("file not found", file=str(path), code="missing-file")
     try:
@@ -105,10 +109,15 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise KariError(f"invalid JSON: {exc.msg}", file=str(path), line=number, col=exc.colno, code="json") from None
-        if not isinstance(record, dict):
-            raise KariError("expected a JSON object", file=str(path), line=number, code="json")
-        yield number, record
+            error = KariError(f"invalid JSON: {exc.msg}", file=str(path), line=number, col=exc.colno, code="json")
+        else:
+            if isinstance(record, dict):
+                yield number, record
+                continue
+            error = KariError("expected a JSON object", file=str(path), line=number, code="json")
+        if on_error is None:
+            raise error
+        on_error(error)
 
 
 def _field(record: dict[str, Any], key: str, kind: type, path: Path, line: int) -> Any:

@@ -11,13 +11,13 @@ collected as a :class:`Problem` so one run shows them all.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.bench.model import read_jsonl
 from kari.errors import KariError
 from kari.rules.ast import PREDICATES, WHOLE
 from kari.vocabulary import Vocabulary
@@ -64,25 +64,12 @@ class _Checker:
         self.report.problems.append(Problem(str(self.root / name), line, code, message))
 
     def records(self, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-        path = self.root / name
-        if not path.is_file():
-            raise KariError("file not found", file=str(path), code="missing-file")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise KariError(f"not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path), code="encoding") from None
+        def report(error: KariError) -> None:
+            column = f" (column {error.col})" if error.col is not None else ""
+            self.problem(name, error.line or 0, "json", error.message + column)
+
         count = 0
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                self.problem(name, number, "json", f"invalid JSON: {exc.msg} (column {exc.colno})")
-                continue
-            if not isinstance(record, dict):
-                self.problem(name, number, "json", "expected a JSON object")
-                continue
+        for number, record in read_jsonl(self.root / name, on_error=report):
             count += 1
             yield number, record
         self.report.counts[name] = count
