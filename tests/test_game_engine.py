@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -116,3 +117,19 @@ def test_players_get_leave_one_out_representatives_only_optimal_sees_hidden(tmp_
     leaky = SetupBuilder(bench, vocab, k=10, leave_one_out=False)
     setup, hidden, _ = leaky.build(bench.games[0], 0)
     assert hidden.id in {o.id for o in setup.reps[bench.games[0].target]}
+
+
+def test_rules_player_guesses_as_soon_as_exactly_one_rule_is_satisfied(vocab):
+    from kari.game.questioners.rules import RulesQuestioner
+    from kari.game.types import RuleMatch
+    from kari.rules import parse_rule
+    from kari.rules.ast import Rule
+
+    rules = {"cut": parse_rule("MADE_OF:metal"), "burn": parse_rule("OR(MADE_OF:wood, SHAPE:round)")}
+    reps = {"cut": [_obj("c0", ("MADE_OF", "metal"))], "burn": [_obj("b0", ("MADE_OF", "wood"))]}
+    setup = dataclasses.replace(_setup(reps), rules={c: (RuleMatch(c, Rule(c, body), 1.0),) for c, body in rules.items()})
+    record = play_game(Game("g", "h", "cut", ("cut", "burn")), _obj("h", ("MADE_OF", "steel")), setup,
+                       RulesQuestioner(vocab), SymbolicChecker(vocab), KBOracle(vocab), vocab)
+    # "yes" to metal (the hidden object is steel) satisfies cut's rule while burn's is still open: guess now.
+    assert [t["question"] for t in record["turns"]] == ["MATERIAL:metal"]
+    assert record["guess"] == "cut" and record["success"]

@@ -3,7 +3,8 @@
 It keeps the answers as known atoms and evaluates every matched rule three-valued (true / false / unknown, the
 any-part reading, with the is-a taxonomy: "yes" to steel makes metal true, "no" to metal makes steel false).
 Each turn it asks the unknown atom that best splits the candidates still alive; it guesses when one candidate is
-left or no live rule has an unknown atom. Ranking: rule true > unknown (or no rule) > false; ties go to the rule
+left, when exactly one candidate's rule is satisfied (rules state sufficient conditions), or when no live rule
+has an unknown atom. Ranking: rule true > unknown (or no rule) > false; ties go to the rule
 with more confirmed atoms, then to the game's random stream. It never looks at representative objects.
 """
 
@@ -81,7 +82,8 @@ class RulesQuestioner(Questioner):
         known = dict(state.history)
         status = self._status(known)
         live = [c for c in self.setup.candidates if status[c] is not False]
-        if len(live) <= 1:
+        satisfied = [c for c in live if status[c] is True]
+        if len(live) <= 1 or len(satisfied) == 1:
             return self._guess(state, known, status)
         question = self._best_question(live, status, known)
         return self._guess(state, known, status) if question is None else Ask(structured(question))
