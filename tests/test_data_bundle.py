@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kari import kb
 from kari.bench.model import load_benchmark
+from kari.kb import views
 from kari.resources import asset_path, bundled_bench_dir, bundled_kb_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +39,6 @@ def test_build_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_kb_derives_the_bench_objects_and_labels() -> None:
-    kb = pytest.importorskip("kari.kb")
     con = kb.open_db(":memory:")
     kb.load_files(con, [bundled_kb_file()])
     derived: dict[str, set[tuple[str, str, str]]] = {}
@@ -57,7 +58,6 @@ def test_kb_derives_the_bench_objects_and_labels() -> None:
 def test_kb_objects_from_db_agree() -> None:
     """Through the typed API, once the KB layer provides it."""
     views = pytest.importorskip("kari.kb.views")
-    kb = pytest.importorskip("kari.kb")
     con = kb.open_db(":memory:")
     kb.load_files(con, [bundled_kb_file()])
     from_db = {o.id: o for o in views.objects_from_db(con)}
