@@ -56,8 +56,7 @@ def test_kb_derives_the_bench_objects_and_labels() -> None:
 
 
 def test_kb_objects_from_db_agree() -> None:
-    """Through the typed API, once the KB layer provides it."""
-    views = pytest.importorskip("kari.kb.views")
+    """Through the typed API."""
     con = kb.open_db(":memory:")
     kb.load_files(con, [bundled_kb_file()])
     from_db = {o.id: o for o in views.objects_from_db(con)}
