@@ -2,7 +2,8 @@
 
 Prints the wall time and peak RSS of (a) DuckDB's own plain ``read_csv`` of the file into a table and (b) kari's
 load (decode, validate, dedupe, insert) into a fresh KB, and their ratio. Each measurement runs in its own
-process so peak RSS is per step. Goal: kari under 15 s and 2 GiB for 6M edges.
+process so peak RSS is per step; CPU time (user + sys, all threads) is printed too, as wall time on a shared
+2-core machine depends on what else runs. Goal: kari under 15 s and 2 GiB for 6M edges.
 
     python benchmarks/bench_kb_load.py [--edges 6000000] [--duplicates 0] [--file PATH] [--keep]
 """
@@ -61,6 +62,7 @@ con.execute("CREATE TABLE t AS SELECT * FROM read_csv(?, delim='\\t', header=tru
 rows = con.execute("SELECT count(*) FROM t").fetchone()[0]
 con.close()
 print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows,
+                  "cpu_seconds": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -72,6 +74,7 @@ con = open_db(sys.argv[2])
 report = load_files(con, [sys.argv[1]])
 con.close()
 print(json.dumps({"seconds": time.perf_counter() - start, "rows": report.edges_added,
+                  "cpu_seconds": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
                   "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -103,7 +106,8 @@ def main() -> None:
     plain = measure(DUCKDB_PLAIN, args.file, db_dir / "plain.duckdb")
     kari = measure(KARI_LOAD, args.file, db_dir / "kari.duckdb")
     for name, m in (("duckdb read_csv", plain), ("kari kb load", kari)):
-        print(f"{name:16s} {m['rows']:>10,} rows  {m['seconds']:7.2f} s  peak RSS {m['peak_rss_mib']:7.0f} MiB")
+        print(f"{name:16s} {m['rows']:>10,} rows  {m['seconds']:7.2f} s  (CPU {m['cpu_seconds']:6.2f} s)  "
+              f"peak RSS {m['peak_rss_mib']:7.0f} MiB")
     print(f"ratio kari/duckdb: time {kari['seconds'] / plain['seconds']:.2f}x, "
           f"RSS {kari['peak_rss_mib'] / plain['peak_rss_mib']:.2f}x; goal: < 15 s, < 2048 MiB -> "
           f"{'met' if kari['seconds'] < 15 and kari['peak_rss_mib'] < 2048 else 'NOT met'}")

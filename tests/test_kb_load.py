@@ -8,6 +8,7 @@ import shutil
 import pytest
 from test_kb_helpers import DATA, edge_set
 
+from kari.errors import KariError
 from kari.kb import load_files, open_db
 from kari.kb.query import show_node, stats
 
@@ -21,7 +22,7 @@ def con():
 
 def test_cskg_excerpt_loads_with_provenance_and_labels(con):
     report = load_files(con, [DATA / "cskg_excerpt.tsv"])
-    lines = sum(1 for _ in open(DATA / "cskg_excerpt.tsv", encoding="utf-8")) - 1
+    lines = len((DATA / "cskg_excerpt.tsv").read_text(encoding="utf-8").splitlines()) - 1
     assert report.files[0].format == "cskg5"
     assert report.files[0].lines == lines == report.edges_added
     row = con.execute("SELECT node1, relation, node2, source, weight, file, line, kari_label(node1) FROM edges "
@@ -121,3 +122,29 @@ def test_forced_format_mismatch_is_reported(con):
 
     with pytest.raises(KariError, match="CSKG header"):
         load_files(con, [DATA / "kgtk_values.tsv"], fmt="cskg5")
+
+
+def test_line_numbers_stay_exact_on_a_file_larger_than_one_read_buffer(con, tmp_path):
+    """The parallel load must number lines in file order, on a file (~80 MB) larger than DuckDB's CSV read buffer
+    (64 MiB with kari's reader options), which parallel scans would read out of order (~3 s)."""
+    path = tmp_path / "big.tsv"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("id\tnode1\tlabel\tnode2\tsentence\n")
+        out.writelines(f"{n}\t/c/en/a{n}\t/r/IsA\t/c/en/b{n}{'|/c/en/x' if n % 1000 == 0 else ''}\t{'x' * 140}\n"
+                       for n in range(2, 450_002))
+    report = load_files(con, [path])
+    assert path.stat().st_size > 2**26 and report.files[0].lines == 450_000
+    assert report.edges_added == 450_000 + 450
+    wrong = con.execute("SELECT count(*) FROM edges WHERE line != CAST(split_part(id, '-', 1) AS BIGINT)")
+    assert wrong.fetchone()[0] == 0
+
+
+def test_load_restores_connection_settings(con, tmp_path):
+    settings = "SELECT current_setting('preserve_insertion_order'), current_setting('memory_limit')"
+    before = con.execute(settings).fetchone()
+    load_files(con, [DATA / "cskg_excerpt.tsv"])
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("node1\tlabel\tnode2\n/c/en/a\t/r/IsA\t\"unterminated\n", encoding="utf-8")
+    with pytest.raises(KariError):
+        load_files(con, [bad])
+    assert con.execute(settings).fetchone() == before

@@ -175,9 +175,12 @@ def reader_sql(src: Source) -> str:
 
 
 def staged_sql(src: Source) -> str:
-    """SELECT producing the staged columns (see the module docstring) for every line of ``src``."""
+    """SELECT producing the staged columns (see the module docstring) for every line of ``src``.
+
+    The raw lines are numbered (``WITH ORDINALITY``, which runs on one thread) and materialized first, so that
+    the costly rest - decoding, checking and the insert that consumes this query - runs on all threads."""
     decode = {"kgtk": _kgtk, "cskg5": _cskg5, "aristo": _aristo, "triples": _triples}[src.fmt]
-    exprs, syntax, source, guard = decode(src, reader_sql(src))
+    exprs, syntax, source, guard = decode(src, "raw_lines")
     # the syntax checks run only on rows the cheap guard flags (most rows have no quote, backslash or bar)
     problems = [f"CASE WHEN {guard} THEN coalesce({', '.join(syntax)}) END"] if syntax else []
     for name in NUMERIC:
@@ -188,7 +191,8 @@ def staged_sql(src: Source) -> str:
     for name in ("node1", "relation", "node2"):
         problems.append(f"CASE WHEN {exprs[name]} IS NULL OR {exprs[name]} = '' THEN 'empty {name}' END")
     select = ",\n  ".join(f"{exprs.get(name, 'NULL')} AS {name}" for name in STAGED)
-    return f"SELECT line,\n  {select},\n  coalesce({', '.join(problems)}) AS problem\nFROM {source} AS raw"
+    return (f"WITH raw_lines AS MATERIALIZED {reader_sql(src)}\n"
+            f"SELECT line,\n  {select},\n  coalesce({', '.join(problems)}) AS problem\nFROM {source} AS raw")
 
 
 Decoded = tuple[dict[str, str], list[str], str, str]
@@ -209,20 +213,19 @@ def _kgtk(src: Source, reader: str) -> Decoded:
     col = {k: next((c for c in names if c in src.columns), None) for k, names in KGTK_COLUMNS.items()}
     exprs: dict[str, str] = {}
     problems: list[str] = []
-    refs: list[str] = []
-    for key, name in col.items():
-        if name is None:
-            continue
-        ref = {"node2": "node2_value", "node2_label": "node2_label_value"}.get(key, _ident(name))
-        refs.append(ref)
+    refs = {key: {"node2": "node2_value", "node2_label": "node2_label_value"}.get(key, _ident(name))
+            for key, name in col.items() if name is not None}
+    # kgtk_text is the identity on a row without backslash or quote: decode only the rows that have one
+    escaped = _any_char(list(refs.values()), chr(92) + chr(34) + chr(39))
+    for key, ref in refs.items():
         if key in LISTS:
             exprs[key] = ref
-            problems.append(f"'column {name}: ' || kgtk_list_problem({ref})")
+            problems.append(f"'column {col[key]}: ' || kgtk_list_problem({ref})")
         elif key in NUMERIC:
             exprs[key] = ref
         else:
-            exprs[key] = f"kgtk_text({ref})"
-            problems.append(f"'column {name}: ' || kgtk_problem({ref})")
+            exprs[key] = f"CASE WHEN {escaped} THEN kgtk_text({ref}) ELSE {ref} END"
+            problems.append(f"'column {col[key]}: ' || kgtk_problem({ref})")
     if "id" in exprs:                      # members of a node2 list get ids ID-1, ID-2, ...
         exprs["id"] = f"{exprs['id']} || CASE WHEN i > 0 THEN '-' || i ELSE '' END"
     for key in ("node1", "relation"):
@@ -230,7 +233,7 @@ def _kgtk(src: Source, reader: str) -> Decoded:
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
                         f"THEN 'column {col[key]}: a list (|) is not allowed here' END")
     bars = f"contains({_ident(col['node1'])}, '|') OR contains({_ident(col['relation'])}, '|')"
-    return exprs, problems, _explode_node2(col, reader), f"({_any_char(refs, chr(92) + chr(34) + chr(39))} OR {bars})"
+    return exprs, problems, _explode_node2(col, reader), f"({escaped} OR {bars})"
 
 
 def _explode_node2(col: dict[str, str | None], reader: str) -> str:
@@ -258,8 +261,8 @@ def _aristo(src: Source, reader: str) -> Decoded:
     exprs = {"node1": "trim(arg1)", "relation": "trim(pred)", "node2": "trim(arg2)", "source": "'aristo'",
              "sentence": "sentence", "weight": "score", "qstrength": "qstrength", "quantifier": "quantifier",
              "score": "score", "tuple_provenance": "trim(provenance)"}
-    problems = ["CASE WHEN quantifier NOT IN ('most', 'some') THEN 'Quantifier must be most or some, not ' "
-                "|| coalesce(quantifier, 'empty') END"]
+    problems = [("CASE WHEN quantifier NOT IN ('most', 'some') THEN 'Quantifier must be most or some, not ' "
+                 "|| coalesce(quantifier, 'empty') END")]
     return exprs, problems, reader, "true"
 
 

@@ -27,6 +27,9 @@ DEFAULT_DB = "kari.duckdb"
 SQL_FILES = ("schema.sql", "macros.sql", "views.sql")
 _BAD_LINE = "kari: malformed line"
 LOAD_MEMORY_LIMIT = "1GB"
+# While loading: rows need not be stored in file order (``line`` records it), which lets DuckDB insert on all
+# threads without waiting for earlier batches (on 2 cores the order-preserving insert often ran on one).
+LOAD_SETTINGS = {"preserve_insertion_order": "false"}
 
 # One statement decodes, validates (error() on the first problem row met) and inserts the edges whose
 # content key is not in the KB yet.
@@ -39,15 +42,16 @@ FROM ({staged}) AS st
 WHERE CASE WHEN problem IS NULL THEN true ELSE error('""" + _BAD_LINE + """') END
   AND edge_key NOT IN (SELECT edge_key FROM edges)
 """
-# Duplicates inside one file: keep the first line of each content key. Run only when there are duplicates
-# (a DELETE makes DuckDB's commit of a large insert much slower; the window runs on duplicated keys only).
-DUPLICATES_SQL = "SELECT count(*) - count(DISTINCT edge_key) FROM edges WHERE load_id = ?"
+# Duplicates inside one file: keep the first line of each content key (within a line, the first member of a
+# node2 list: ids ID-1 < ID-2 < ... by length, then text). Run only when there are duplicates (a DELETE makes
+# DuckDB's commit of a large insert much slower; the window runs on duplicated keys only).
+COUNT_SQL = "SELECT count(*), count(DISTINCT edge_key) FROM edges WHERE load_id = ?"
 DEDUPE_SQL = """
 DELETE FROM edges WHERE load_id = $load_id AND rowid IN (
   SELECT e.rowid FROM edges AS e
   JOIN (SELECT edge_key FROM edges WHERE load_id = $load_id GROUP BY edge_key HAVING count(*) > 1) USING (edge_key)
   WHERE e.load_id = $load_id
-  QUALIFY row_number() OVER (PARTITION BY e.edge_key ORDER BY e.line, e.rowid) > 1)
+  QUALIFY row_number() OVER (PARTITION BY e.edge_key ORDER BY e.line, length(e.id), e.id, e.rowid) > 1)
 """
 
 
@@ -124,17 +128,21 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
                memory_limit: str | None = LOAD_MEMORY_LIMIT) -> LoadReport:
     """Load each file in its own transaction; the first bad file raises a :class:`KariError` (files before it
     stay loaded, the bad one adds nothing). DuckDB's memory is capped at ``memory_limit`` while loading
-    (it spills to disk beyond it); None keeps the connection's setting."""
+    (it spills to disk beyond it); None keeps the connection's setting. :data:`LOAD_SETTINGS` apply while
+    loading too; every setting is restored afterwards."""
     report = LoadReport()
-    previous = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    if memory_limit:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
+    settings = dict(LOAD_SETTINGS, **({"memory_limit": memory_limit} if memory_limit else {}))
+    previous = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in settings}
     try:
+        for name, value in settings.items():
+            con.execute(f"SET {name} = '{value}'")
         for path in paths:
             report.files.append(load_file(con, Path(path), fmt))
     finally:
-        if memory_limit:
-            con.execute(f"SET memory_limit = '{previous}'")
+        for name, value in previous.items():       # RESET first: SET of a printed size may round it
+            con.execute(f"RESET {name}")
+            if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
+                con.execute(f"SET {name} = '{value}'")
     return report
 
 
@@ -150,12 +158,12 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
         try:
             load_id = con.execute("SELECT nextval('kari_load_seq')").fetchone()[0]
             con.execute(INSERT_SQL.format(staged=formats.staged_sql(src)), {"file": file, "load_id": load_id})
-            if con.execute(DUPLICATES_SQL, [load_id]).fetchone()[0]:
+            inserted, added = con.execute(COUNT_SQL, [load_id]).fetchone()
+            if inserted > added:
                 con.execute(DEDUPE_SQL, {"load_id": load_id})
             count = counting.result()
             if count.first_blank is not None:
                 raise _blank(src, count.first_blank)
-            added = con.execute("SELECT count(*) FROM edges WHERE load_id = ?", [load_id]).fetchone()[0]
             lines = count.lines - int(src.header)
             con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                         "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
