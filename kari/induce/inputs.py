@@ -95,8 +95,7 @@ def from_db(path: str | Path) -> dict[str, Evidence]:
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
     each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
     """
-    from kari.kb.store import open_db
-    from kari.kb.views import affordance_evidence, objects_from_db
+    from kari.kb import affordance_evidence, objects_from_db, open_db
 
     if not Path(path).is_file():
         raise KariError("KB database not found", file=str(path), code="missing-file")

@@ -51,7 +51,7 @@ def load_evidence(db: str | Path | None, bench: str | Path | None) -> tuple[dict
 def _vocabulary(db: str | Path | None) -> Vocabulary:
     """The vocabulary stored in the KB database when it has one (table ``vocabulary``), else the shipped one."""
     if db is not None:
-        from kari.kb.store import open_db
+        from kari.kb import open_db
 
         con = open_db(db, read_only=True)
         try:
@@ -69,7 +69,7 @@ def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
     """Write the (grown) vocabulary back to the KB database, provenance included."""
     if db is None:
         return
-    from kari.kb.store import open_db
+    from kari.kb import open_db
 
     con = open_db(db)
     try:

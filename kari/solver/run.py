@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,9 +86,8 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
             games = benchmark.games
             reps: dict[str, list[str]] | None = select_representatives(benchmark)
         else:
-            kb_module = importlib.import_module("kari.kb")
-            objects_from_db = getattr(kb_module, "objects_from_db", None) or importlib.import_module(
-                "kari.kb.views").objects_from_db
+            from kari.kb import objects_from_db
+
             objects = objects_from_db(con)
             labels, games, reps = kb_labels(con), [], None
             if not objects:
