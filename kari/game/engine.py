@@ -18,6 +18,7 @@ from kari.game.checker import Checker
 from kari.game.oracle import Oracle
 from kari.game.questioners.base import Questioner
 from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
+from kari.solver.consistency import beliefs, consistent_counts, information_gain
 from kari.vocabulary import Vocabulary, normalise_term
 
 DEFAULT_BUDGET = 20
@@ -27,18 +28,7 @@ MAX_REJECTIONS = 3
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
                  vocab: Vocabulary) -> Mapping[str, float] | None:
     """b_t over the candidates from the representatives consistent with ``history`` (None: none consistent)."""
-    from kari.solver import beliefs, consistent_counts
-
     return beliefs(consistent_counts(reps, history, vocab))
-
-
-def info_gain(b_t: Mapping[str, float] | None, b_prev: Mapping[str, float] | None) -> float:
-    """IG_t = KL(b_t || b_{t-1}) in bits; 0 when either belief is undefined (no consistent representative)."""
-    if b_t is None or b_prev is None:
-        return 0.0
-    from kari.solver import information_gain
-
-    return float(information_gain(b_t, b_prev))
 
 
 def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
@@ -109,4 +99,4 @@ def _turn(action: Ask, state: GameState, hidden: ObjectRecord, checker: Checker,
     reply = oracle.answer(hidden, action.text, check.pairs[0])
     history = [*state.history, (check.pairs[0], reply.value)]
     b_t = belief_state(setup.reps, history, vocab)
-    return Turn(len(state.turns) + 1, action.text, check, reply.value, b_t, info_gain(b_t, prev), reply.raw)
+    return Turn(len(state.turns) + 1, action.text, check, reply.value, b_t, information_gain(b_t, prev), reply.raw)
