@@ -80,7 +80,7 @@ def has_property(obj: ObjectRecord, predicate: str, value: str, vocab: Vocabular
 
     The single truth used by the KB oracle, consistency and the offline Validator.
     """
-    return any(p.predicate == predicate and vocab.satisfies(predicate, p.value, value) for p in obj.properties)
+    return (predicate, value) in object_view(obj, vocab).whole
 
 
 # --- ASP facts -------------------------------------------------------------------------------------------------
