@@ -15,7 +15,7 @@ import time
 from kari.bench.model import ObjectRecord, Property
 from kari.rules.ast import PREDICATES, And, Atom, Or, Part, Rule
 from kari.solver import compute_coverage, python_coverage
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 PART_NAMES = ("blade", "handle", "tip", "body", "lid", "base", "strap", "edge")
 

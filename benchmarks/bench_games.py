@@ -23,7 +23,7 @@ from kari.game.oracle import KBOracle
 from kari.game.questioners import QuestionerOptions, make_questioner
 from kari.game.setup import SetupBuilder
 from kari.resources import bundled_bench_dir
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def run(bench, vocab, name: str, games: list, leave_one_out: bool = True) -> tuple[dict, list[float], float]:
@@ -47,8 +47,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--bench", type=Path, default=bundled_bench_dir())
     args = parser.parse_args()
-    bench = load_benchmark(args.bench)
     vocab = Vocabulary.load()
+    bench = load_benchmark(args.bench, vocab)
     games = [bench.games[i % len(bench.games)] for i in range(args.games)]
     total = 0.0
     print(f"{args.games} games per questioner on {args.bench} ({len(bench.games)} distinct)")

@@ -25,7 +25,7 @@ from kari.induce.report import RuleScore, score_rules
 from kari.induce.run import induce
 from kari.resources import bundled_bench_dir
 from kari.rules.ast import Atom, Rule
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def baseline_rule(ev: Evidence) -> Rule:

@@ -14,7 +14,7 @@ import time
 from kari.bench.model import load_benchmark
 from kari.resources import bundled_bench_dir
 from kari.solver import optimal_target_aware, question_pool, select_representatives
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def main() -> None:
@@ -22,8 +22,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--bench", default=None)
     args = parser.parse_args()
-    bench = load_benchmark(args.bench or bundled_bench_dir())
     vocab = Vocabulary.load()
+    bench = load_benchmark(args.bench or bundled_bench_dir(), vocab)
     base_pool = question_pool([], vocab)
     reps_by_seed: dict[int, dict[str, list[str]]] = {}
     times, turns, solved, proven, reached = [], [], 0, 0, 0

@@ -12,7 +12,7 @@ import time
 from kari.bench.model import load_benchmark
 from kari.game.setup import SetupBuilder
 from kari.solver import build_policy
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def main() -> None:
@@ -21,8 +21,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=None)
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per game (default: build_policy's)")
     args = parser.parse_args()
-    bench = load_benchmark(args.bench)
     vocab = Vocabulary.load(None)
+    bench = load_benchmark(args.bench, vocab)
     builder = SetupBuilder(bench, vocab)
     kwargs = {} if args.time_limit is None else {"time_limit": args.time_limit}
     rows = []

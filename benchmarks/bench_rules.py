@@ -18,7 +18,7 @@ from kari.rules import Rule, check_file, check_rule, load_rules, to_json, to_tex
 from kari.rules.ast import PREDICATES, And, Atom, Or, Part
 from kari.rules.rulefile import dump_rules_kari
 from kari.rules.syntax import pyparse_rule
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def make_rules(count: int, vocab: Vocabulary, seed: int = 0) -> list[Rule]:

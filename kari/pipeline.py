@@ -37,7 +37,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
     """Run the five steps into ``out``; ``echo`` receives one line per finished step."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.validate import require_valid
+    from kari.domain.vocabulary import Vocabulary
     from kari.game.report import report
     from kari.game.run import PlayConfig, play
     from kari.induce.config import InduceConfig
@@ -47,7 +48,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     from kari.solver.run import coverage
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
-    load_benchmark(bench_dir)  # fail on a bad benchmark before any work
+    require_valid(bench_dir, Vocabulary.load())  # fail on a bad benchmark before any work
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     db = out / "kari.duckdb"
@@ -77,7 +78,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     for name in questioners:
         folder = out / "play" / name
         result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=name, seed=seed, games=games,
-                                 rules=str(rules.resolve())), folder, progress=progress)
+                                 rules=str(rules.resolve()), db=str(db.resolve())), folder, progress=progress)
         play_dirs[name] = folder
         turns = result["avg_turns_solved"]
         step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "

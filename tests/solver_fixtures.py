@@ -6,11 +6,11 @@ from hypothesis import strategies as st
 
 from kari.bench.model import ObjectRecord, Property
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 VALUES = {
     "MADE_OF": ["material", "rigid_material", "metal", "steel", "wood", "fabric", "flexible_material"],
-    "SHAPE": ["pointed", "sharp_edge", "flat", "hollow"],
+    "SHAPE": ["pointed", "sharp_edge", "flat", "hollow", "blade", "handle", "tip"],  # part names are SHAPE facts
     "SIZE": ["small", "long", "thin"],
     "SURFACE": ["smooth", "rough"],
 }
@@ -22,7 +22,7 @@ PARTS = ["blade", "handle", "tip"]
 
 def vocab() -> Vocabulary:
     return Vocabulary.from_rows(values=[(p, v) for p, vs in VALUES.items() for v in vs], isa=ISA,
-                                synonyms=[("MADE_OF", "metallic", "metal")])
+                                synonyms=[("MADE_OF", "metallic", "metal")], banned=[("foldable", "dynamic")])
 
 
 def obj(name: str, *props: tuple[str, str, str], parts: tuple[str, ...] = ()) -> ObjectRecord:

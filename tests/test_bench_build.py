@@ -19,7 +19,7 @@ from kari.resources import bundled_bench_dir
 
 @pytest.fixture(scope="module")
 def shipped():
-    return load_benchmark(bundled_bench_dir())
+    return load_benchmark(bundled_bench_dir(), None)
 
 
 def _sample(bench, n, seed):

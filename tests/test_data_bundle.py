@@ -21,7 +21,7 @@ BUILT = ["data/kb/kari_kb.tsv", "kb/value_lexicon.tsv", *(f"data/bench/{n}.jsonl
 
 
 def test_scale_and_representatives() -> None:
-    bench = load_benchmark(bundled_bench_dir())
+    bench = load_benchmark(bundled_bench_dir(), None)
     assert len(bench.objects) >= 300 and len(bench.games) >= 500
     for aff in bench.affordances:
         assert len(bench.positives(aff)) >= 10 and len(bench.negatives(aff)) >= 10, aff
@@ -45,7 +45,7 @@ def test_kb_derives_the_bench_objects_and_labels() -> None:
     for obj, part, pred, value in con.execute(
             "SELECT object, part, predicate, value FROM object_property WHERE predicate IS NOT NULL").fetchall():
         derived.setdefault(obj, set()).add((part, pred, value))
-    bench = load_benchmark(bundled_bench_dir())
+    bench = load_benchmark(bundled_bench_dir(), None)
     for obj in bench.objects.values():
         assert derived.get(obj.id, set()) == {(p.part, p.predicate, p.value) for p in obj.properties}, obj.id
     evidence = set(con.execute("SELECT object, verb, polarity = 'positive' FROM affordance_evidence").fetchall())
@@ -60,6 +60,6 @@ def test_kb_objects_from_db_agree() -> None:
     con = kb.open_db(":memory:")
     kb.load_files(con, [bundled_kb_file()])
     from_db = {o.id: o for o in views.objects_from_db(con)}
-    for obj in load_benchmark(bundled_bench_dir()).objects.values():
+    for obj in load_benchmark(bundled_bench_dir(), None).objects.values():
         assert set(from_db[obj.id].properties) == set(obj.properties), obj.id
         assert set(from_db[obj.id].parts) == set(obj.parts), obj.id

@@ -9,7 +9,7 @@ import pytest
 from kari.bench.model import load_benchmark
 from kari.resources import asset_path, bundled_bench_dir
 from kari.rules.ast import PREDICATES
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_no_banned_term_is_a_value(vocab: Vocabulary) -> None:
 
 
 def test_every_object_value_is_in_the_vocabulary(vocab: Vocabulary) -> None:
-    bench = load_benchmark(bundled_bench_dir())
+    bench = load_benchmark(bundled_bench_dir(), None)
     unknown = {(p.predicate, p.value) for o in bench.objects.values() for p in o.properties
                if p.value not in vocab.values(p.predicate)}
     assert unknown == set()

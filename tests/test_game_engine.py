@@ -100,7 +100,7 @@ def test_guess_resolution():
 
 def test_players_get_leave_one_out_representatives_only_optimal_sees_hidden(tmp_path):
     vocab = make_vocab(tmp_path / "vocab")
-    bench = load_benchmark(write_bench(tmp_path / "bench"))
+    bench = load_benchmark(write_bench(tmp_path / "bench"), vocab)
     builder = SetupBuilder(bench, vocab, k=10)
     for hidden_allowed in (False, True):
         player = Scripted([], hidden_allowed=hidden_allowed)

@@ -24,7 +24,7 @@ AFFORDANCE = "slice"
 @pytest.fixture(scope="module")
 def tiny_bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One affordance, five positives and four labelled negatives from the bundled benchmark."""
-    bench = load_benchmark(bundled_bench_dir())
+    bench = load_benchmark(bundled_bench_dir(), None)
     root = tmp_path_factory.mktemp("tiny_bench")
     pos, neg = bench.positives(AFFORDANCE)[:5], bench.negatives(AFFORDANCE)[:4]
     (root / "objects.jsonl").write_text("".join(json.dumps(object_to_json(bench.objects[o])) + "\n" for o in pos + neg))

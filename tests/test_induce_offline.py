@@ -14,7 +14,7 @@ from kari.induce.inputs import from_bench
 from kari.induce.run import induce
 from kari.resources import bundled_bench_dir
 from kari.rules import check_rule, load_rules
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 AFFORDANCES = ("slice", "open", "switch_on", "break")
 
@@ -46,7 +46,7 @@ def test_beats_the_one_atom_baseline_on_f1(run) -> None:
     from kari.induce.report import score_rules
     from kari.rules.ast import Atom, Rule
 
-    evidence = from_bench(bundled_bench_dir())
+    evidence = from_bench(bundled_bench_dir(), Vocabulary.load())
     baseline = []
     for aff in AFFORDANCES:
         counts: dict[tuple[str, str], int] = {}
@@ -63,7 +63,7 @@ def test_outputs_and_provenance(run) -> None:
     lines = [json.loads(x) for x in run.jsonl.read_text().splitlines() if x.strip()]
     assert len(lines) == len(AFFORDANCES)
     rules = load_rules(run.jsonl)
-    evidence = from_bench(bundled_bench_dir())
+    evidence = from_bench(bundled_bench_dir(), Vocabulary.load())
     for rule in rules:
         assert len(rule.branch_metadata) == len(rule.branches())
         positives = {o.id for o in evidence[rule.affordance].positives}
@@ -112,7 +112,7 @@ def test_resume_after_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     [
         (["--bench", "BENCH", "--affordance", "fly_to_moon"], "unknown affordance 'fly_to_moon'"),
         (["--bench", "MISSING"], "benchmark directory not found"),
-        ([], "exactly one of --db PATH or --bench DIR"),
+        ([], "give --bench DIR or --db PATH"),
         (["--bench", "BENCH", "--llm", "gpt"], "--llm must be one of"),
     ],
 )

@@ -13,7 +13,7 @@ from kari.induce.offline import KBValidator, SymbolicProposer, best_branch
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.split import split_groups
 from kari.rules.ast import And, Atom, Or, Part
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,8 @@ def test_strict_semantics_proposes_a_part(vocab: Vocabulary) -> None:
     cutter = obj(
         "cutter", ("blade", "MADE_OF", "steel"), ("blade", "SHAPE", "sharp_edge"), ("grip", "MADE_OF", "plastic")
     )
-    chisel = obj("chisel", ("tip", "MADE_OF", "iron"), ("tip", "SHAPE", "sharp_edge"), ("grip", "MADE_OF", "plastic"))
+    # (parts are SHAPE facts too: the two grips are named differently, so no part name is shared)
+    chisel = obj("chisel", ("tip", "MADE_OF", "iron"), ("tip", "SHAPE", "sharp_edge"), ("handle", "MADE_OF", "plastic"))
     negatives = [RAZOR_TOY, PAPER, SPOON]
     choice = best_branch([cutter, chisel], negatives, vocab, strict=True, min_precision=1.0)
     assert choice is not None and choice.covers == ("chisel", "cutter")
@@ -175,11 +176,13 @@ def test_auditor_embedding_synonyms_and_when_unsure_new() -> None:
     local = Vocabulary.load()
     auditor = Auditor(local, embedder=make_embedder, accept=0.8, reject=0.5)
     result = auditor.audit(
-        Or((Atom("MADE_OF", "stainless steels"), Atom("SURFACE", "quantum_flux"))), 0, affordance="cut", round=1
+        Or((Atom("MADE_OF", "stainless steel alloy"), Atom("SURFACE", "quantum_flux"), Atom("MADE_OF", "stainless steels"))),
+        0, affordance="cut", round=1
     )
     assert result.errors == []
     decisions = {e.raw: (e.decision, e.value) for e in result.events}
-    assert decisions["stainless steels"] == ("embedding", "stainless_steel")
+    assert decisions["stainless steel alloy"] == ("embedding", "stainless_steel")
+    assert decisions["stainless steels"] == ("normalised", "stainless_steel")  # a plural: a word form, no embedding
     assert decisions["quantum_flux"][0] == "new"  # far from every SURFACE value: a new value, not a guess
     result.commit()
-    assert local.normalise("MADE_OF", "stainless steels") == "stainless_steel"
+    assert local.normalise("MADE_OF", "stainless steel alloy") == "stainless_steel"

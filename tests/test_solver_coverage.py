@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_fixtures import VALUES, a, obj, objects, rules, vocab
 
+from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import And, Atom, Or, Part, Rule
 from kari.solver import compile_rules, compute_coverage, has_property, python_coverage
@@ -74,7 +75,7 @@ def test_compile_one_body_per_branch_with_taxonomy_and_synonyms() -> None:
 def test_fixed_encoding_runs_on_its_own_and_agrees_with_the_fast_path() -> None:
     objs = [KNIFE, SPLIT, NAIL]
     for semantics in ("strict", "any-part"):
-        out = solve([compile_rules([CUT, CUT], V, semantics), object_facts(objs), taxonomy_facts(V)],
+        out = solve([compile_rules([CUT, CUT], V, semantics), object_facts(objs, V), taxonomy_facts(V)],
                     ["facts.lp", "coverage.lp"], time_limit=10)
         standalone = {(r, o): (b, w) for _, r, o, b, w in out.atoms}
         fast = compute_coverage([CUT, CUT], objs, V, semantics)
@@ -83,13 +84,22 @@ def test_fixed_encoding_runs_on_its_own_and_agrees_with_the_fast_path() -> None:
 
 
 @pytest.mark.parametrize("atom, code", [(Atom("COLOUR", "red"), "unknown-predicate"),
-                                        (Atom("MADE_OF", "unobtainium"), "unknown-value")])
-def test_unknown_predicate_or_value_names_the_rule(atom: Atom, code: str) -> None:
+                                        (Atom("MADE_OF", "sharp_edge"), "ill-typed-value"),
+                                        (Atom("SHAPE", "foldable"), "banned-value")])
+def test_unknown_predicate_ill_typed_or_banned_value_names_the_rule(atom: Atom, code: str) -> None:
     with pytest.raises(KariError) as err:
         compute_coverage([CUT, Rule("bad_rule", atom)], [NAIL], V)
     assert err.value.code == code and "bad_rule" in str(err.value)
     with pytest.raises(KariError):
         compile_rules([Rule("bad_rule", atom)], V, "strict")
+
+
+def test_a_new_rule_value_is_added_to_the_vocabulary_not_an_error() -> None:
+    vocab = Vocabulary.load()
+    rule = Rule("protect", a("MADE_OF:Kevlar"), {"file": "rules.kari", "line": 3})
+    rows = compute_coverage([rule], [NAIL, obj("vest", ("whole", "MADE_OF", "kevlar"))], vocab)
+    assert [r.covered for r in rows] == [False, True]
+    assert vocab.provenance("MADE_OF", "kevlar") == "rules.kari:3"
 
 
 def test_free_variable_and_unknown_semantics_are_errors() -> None:

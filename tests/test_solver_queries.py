@@ -113,21 +113,23 @@ def _random_object(rng: random.Random, name: str) -> ObjectRecord:
 
 
 def _brute_force_optimal(hidden, target, reps, threshold):
-    """Min questions reaching b(target) > threshold; when unreachable: (best margin, min questions for it)."""
+    """Min questions reaching b(target) > threshold; when unreachable, the best (target is the strict argmax,
+    fewest questions, margin) and the margin it reaches."""
     frac = Fraction(threshold).limit_denominator(10_000)
     answers = {q: (q in {(p.predicate, x) for p in hidden.properties for x in V.ancestors(p.predicate, p.value)})
                for q in QUESTIONS}
-    best_margin = None
+    best = None
     for size in range(len(QUESTIONS) + 1):
         for subset in itertools.combinations(QUESTIONS, size):
             counts = consistent_counts(reps, [(q, answers[q]) for q in subset], V)
             total = sum(counts.values())
             if frac.denominator * counts[target] > frac.numerator * total:
-                return True, size, None
+                return True, size, None, True
+            argmax = all(n < counts[target] for a, n in counts.items() if a != target)
             margin = frac.denominator * counts[target] - frac.numerator * total
-            if best_margin is None or margin > best_margin[0]:
-                best_margin = (margin, size)
-    return False, best_margin[1], best_margin[0]
+            if best is None or (argmax, -size, margin) > best:
+                best = (argmax, -size, margin)
+    return False, -best[1], best[2], best[0]
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -138,7 +140,7 @@ def test_optimal_agrees_with_brute_force(seed: int) -> None:
     hidden = reps[target][0] if seed % 2 else _random_object(rng, "hidden")
     threshold = rng.choice([0.5, 0.9])
     result = optimal_target_aware(hidden, target, reps, V, QUESTIONS, threshold=threshold)
-    reached, size, margin = _brute_force_optimal(hidden, target, reps, threshold)
+    reached, size, margin, argmax = _brute_force_optimal(hidden, target, reps, threshold)
     assert result.proven_optimal and result.reached == reached and result.turns == size
     counts = consistent_counts(reps, list(zip(result.questions, result.answers)), V)
     total = sum(counts.values())
@@ -147,6 +149,7 @@ def test_optimal_agrees_with_brute_force(seed: int) -> None:
     else:
         frac = Fraction(threshold).limit_denominator(10_000)
         assert frac.denominator * counts[target] - frac.numerator * total == margin
+        assert result.guess == target if argmax else True  # a strict argmax is guessed
 
 
 def test_optimal_reports_an_unreachable_threshold_and_guesses_the_argmax() -> None:
@@ -154,8 +157,9 @@ def test_optimal_reports_an_unreachable_threshold_and_guesses_the_argmax() -> No
     hidden = obj("cleaver", ("blade", "MADE_OF", "steel"), ("blade", "SHAPE", "sharp_edge"), ("handle", "MADE_OF", "wood"))
     result = optimal_target_aware(hidden, "contain", REPS, V, question_pool([*REPS["cut"], *REPS["contain"]], V))
     assert not result.reached and result.proven_optimal
-    assert result.questions == (("MADE_OF", "metal"),) and result.target_belief == 0.5  # best margin: knife vs tin
-    assert result.guess == "contain"  # a 1:1 tie goes to the target
+    # no question makes "contain" the strict argmax (the cleaver answers like the knife): ask nothing more
+    assert result.questions == () and result.target_belief == 0.5
+    assert result.guess == "cut"  # a tie is no win: the argmax in candidate order, never the target by fiat
     assert optimal_target_aware(hidden, "cut", REPS, V, QUESTIONS).turns == 1
     with pytest.raises(KariError, match="not among the candidates"):
         optimal_target_aware(hidden, "fly", REPS, V, QUESTIONS)

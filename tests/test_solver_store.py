@@ -72,9 +72,9 @@ def test_kari_coverage_writes_tables_and_prints_the_summary(tmp_path: Path) -> N
 
 def test_kari_coverage_bad_value_is_one_line_naming_the_rule(tmp_path: Path) -> None:
     rules = tmp_path / "rules.kari"
-    rules.write_text("cut := MADE_OF:unobtainium\n")
+    rules.write_text("cut := MADE_OF:sharp_edge\n")
     out = subprocess.run([sys.executable, "-m", "kari", "coverage", "--rules", str(rules), "--db",
                           str(tmp_path / "kb.duckdb"), "--bench", str(_bench(tmp_path / "bench"))],
                          check=False, capture_output=True, text=True)
     assert out.returncode != 0 and "Traceback" not in out.stderr
-    assert "cut" in out.stderr and "unobtainium" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert "cut" in out.stderr and "ill-typed" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -8,7 +8,7 @@ types the raw source words that are not vocabulary entries.
 from __future__ import annotations
 
 from kari.rules.ast import PREDICATES
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 OVERRIDES: dict[str, tuple[str, str]] = {
     "hard": ("MADE_OF", "rigid_material"),      # Forbes 'hard' is about rigidity

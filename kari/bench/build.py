@@ -108,7 +108,7 @@ def build_games(bench_dir: str | Path, n_games: int | None = None, seed: int = 0
     Only affordances with at least ``min_positives`` positive objects are targets or distractors (the
     representative-object baselines need 10 per candidate).
     """
-    bench: Benchmark = load_benchmark(bench_dir, with_games=False)
+    bench: Benchmark = load_benchmark(bench_dir, None, with_games=False)  # labels only
     n_pos: Mapping[str, int] = {a: len(set(bench.positives(a)) & set(bench.objects)) for a in bench.affordances}
     usable = [a for a, n in n_pos.items() if n >= min_positives]
     pairs = eligible_pairs(bench.objects, usable, bench.labels)

@@ -3,7 +3,8 @@
 A benchmark directory holds four JSONL files (docs/formats.md):
 ``objects.jsonl``, ``affordances.jsonl``, ``labels.jsonl`` and ``games.jsonl``.
 Objects are the shared data model of kari: the SQL object-property view, the Python evaluator and the ASP
-compiler all consume :class:`ObjectRecord`.
+compiler all consume :class:`ObjectRecord`. Loaded with a vocabulary, every property value is read into a
+canonical value (the word as written kept in ``raw``; :mod:`kari.domain.canon`).
 """
 
 from __future__ import annotations
@@ -12,20 +13,25 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+
+if TYPE_CHECKING:
+    from kari.domain.vocabulary import Vocabulary
 
 BENCH_FILES = ("objects.jsonl", "affordances.jsonl", "labels.jsonl", "games.jsonl")
 
 
 @dataclass(frozen=True, slots=True)
 class Property:
-    """``predicate:value`` holding of ``part`` (``"whole"`` or a part name) of an object."""
+    """``predicate:value`` holding of ``part`` (``"whole"`` or a part name) of an object; ``raw`` is the word as
+    the input wrote it when it differs from the canonical ``value``."""
 
     part: str
     predicate: str
     value: str
+    raw: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,8 @@ class ObjectRecord:
     description: str = ""
     parts: tuple[str, ...] = ()
     properties: tuple[Property, ...] = ()
+    ignored: tuple[Property, ...] = ()  # read but never facts (banned terms), kept for the record
+    source: str = field(default="", compare=False)  # FILE:LINE the object came from
 
     def values(self, predicate: str) -> frozenset[str]:
         """Every value of ``predicate`` on any part (the paper's any-part reading)."""
@@ -67,13 +75,14 @@ class Game:
 
 @dataclass
 class Benchmark:
-    """A loaded benchmark directory."""
+    """A loaded benchmark directory; ``canon`` reports how its words were read (None when loaded raw)."""
 
     root: Path
     objects: dict[str, ObjectRecord]
     affordances: dict[str, Affordance]
     labels: list[Label]
     games: list[Game]
+    canon: Any = None
     _positives: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _negatives: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
@@ -132,19 +141,24 @@ def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     for item in _field(record, "properties", list, path, line):
         if not isinstance(item, dict):
             raise KariError("each property must be an object", file=str(path), line=line, code="schema")
-        props.append(Property(*(_field(item, k, str, path, line) for k in ("part", "predicate", "value"))))
+        raw = item.get("raw")
+        props.append(Property(*(_field(item, k, str, path, line) for k in ("part", "predicate", "value")),
+                              raw=raw if isinstance(raw, str) and raw else None))
     return ObjectRecord(
         id=_field(record, "id", str, path, line),
         description=record.get("description", "") or "",
         parts=tuple(_field(record, "parts", list, path, line)) if "parts" in record else (),
         properties=tuple(props),
+        source=f"{path}:{line}",
     )
 
 
-def load_benchmark(root: str | Path, *, with_games: bool = True) -> Benchmark:
+def load_benchmark(root: str | Path, vocab: Vocabulary | None, *, with_games: bool = True) -> Benchmark:
     """Load a benchmark directory; the first malformed line raises a :class:`KariError` with FILE:LINE.
 
-    ``with_games=False`` skips ``games.jsonl`` (used when sampling new games).
+    With a vocabulary every object is read into canonical values and ``vocab`` learns the benchmark's new words
+    (:func:`kari.domain.canon.canonical_objects`; ``Benchmark.canon`` reports how); ``None`` keeps the words as
+    written (only for tools that never evaluate properties). ``with_games=False`` skips ``games.jsonl``.
     """
     root = Path(root)
     if not root.is_dir():
@@ -169,7 +183,13 @@ def load_benchmark(root: str | Path, *, with_games: bool = True) -> Benchmark:
             games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
                               _field(rec, "target", str, games_path, line),
                               tuple(_field(rec, "candidates", list, games_path, line))))
-    return Benchmark(root=root, objects=objects, affordances=affordances, labels=labels, games=games)
+    canon = None
+    if vocab is not None:
+        from kari.domain.canon import canonical_objects
+
+        canonical, canon = canonical_objects(list(objects.values()), vocab)
+        objects = {obj.id: obj for obj in canonical}
+    return Benchmark(root=root, objects=objects, affordances=affordances, labels=labels, games=games, canon=canon)
 
 
 def object_to_json(obj: ObjectRecord) -> dict[str, Any]:
@@ -178,5 +198,6 @@ def object_to_json(obj: ObjectRecord) -> dict[str, Any]:
         "id": obj.id,
         "description": obj.description,
         "parts": list(obj.parts),
-        "properties": [{"part": p.part, "predicate": p.predicate, "value": p.value} for p in obj.properties],
+        "properties": [{"part": p.part, "predicate": p.predicate, "value": p.value, **({"raw": p.raw} if p.raw else {})}
+                       for p in obj.properties],
     }

@@ -1,9 +1,13 @@
 """Check a benchmark directory and report every problem with its file and line.
 
-Checks: each line is a JSON object with the right fields and types; ids are unique and resolve; property
-predicates are the four kari predicates and values are canonical vocabulary values (not synonyms, not banned
-terms), on ``whole`` or a listed part; labels are not contradictory; every game has 8 distinct candidates, its
-target labelled true for its object and every distractor labelled false (never unknown, never true).
+Structural checks (problems): each line is a JSON object with the right fields and types; ids are unique and
+resolve; property predicates are the four kari predicates, on ``whole`` or a listed part; labels are not
+contradictory; every game id is unique and every game has 8 distinct candidates, its target labelled true for
+its object and every distractor labelled false (never unknown, never true).
+
+Vocabulary findings are not problems: every value and part name is read through the vocabulary
+(:mod:`kari.domain.canon`) and the report counts the words that were canonical, mapped (synonyms, word forms),
+added as new values, or banned (never facts); ``kari bench validate`` prints them as notes.
 
 Unreadable input (a missing directory or file, bad UTF-8) raises :class:`KariError` (exit 2); everything else is
 collected as a :class:`Problem` so one run shows them all.
@@ -17,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import read_jsonl
+from kari.bench.model import ObjectRecord, Property, read_jsonl
+from kari.domain.canon import CanonReport, canonical_objects
+from kari.domain.terms import PREDICATES, WHOLE
+from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.rules.ast import PREDICATES, WHOLE
-from kari.vocabulary import Vocabulary
 
 N_CANDIDATES = 8
 _SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")
@@ -41,11 +46,12 @@ class Problem:
 
 @dataclass
 class ValidationReport:
-    """Every problem found, and how many records of each file were read."""
+    """Every structural problem found, how many records of each file were read, and how the words were read."""
 
     root: Path
     problems: list[Problem] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    words: CanonReport = field(default_factory=CanonReport)
 
     @property
     def ok(self) -> bool:
@@ -57,6 +63,7 @@ class _Checker:
         self.root, self.vocab = root, vocab
         self.report = ValidationReport(root)
         self.objects: dict[str, set[str]] = {}  # id -> parts
+        self.object_records: list[ObjectRecord] = []  # well-formed properties, for the vocabulary notes
         self.affordances: set[str] = set()
         self.labels: dict[tuple[str, str], bool] = {}
 
@@ -106,32 +113,30 @@ class _Checker:
             if ident is not None and self.unique(name, line, set(self.objects), ident):
                 self.objects[ident] = set(parts)
             seen: set[tuple[str, str, str]] = set()
-            for index, prop in enumerate(props):
-                self.check_property(name, line, index, prop, set(parts), seen)
+            good = [Property(*key) for index, prop in enumerate(props)
+                    if (key := self.check_property(name, line, index, prop, set(parts), seen)) is not None]
+            self.object_records.append(ObjectRecord(ident or f"line {line}", parts=tuple(parts), properties=tuple(good),
+                                             source=f"{self.root / name}:{line}"))
 
     def check_property(self, name: str, line: int, index: int, prop: Any, parts: set[str],
-                       seen: set[tuple[str, str, str]]) -> None:
+                       seen: set[tuple[str, str, str]]) -> tuple[str, str, str] | None:
+        """Report what is wrong with one property; its ``(part, predicate, value)`` when it is well-formed."""
         where = f"property {index}"
-        if not isinstance(prop, dict) or not all(isinstance(prop.get(k), str) for k in ("part", "predicate", "value")):
-            self.problem(name, line, "schema", f"{where}: needs string fields part, predicate, value")
-            return
+        if not isinstance(prop, dict) or not all(isinstance(prop.get(k), str) and prop.get(k)
+                                                 for k in ("part", "predicate", "value")):
+            self.problem(name, line, "schema", f"{where}: needs non-empty string fields part, predicate, value")
+            return None
         part, predicate, value = prop["part"], prop["predicate"], prop["value"]
         if part != WHOLE and part not in parts:
             self.problem(name, line, "unknown-part", f"{where}: part {part!r} is not in the object's parts")
         if predicate not in PREDICATES:
             self.problem(name, line, "unknown-predicate", f"{where}: predicate {predicate!r} is not one of "
                          f"{', '.join(PREDICATES)}")
-            return
+            return None
         if (part, predicate, value) in seen:
             self.problem(name, line, "duplicate-property", f"{where}: {part} {predicate}:{value} is listed twice")
         seen.add((part, predicate, value))
-        if self.vocab.banned_reason(value):
-            self.problem(name, line, "banned-value", f"{where}: {predicate}:{value} is a banned "
-                         f"{self.vocab.banned_reason(value)} term")
-        elif value not in self.vocab.values(predicate):
-            canonical = self.vocab.normalise(predicate, value)
-            hint = f" (canonical form: {canonical!r})" if canonical else ""
-            self.problem(name, line, "unknown-value", f"{where}: {value!r} is not a {predicate} vocabulary value{hint}")
+        return part, predicate, value
 
     def check_affordances(self) -> None:
         name = "affordances.jsonl"
@@ -203,8 +208,10 @@ class _Checker:
                                  "must be labelled false")
 
 
-def validate_bench(root: str | Path, vocab: Vocabulary | None = None) -> ValidationReport:
-    """Check the benchmark directory ``root`` against ``vocab`` (default: the shipped vocabulary)."""
+def validate_bench(root: str | Path, vocab: Vocabulary | None = None, *, games: bool = True) -> ValidationReport:
+    """Check the benchmark directory ``root``, reading its words through ``vocab`` (default: the shipped
+    vocabulary, which learns the benchmark's new words); ``games=False`` skips ``games.jsonl`` (for commands
+    that never play it)."""
     root = Path(root)
     if not root.is_dir():
         raise KariError("benchmark directory not found", file=str(root), code="missing-file")
@@ -212,5 +219,18 @@ def validate_bench(root: str | Path, vocab: Vocabulary | None = None) -> Validat
     checker.check_objects()
     checker.check_affordances()
     checker.check_labels()
-    checker.check_games()
+    if games:
+        checker.check_games()
+    checker.report.words = canonical_objects(checker.object_records, checker.vocab)[1]
     return checker.report
+
+
+def require_valid(root: str | Path, vocab: Vocabulary, *, games: bool = True) -> ValidationReport:
+    """:func:`validate_bench`, raising the first structural problem (with FILE:LINE and the count) as a
+    :class:`KariError`: what every command that reads a benchmark runs first."""
+    report = validate_bench(root, vocab, games=games)
+    if report.problems:
+        first = report.problems[0]
+        more = f" (and {len(report.problems) - 1} more problems: run `kari bench validate`)" if len(report.problems) > 1 else ""
+        raise KariError(first.message + more, file=first.file, line=first.line, code=first.code)
+    return report

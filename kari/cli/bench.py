@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from kari.domain.canon import CanonReport
 
 bench_app = typer.Typer(help="Affordance20Q benchmark directories: validate, build games.", no_args_is_help=True)
 
@@ -13,22 +18,41 @@ bench_app = typer.Typer(help="Affordance20Q benchmark directories: validate, bui
 @bench_app.command("validate")
 def validate(
     directory: Optional[Path] = typer.Argument(None, help="Benchmark directory (default: the bundled one)."),
-    vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
+    vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder of TSV files (default: shipped)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to read (not written)."),
+    words: int = typer.Option(10, "--words", min=0, help="List up to this many added, mapped and banned words."),
 ) -> None:
-    """Check a benchmark directory; print every problem as FILE:LINE: code: message; exit 1 if any."""
+    """Check a benchmark directory: structural problems as FILE:LINE: code: message (exit 1 if any); how its
+    words were read (canonical, mapped, added as new values, banned) as notes (never a failure)."""
     from kari.bench.validate import validate_bench
+    from kari.domain.vocabulary import open_vocabulary
     from kari.resources import bundled_bench_dir
-    from kari.vocabulary import Vocabulary
 
     root = directory if directory is not None else bundled_bench_dir()
-    report = validate_bench(root, Vocabulary.load(vocab) if vocab is not None else None)
+    report = validate_bench(root, open_vocabulary(vocab, db))
     for problem in report.problems:
         typer.echo(str(problem))
+    for line in word_notes(report.words, words):
+        typer.echo(line)
     counts = ", ".join(f"{n} {name.removesuffix('.jsonl')}" for name, n in report.counts.items())
     if report.problems:
         typer.echo(f"{root}: {len(report.problems)} problem(s) ({counts})", err=True)
         raise typer.Exit(1)
     typer.echo(f"{root}: ok ({counts})")
+
+
+def word_notes(words: "CanonReport", limit: int) -> list[str]:
+    """``note:`` lines: the counts, then up to ``limit`` examples of words added, mapped and banned."""
+    lines = [f"note: {words.summary()}"]
+    for how, title in (("added", "added as a new value"), ("variant", "mapped by word form"),
+                       ("synonym", "mapped by synonym"), ("banned", "banned (never a fact)")):
+        rows = words.distinct(how)
+        for predicate, raw, value, source in rows[:limit]:
+            target = "" if value is None or value == raw else f" -> {value}"
+            lines.append(f"note: {title}: {predicate}:{raw}{target} ({source})")
+        if len(rows) > limit:
+            lines.append(f"note: ... and {len(rows) - limit} more {title}")
+    return lines
 
 
 @bench_app.command("build")

@@ -10,7 +10,8 @@ import typer
 
 def induce(
     out: Path = typer.Option(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
-    db: Path | None = typer.Option(None, "--db", help="KB database (kari kb load) to induce from."),
+    db: Path | None = typer.Option(None, "--db", help="KB database (kari kb load): the evidence without --bench, "
+                                    "and the vocabulary store read and extended (with --bench, created if missing)."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option("offline", "--llm", help="Backend: offline (symbolic, no network) or openai."),

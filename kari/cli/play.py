@@ -31,6 +31,7 @@ def play(
     max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
     reps: int = typer.Option(10, "--reps", help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
@@ -51,7 +52,7 @@ def play(
         rule_match=match,
         questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
-        reps_k=reps, vocab=str(vocab) if vocab else None, model=model if uses_llm else None,
+        reps_k=reps, vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
         base_url=base_url if uses_llm else None)
     llm_config = None
     if any(getattr(config, part) == "llm" for part in LLM_PARTS):

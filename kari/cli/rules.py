@@ -8,20 +8,22 @@ from pathlib import Path
 import typer
 
 VOCAB_HELP = "Vocabulary: a folder of TSV files or a KB DuckDB file (default: the shipped vocabulary)."
+DB_HELP = "KB database whose vocabulary (benchmark words and Auditor additions included) to use."
 
 
 def check(
     files: list[Path] = typer.Argument(..., help="Rule files (.kari or .jsonl)."),
     vocab: Path | None = typer.Option(None, "--vocab", help=VOCAB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only, not warnings."),
 ) -> None:
     """Check rule files: one line per problem (FILE:LINE:COL: code: message); exit 1 when a rule is invalid."""
     from kari.errors import KariError
     from kari.rules import check_file
-    from kari.vocabulary import load_vocabulary
+    from kari.domain.vocabulary import open_vocabulary
 
-    vocabulary = load_vocabulary(vocab)
+    vocabulary = open_vocabulary(vocab, db)
     errors = warnings = 0
     for path in files:
         try:
@@ -47,6 +49,7 @@ def fmt(
     normalise: bool = typer.Option(False, "--normalise", help="Replace synonym values by canonical ones."),
     simplify_: bool = typer.Option(False, "--simplify", help="Flatten AND/OR and drop duplicate arguments."),
     vocab: Path | None = typer.Option(None, "--vocab", help=VOCAB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Print the rules of FILE in canonical text, pretty text, JSONL or English (comments inside rules are dropped)."""
     from kari.errors import KariError
@@ -63,9 +66,9 @@ def fmt(
                         file=str(file), code="bad-option")
     rules = load_rules(file)
     if normalise:
-        from kari.vocabulary import load_vocabulary
+        from kari.domain.vocabulary import open_vocabulary
 
-        vocabulary = load_vocabulary(vocab)
+        vocabulary = open_vocabulary(vocab, db)
         rules = [normalise_rule(rule, vocabulary) for rule in rules]
     if simplify_:
         rules = [simplify_rule(rule) for rule in rules]
@@ -96,16 +99,17 @@ def compile_(
     file: Path = typer.Argument(..., help="A rule file (.kari or .jsonl)."),
     semantics: str = typer.Option("any-part", "--semantics", help="strict | any-part (PART semantics)."),
     vocab: Path | None = typer.Option(None, "--vocab", help=VOCAB_HELP),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Print the ASP program the solver runs for the rules of FILE."""
+    from kari.domain.vocabulary import open_vocabulary
     from kari.errors import KariError
     from kari.rules import load_rules
     from kari.solver import compile_rules
-    from kari.vocabulary import load_vocabulary
 
     if semantics not in ("strict", "any-part"):
         raise KariError(f"unknown semantics {semantics!r} (expected strict or any-part)", code="bad-option")
-    typer.echo(compile_rules(load_rules(file), load_vocabulary(vocab), semantics), nl=False)
+    typer.echo(compile_rules(load_rules(file), open_vocabulary(vocab, db), semantics), nl=False)
 
 
 def register(app: typer.Typer) -> None:

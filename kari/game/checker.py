@@ -18,7 +18,8 @@ from typing import Any, Protocol
 from kari.errors import KariError
 from kari.game.types import CheckResult, Question
 from kari.rules.ast import PREDICATE_OF_DIMENSION, PREDICATES
-from kari.vocabulary import Vocabulary, normalise_term
+from kari.domain.terms import normalise_term
+from kari.domain.vocabulary import Vocabulary
 
 FLAGS = ("FUNCTION", "CATEGORY")
 CHECKER_MAX_TOKENS = 50
@@ -29,6 +30,7 @@ _MAX_NGRAM = 4
 _SKIP = frozenset("a an and any are as be by can could do does for from has have how in is it its made material "
                   "materials of on or part parts shape shaped size sized surface texture the this to what which "
                   "with would object thing".split())
+_LOCATORS = frozenset("the its their this that".split())  # "the handle", "its blade": the subject, a part
 _CONTEXT = {
     "MADE_OF": ("made of", "made from", "made out of", "material", "consist", "composed"),
     "SHAPE": ("shape", "shaped", "form"),
@@ -116,7 +118,11 @@ class SymbolicChecker:
         return None
 
     def extract(self, lower: str) -> tuple[Question, ...]:
-        """Every ``(PREDICATE, value)`` named in lower-cased ``lower``, longest phrases first, no overlaps."""
+        """Every ``(PREDICATE, value)`` named in lower-cased ``lower``, longest phrases first, no overlaps.
+
+        A part named as the subject of a question about another property ("is THE HANDLE made of plastic?",
+        "is ITS blade sharp?") locates the property rather than asking about the part: such a SHAPE pair is
+        dropped when another property is asked."""
         words = lower.split()
         preferred = [p for p in PREDICATES if any(re.search(r"\b" + c + r"\b", lower) for c in _CONTEXT[p])]
         taken = [False] * len(words)
@@ -132,6 +138,10 @@ class SymbolicChecker:
                 if pair is not None:
                     found.append((start, pair))
                     taken[start:start + size] = [True] * size
+        located = {pair for start, pair in found
+                   if pair[0] == "SHAPE" and (words[start] in _LOCATORS or start > 0 and words[start - 1] in _LOCATORS)}
+        if len({pair for _, pair in found} - located) >= 1:
+            found = [(start, pair) for start, pair in found if pair not in located]
         out: list[Question] = []
         for _, pair in sorted(found):
             if pair not in out:

@@ -19,7 +19,8 @@ from kari.game.oracle import Oracle
 from kari.game.questioners.base import Questioner
 from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
 from kari.solver.consistency import beliefs, consistent_counts, information_gain
-from kari.vocabulary import Vocabulary, normalise_term
+from kari.domain.terms import normalise_term
+from kari.domain.vocabulary import Vocabulary
 
 DEFAULT_BUDGET = 20
 MAX_REJECTIONS = 3
@@ -55,7 +56,7 @@ def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Qu
     questioner.start(setup)
     guess: Guess | None = None
     forced: str | None = None
-    rejections = 0
+    rejections = repeats = 0
     while guess is None:
         if len(state.turns) >= setup.budget:
             forced = "budget"
@@ -68,9 +69,13 @@ def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Qu
         if isinstance(action, Guess):
             guess = action
             break
-        state.turns.append(_turn(action, state, hidden, checker, oracle, vocab))
+        asked_before = state.asked
+        turn = _turn(action, state, hidden, checker, oracle, vocab)
+        repeats += turn.question in asked_before or any(pair in asked_before for pair in turn.check.pairs)
+        state.turns.append(turn)
         rejections = 0 if state.turns[-1].check.accepted else rejections + 1
     chosen = resolve_guess(guess.affordance, setup.candidates)
+    final = state.beliefs
     return {
         "game": game.id,
         "object": hidden.id,
@@ -82,7 +87,9 @@ def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Qu
         "guess": chosen,
         "guess_raw": guess.raw or guess.affordance,
         "invalid_guess": chosen is None,
+        "guess_belief": None if chosen is None or final is None else round(final.get(chosen, 0.0), 6),
         "forced": forced,
+        "repeated_questions": repeats,
         "success": chosen == game.target,
         "questioner_info": questioner.info(),
         "time_s": round(time.perf_counter() - started, 6),

@@ -17,18 +17,19 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
                    match_mode: str = "embedding") -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
     from kari.bench.model import load_benchmark
+    from kari.bench.validate import require_valid
+    from kari.domain.canon import canonical_rules
+    from kari.domain.vocabulary import open_vocabulary
     from kari.game.match import RuleMatcher, coverage_record
     from kari.game.questioners.llm import system_prompt
     from kari.game.run import select_games
-    from kari.game.setup import check_games
     from kari.rules import load_rules
-    from kari.vocabulary import Vocabulary
 
-    bench = load_benchmark(bench_dir)
-    vocab = Vocabulary.load(vocab_dir)
+    vocab = open_vocabulary(vocab_dir)
+    require_valid(bench_dir, vocab)
+    bench = load_benchmark(bench_dir, vocab)
     chosen = select_games(bench.games, games, ())
-    check_games(bench, chosen)
-    matcher = RuleMatcher(load_rules(rules_path), threshold, top_k, mode=match_mode)
+    matcher = RuleMatcher(canonical_rules(load_rules(rules_path), vocab), threshold, top_k, mode=match_mode)
     descriptions = {a.id: a.description for a in bench.affordances.values()}
     folder = Path(out)
     rows = []

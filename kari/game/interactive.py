@@ -16,7 +16,7 @@ def next_game_id(config: Any, out: Path) -> str:
     from kari.bench.model import load_benchmark
     from kari.game.run import GAMES_FILE, load_records
 
-    bench = load_benchmark(config.bench)
+    bench = load_benchmark(config.bench, None)  # game ids only
     done = {r.get("game") for r in load_records(out / GAMES_FILE)[0]}
     for game in bench.games:
         if game.id not in done:

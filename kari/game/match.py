@@ -15,8 +15,10 @@ from typing import Any
 from kari.bench.model import ObjectRecord
 from kari.errors import KariError
 from kari.game.types import RuleMatch
-from kari.rules.ast import Atom, Rule
-from kari.vocabulary import Vocabulary, normalise_term
+from kari.domain.objects import rule_holds
+from kari.rules.ast import Rule
+from kari.domain.terms import normalise_term
+from kari.domain.vocabulary import Vocabulary
 
 DEFAULT_THRESHOLD = 0.7
 MATCH_MODES = ("embedding", "exact")
@@ -75,16 +77,6 @@ class RuleMatcher:
         return {c: self._cache[c] for c in wanted}
 
 
-def rule_covers(rule: Rule, obj: ObjectRecord, vocab: Vocabulary) -> bool:
-    """Does ``rule`` hold for ``obj`` in the any-part reading (each atom via the solver's ``has_property``)?"""
-    from kari.solver import has_property
-
-    def holds(atom: Atom) -> bool:
-        return bool(has_property(obj, atom.predicate, atom.value, vocab))
-
-    return rule.evaluate(holds)
-
-
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,
                     vocab: Vocabulary) -> dict[str, Any]:
     """The per-game rule facts: matches per candidate, whether the target has a rule and whether it covers o*."""
@@ -92,5 +84,5 @@ def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidd
     return {
         "matched": {c: [m.to_json() for m in ms] for c, ms in matches.items()},
         "target_has_rule": bool(target_rules),
-        "target_rule_covers_object": any(rule_covers(m.rule, hidden, vocab) for m in target_rules),
+        "target_rule_covers_object": any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
     }

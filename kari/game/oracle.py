@@ -1,7 +1,7 @@
 """Oracles: they know the hidden object and answer each accepted question with Yes or No.
 
 ``kb``: symbolic, answers the checked ``(PREDICATE, value)`` pair from the object's properties and parts with the
-vocabulary taxonomy (the solver's ``has_property``, the single truth shared with metrics and the Validator).
+vocabulary taxonomy (the domain core's ``has_property``, the single truth shared with metrics and the Validator).
 ``llm``: prompted with the object's description and properties; only its first Yes/No word counts.
 """
 
@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from kari.bench.model import ObjectRecord
+from kari.domain.objects import has_property
 from kari.game.types import Question
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 ORACLE_MAX_TOKENS = 20
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -42,8 +43,6 @@ class KBOracle:
         self.vocab = vocab
 
     def answer(self, hidden: ObjectRecord, question: str, pair: Question) -> OracleReply:
-        from kari.solver import has_property
-
         return OracleReply(bool(has_property(hidden, pair[0], pair[1], self.vocab)))
 
 

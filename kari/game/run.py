@@ -50,6 +50,7 @@ class PlayConfig:
     reps_k: int = 10
     leave_one_out: bool = True
     vocab: str | None = None
+    db: str | None = None
     model: str | None = None
     base_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -123,6 +124,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
          read: Any = input, write: Any = print) -> dict[str, Any]:
     """Play the configured games into ``out`` (resuming) and return the run summary."""
     from kari.bench.model import load_benchmark
+    from kari.bench.validate import require_valid
+    from kari.domain.canon import canonical_rules
+    from kari.domain.vocabulary import open_vocabulary
     from kari.game.checker import make_checker
     from kari.game.engine import play_game
     from kari.game.match import RuleMatcher
@@ -130,16 +134,15 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     from kari.game.oracle import make_oracle
     from kari.game.plots import plot_run
     from kari.game.questioners import QuestionerOptions, make_questioner, questioner_class
-    from kari.game.setup import SetupBuilder, check_games
-    from kari.vocabulary import Vocabulary
+    from kari.game.setup import SetupBuilder
 
     out = Path(out)
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1:
         raise KariError("budget, max rejections and representatives per affordance must be >= 1", code="game-config")
-    bench = load_benchmark(config.bench)
-    vocab = Vocabulary.load(config.vocab)
+    vocab = open_vocabulary(config.vocab, config.db)
+    require_valid(config.bench, vocab)
+    bench = load_benchmark(config.bench, vocab)
     games = select_games(bench.games, config.games, config.game_ids)
-    check_games(bench, games)
     cls = questioner_class(config.questioner)
     if cls.name == "rules" and config.rules is None:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
@@ -147,8 +150,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     if config.rules is not None:
         from kari.rules import load_rules
 
-        matcher = RuleMatcher(load_rules(config.rules), config.rule_threshold, config.rule_top_k,
-                              mode=config.rule_match)
+        matcher = RuleMatcher(canonical_rules(load_rules(config.rules), vocab), config.rule_threshold,
+                              config.rule_top_k, mode=config.rule_match)
     out.mkdir(parents=True, exist_ok=True)
     _check_resume(out, config)
     client = _client(config, out, llm_config)

@@ -13,31 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kari.bench.model import Benchmark, Game, ObjectRecord
-from kari.errors import KariError
 from kari.game.match import RuleMatcher, coverage_record
 from kari.game.types import GameSetup, Question
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def game_rng(seed: int, run: int, game_id: str) -> random.Random:
     """A random stream that depends only on (seed, run, game), so resumed and reordered runs agree."""
     return random.Random(f"kari-game:{seed}:{run}:{game_id}")
-
-
-def check_games(bench: Benchmark, games: Sequence[Game]) -> None:
-    """Every game names a known object, 2+ distinct known candidates and a target among them."""
-    path = str(bench.root / "games.jsonl")
-    for number, game in enumerate(games, 1):
-        where = {"file": path, "code": "game-invalid"}
-        if game.object not in bench.objects:
-            raise KariError(f"game {game.id}: unknown object {game.object!r}", **where)
-        if len(set(game.candidates)) != len(game.candidates) or len(game.candidates) < 2:
-            raise KariError(f"game {game.id}: candidates must be 2 or more distinct affordances", **where)
-        if game.target not in game.candidates:
-            raise KariError(f"game {game.id}: target {game.target!r} is not a candidate", **where)
-        unknown = [c for c in game.candidates if c not in bench.affordances]
-        if unknown:
-            raise KariError(f"game {game.id}: unknown candidate {unknown[0]!r}", **where)
 
 
 class SetupBuilder:

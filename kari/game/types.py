@@ -13,19 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kari.bench.model import ObjectRecord
-from kari.rules.ast import DIMENSION_OF, Rule
+from kari.domain.terms import History, Question, structured
+from kari.rules.ast import Rule
 
-Question = tuple[str, str]
-"""``(PREDICATE, value)``, e.g. ``("MADE_OF", "metal")``; the solver's question type."""
-
-History = Sequence[tuple[Question, bool]]
-"""Accepted questions with the Oracle's answers, in order."""
-
-
-def structured(question: Question) -> str:
-    """``("MADE_OF", "metal")`` -> ``"MATERIAL:metal"`` (the form symbolic players ask in)."""
-    predicate, value = question
-    return f"{DIMENSION_OF[predicate]}:{value}"
+__all__ = ["Action", "Ask", "CheckResult", "GameSetup", "GameState", "Guess", "History", "Question", "RuleMatch",
+           "Turn", "structured"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +138,17 @@ class GameState:
     def history(self) -> list[tuple[Question, bool]]:
         """Accepted questions with their answers."""
         return [(t.pair, bool(t.answer)) for t in self.turns if t.pair is not None and t.answer is not None]
+
+    @property
+    def asked(self) -> frozenset[str | Question]:
+        """Every question asked so far, accepted or rejected: its text and the pairs the Checker read from it
+        (a player never asks any of them again)."""
+        return frozenset([t.question for t in self.turns] + [p for t in self.turns for p in t.check.pairs])
+
+    def was_asked(self, question: Question) -> bool:
+        """Has ``question`` (or its structured text) been asked in this game?"""
+        asked = self.asked
+        return question in asked or structured(question) in asked
 
     @property
     def beliefs(self) -> Mapping[str, float] | None:

@@ -15,7 +15,8 @@ from typing import Any
 from kari.errors import KariError
 from kari.induce.llmio import LLMSession
 from kari.rules.ast import PREDICATES, Atom, Node, Or, Part
-from kari.vocabulary import Vocabulary, normalise_term
+from kari.domain.terms import normalise_term
+from kari.domain.vocabulary import Vocabulary
 
 DECISION_SCHEMA = {
     "type": "object",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kari.bench.model import ObjectRecord, object_to_json
+from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 
 
@@ -70,11 +71,13 @@ def select(
     return usable[:limit] if limit else usable
 
 
-def from_bench(root: str | Path) -> dict[str, Evidence]:
-    """Evidence per affordance of a benchmark directory."""
+def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
+    """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
     from kari.bench.model import load_benchmark
+    from kari.bench.validate import require_valid
 
-    bench = load_benchmark(root)
+    require_valid(root, vocab, games=False)
+    bench = load_benchmark(root, vocab)
     universe = tuple(bench.objects[k] for k in sorted(bench.objects))
     out: dict[str, Evidence] = {}
     labels_path = str(Path(root) / "labels.jsonl")
@@ -89,19 +92,20 @@ def from_bench(root: str | Path) -> dict[str, Evidence]:
     return out
 
 
-def from_db(path: str | Path) -> dict[str, Evidence]:
-    """Evidence per affordance verb from a KB database built by ``kari kb load``.
+def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
+    """Evidence per affordance verb from a KB database built by ``kari kb load``, its words read through ``vocab``.
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
     each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
     """
+    from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db
 
     if not Path(path).is_file():
         raise KariError("KB database not found", file=str(path), code="missing-file")
     con = open_db(path, read_only=True)
     try:
-        objects = {o.id: o for o in objects_from_db(con)}
+        objects = {o.id: o for o in canonical_objects(objects_from_db(con), vocab)[0]}
         rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id) for r in affordance_evidence(con)]
         prop_edges: dict[str, list[str]] = {}
         for obj, edge, part_edge in con.execute(

@@ -22,7 +22,8 @@ from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
 from kari.rules.ast import Atom, Node, Or, Rule
-from kari.vocabulary import Vocabulary, normalise_term
+from kari.domain.terms import normalise_term
+from kari.domain.vocabulary import Vocabulary
 
 
 @dataclass

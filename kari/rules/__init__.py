@@ -1,7 +1,7 @@
 """The KARI rule language: AST (ast.py), parsers, printers, static checks and simplification.
 
 The language is specified in ``grammar/kari.ebnf`` and described for users in ``grammar/README.md``. Names are
-imported lazily (PEP 562) so that ``kari.rules.ast`` stays cheap to import (``kari.vocabulary`` needs it, and
+imported lazily (PEP 562) so that ``kari.rules.ast`` stays cheap to import (``kari.domain.vocabulary`` needs it, and
 the checker needs the vocabulary).
 """
 

@@ -20,18 +20,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-PREDICATES: tuple[str, ...] = ("MADE_OF", "SHAPE", "SIZE", "SURFACE")
-"""The four atomic predicates of the language."""
-
-DIMENSION_OF: dict[str, str] = {"MADE_OF": "MATERIAL", "SHAPE": "SHAPE", "SIZE": "SIZE", "SURFACE": "SURFACE"}
-"""Predicate -> Affordance20Q question dimension (MATERIAL questions probe MADE_OF facts)."""
-
-PREDICATE_OF_DIMENSION: dict[str, str] = {dim: pred for pred, dim in DIMENSION_OF.items()}
-
-WHOLE = "whole"
-"""The role of an atom about the entire object."""
+from kari.domain.terms import DIMENSION_OF, PREDICATE_OF_DIMENSION, PREDICATES, WHOLE
+from kari.errors import KariError
 
 AtomLabeller = Callable[["Atom"], bool]
+PartialLabeller = Callable[["Atom"], "bool | None"]
+"""Labels an atom True, False or None (unknown) for three-valued (Kleene) evaluation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +38,10 @@ class Atom:
 
     def evaluate(self, holds: AtomLabeller) -> bool:
         """The label the Validator gave this atom."""
+        return holds(self)
+
+    def evaluate_partial(self, holds: PartialLabeller) -> bool | None:
+        """Three-valued: the atom's label, None when it is not known yet."""
         return holds(self)
 
     def atoms(self) -> Iterator[Atom]:
@@ -80,6 +78,11 @@ class And(_Combinator):
     def evaluate(self, holds: AtomLabeller) -> bool:
         return all(arg.evaluate(holds) for arg in self.args)
 
+    def evaluate_partial(self, holds: PartialLabeller) -> bool | None:
+        """False if some argument is False, True if all are True, else None."""
+        values = [arg.evaluate_partial(holds) for arg in self.args]
+        return False if False in values else (True if all(v is True for v in values) else None)
+
 
 @dataclass(frozen=True, slots=True)
 class Or(_Combinator):
@@ -89,6 +92,11 @@ class Or(_Combinator):
 
     def evaluate(self, holds: AtomLabeller) -> bool:
         return any(arg.evaluate(holds) for arg in self.args)
+
+    def evaluate_partial(self, holds: PartialLabeller) -> bool | None:
+        """True if some argument is True, False if all are False, else None."""
+        values = [arg.evaluate_partial(holds) for arg in self.args]
+        return True if True in values else (False if all(v is False for v in values) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +108,9 @@ class Part:
 
     def evaluate(self, holds: AtomLabeller) -> bool:
         return self.body.evaluate(holds)
+
+    def evaluate_partial(self, holds: PartialLabeller) -> bool | None:
+        return self.body.evaluate_partial(holds)
 
     def atoms(self) -> Iterator[Atom]:
         yield from self.body.atoms()
@@ -134,3 +145,9 @@ class Rule:
 
     def evaluate(self, holds: AtomLabeller) -> bool:
         return self.body.evaluate(holds)
+
+    def error(self, message: str, code: str) -> KariError:
+        """A :class:`KariError` naming this rule, at the file and line its loader recorded (when known)."""
+        line = (self.metadata or {}).get("line")
+        return KariError(f"rule {self.affordance!r}: {message}", file=(self.metadata or {}).get("file"),
+                         line=line if isinstance(line, int) else None, code=code)

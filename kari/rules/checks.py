@@ -22,7 +22,7 @@ from typing import Any
 from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part, Rule
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
 from kari.rules.simplification import branch_atom_set, subsumed_indices
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
     "syntax-error": (ERROR, "the text is not a rule (the location points at the offending token)"),

@@ -16,12 +16,13 @@ from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part
 from kari.rules.syntax import KEYWORDS, Pos
 
 _WS = r"[ \t\r\n]"
+_GAP = rf"(?:{_WS}|\#[^\n]*)*"  # whitespace and comments, which pyparsing skips between any two tokens
 # groups: 1 role, 2 predicate, 3 value (an atom is one token), 4 operator with its '(', 5 ',' or ')',
 # 6 identifier, 7 anything else; whitespace and comments match no group
 _TOKEN = re.compile(
     rf"{_WS}+|\#[^\n]*"
-    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_WS}*\.{_WS}*)?((?i:MADE_OF|SHAPE|SIZE|SURFACE)){_WS}*:{_WS}*([A-Za-z0-9_]+)"
-    rf"|((?i:AND|OR|PART)){_WS}*\("
+    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_GAP}\.{_GAP})?((?i:MADE_OF|SHAPE|SIZE|SURFACE)){_GAP}:{_GAP}([A-Za-z0-9_]+)"
+    rf"|((?i:AND|OR|PART)){_GAP}\("
     r"|([,)])"
     r"|([A-Za-z_][A-Za-z0-9_]*)"
     r"|(.)",

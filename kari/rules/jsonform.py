@@ -23,12 +23,18 @@ from typing import Any
 from kari.rules.ast import PREDICATES, WHOLE, And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 from kari.rules.syntax import KEYWORDS, MAX_DEPTH, MAX_RULE_CHARS
-from kari.vocabulary import fold_spelling
 
 MAX_JSON_CHARS = 4 * MAX_RULE_CHARS
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n(.*?)```", re.DOTALL)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _VALUE = re.compile(r"[a-z0-9_]+\Z")
+_SPACES_AND_HYPHENS = re.compile(r"[\s\-]+")
+
+
+def fold_json_value(raw: str) -> str:
+    """The grammar's folding of a JSON ``class`` string (grammar/kari.ebnf ``json_string``): lower case, runs of
+    spaces and hyphens become ``_``; the result must then be a value."""
+    return _SPACES_AND_HYPHENS.sub("_", raw.strip().lower())
 _KEYS = {"AND": ("args",), "OR": ("args",), "PART": ("role", "body")}
 
 
@@ -131,7 +137,7 @@ def _node(obj: Any, path: str, role: str, depth: int) -> Node:
     if op in PREDICATES:
         _keys(obj, path, ("class",), ("role",))
         value = _string(obj, "class", path)
-        canonical = fold_spelling(value)
+        canonical = fold_json_value(value)
         if not _VALUE.match(canonical):
             raise _schema(f"{path}.class", f"{value!r} is not a snake_case term")
         own = obj.get("role")

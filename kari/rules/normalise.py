@@ -7,7 +7,7 @@ table of the vocabulary. Values the vocabulary does not know stay as they are (t
 from __future__ import annotations
 
 from kari.rules.ast import Atom, Node, Part, Rule
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 def normalise_values(node: Node, vocab: Vocabulary) -> Node:

@@ -3,7 +3,8 @@
 Fixed encodings live in ``solver/*.lp``; :mod:`kari.solver.control` is the only module that talks to clingo.
 """
 
-from kari.solver.compile import SEMANTICS, compile_rules
+from kari.domain.objects import SEMANTICS, has_property
+from kari.solver.compile import compile_rules
 from kari.solver.consistency import (
                                      belief_trace,
                                      beliefs,
@@ -14,12 +15,12 @@ from kari.solver.consistency import (
                                      select_representatives,
 )
 from kari.solver.coverage import compute_coverage
-from kari.solver.facts import has_property
 from kari.solver.greedy import greedy_ig_question
 from kari.solver.optimal import OptimalResult, optimal_target_aware
 from kari.solver.policy import PolicyTree, build_policy
 from kari.solver.pyeval import python_coverage
-from kari.solver.types import CoverageDecision, CoverageRow, Question
+from kari.domain.terms import Question
+from kari.solver.types import CoverageDecision, CoverageRow
 from kari.solver.validation import covered_by_labels
 
 __all__ = ["SEMANTICS", "CoverageDecision", "CoverageRow", "OptimalResult", "PolicyTree", "Question", "belief_trace",

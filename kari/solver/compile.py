@@ -18,13 +18,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from kari.errors import KariError
-from kari.rules.ast import PREDICATES, WHOLE, And, Atom, Node, Or, Part, Rule
+from kari.domain.canon import canonical_rules
+from kari.domain.objects import check_semantics
+from kari.domain.terms import WHOLE
+from kari.domain.vocabulary import Vocabulary
+from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.solver.facts import ASP_PREDICATE, asp_string, taxonomy_facts
-from kari.vocabulary import Vocabulary
-
-SEMANTICS: tuple[str, ...] = ("strict", "any-part")
-"""The two PART semantics, by name."""
 
 MAX_DISJUNCTS = 256
 """A branch whose normal form has more disjuncts than this is rejected (grounding stays bounded)."""
@@ -38,40 +37,6 @@ class Disjunct:
     atoms: tuple[tuple[str, str, str], ...]
 
 
-def check_semantics(semantics: str) -> str:
-    if semantics not in SEMANTICS:
-        raise KariError(f"unknown semantics {semantics!r} (expected one of {', '.join(SEMANTICS)})", code="semantics")
-    return semantics
-
-
-def rule_error(rule: Rule, message: str, code: str) -> KariError:
-    """A :class:`KariError` naming the rule (and its file/line when the loader recorded them)."""
-    meta = rule.metadata or {}
-    line = meta.get("line")
-    return KariError(f"rule {rule.affordance!r}: {message}", file=meta.get("file"),
-                     line=line if isinstance(line, int) else None, code=code)
-
-
-def normalise_rule(rule: Rule, vocab: Vocabulary) -> Rule:
-    """The rule with every atom value canonical; unknown predicates or values raise an error naming the rule."""
-
-    def walk(node: Node) -> Node:
-        if isinstance(node, Atom):
-            if node.predicate not in PREDICATES:
-                raise rule_error(rule, f"unknown predicate {node.predicate!r} in {node.key}", "unknown-predicate")
-            value = vocab.normalise(node.predicate, node.value)
-            if value is None:
-                raise rule_error(rule, f"unknown {node.predicate} value {node.value!r}", "unknown-value")
-            return node if value == node.value else Atom(node.predicate, value, node.role)
-        if isinstance(node, Part):
-            return Part(node.var, walk(node.body))
-        if isinstance(node, (And, Or)):
-            return type(node)(tuple(walk(arg) for arg in node.args))
-        raise rule_error(rule, f"unexpected node {type(node).__name__}", "rule-node")
-
-    return Rule(rule.affordance, walk(rule.body), rule.metadata, rule.branch_metadata)
-
-
 def branch_disjuncts(rule: Rule, branch: Node, semantics: str) -> list[Disjunct]:
     """The normal form of one branch; PART variables renamed ``X1, X2, ...`` so each is bound once."""
     counter = iter(range(1, 1 << 30))
@@ -80,10 +45,10 @@ def branch_disjuncts(rule: Rule, branch: Node, semantics: str) -> list[Disjunct]
         if isinstance(node, Atom):
             if node.role == WHOLE or semantics == "any-part":
                 if node.role != WHOLE and node.role not in scope:
-                    raise rule_error(rule, f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
+                    raise rule.error(f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
                 return [Disjunct((), ((WHOLE, node.predicate, node.value),))]
             if node.role not in scope:
-                raise rule_error(rule, f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
+                raise rule.error(f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
             return [Disjunct((), ((scope[node.role], node.predicate, node.value),))]
         if isinstance(node, Part):
             if semantics == "any-part":
@@ -96,12 +61,12 @@ def branch_disjuncts(rule: Rule, branch: Node, semantics: str) -> list[Disjunct]
         for arg in node.args:  # And: the product of the arguments' normal forms, in order
             out = [Disjunct(a.variables + b.variables, a.atoms + b.atoms) for a, b in product(out, dnf(arg, scope))]
             if len(out) > MAX_DISJUNCTS:
-                raise rule_error(rule, f"a branch expands to more than {MAX_DISJUNCTS} conjunctions", "rule-too-large")
+                raise rule.error(f"a branch expands to more than {MAX_DISJUNCTS} conjunctions", "rule-too-large")
         return out
 
     result = dnf(branch, {})
     if len(result) > MAX_DISJUNCTS:
-        raise rule_error(rule, f"a branch expands to more than {MAX_DISJUNCTS} conjunctions", "rule-too-large")
+        raise rule.error(f"a branch expands to more than {MAX_DISJUNCTS} conjunctions", "rule-too-large")
     return result
 
 
@@ -135,7 +100,7 @@ def compile_rules(rules: Sequence[Rule], vocab: Vocabulary, semantics: str = "an
     ``python -m clingo solver/facts.lp solver/coverage.lp PROGRAM OBJECT_FACTS``.
     """
     check_semantics(semantics)
-    normalised = [normalise_rule(rule, vocab) for rule in rules]
+    normalised = canonical_rules(rules, vocab)
     header = [f"% kari compiled rules ({len(rules)}), semantics: {semantics}",
               "% run with: python -m clingo solver/facts.lp solver/coverage.lp THIS_FILE OBJECT_FACTS",
               "% vocabulary is-a taxonomy"]

@@ -17,12 +17,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kari.bench.model import Benchmark, ObjectRecord
-from kari.rules.ast import PREDICATES
-from kari.solver.facts import object_view
-from kari.solver.types import Question
-from kari.vocabulary import Vocabulary
-
-History = Sequence[tuple[Question, bool]]
+from kari.domain.objects import object_view
+from kari.domain.terms import PREDICATES, History, Question
+from kari.domain.vocabulary import Vocabulary
 
 
 def question_pool(objects: Iterable[ObjectRecord], vocab: Vocabulary) -> list[Question]:

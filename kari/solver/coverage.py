@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from kari.bench.model import ObjectRecord
 from kari.errors import KariError
 from kari.rules.ast import Rule
-from kari.solver.compile import check_semantics, compile_rule_batch, disjunct_count, normalise_rule
+from kari.domain.canon import canonical_rules
+from kari.domain.objects import check_semantics, object_parts
+from kari.solver.compile import compile_rule_batch, disjunct_count
 from kari.solver.control import solve
-from kari.solver.facts import object_facts, object_parts, taxonomy_facts
+from kari.solver.facts import object_facts, taxonomy_facts
 from kari.solver.types import CoverageRow, coverage_row, gc_paused
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 DEFAULT_BATCH_BODIES = 4000
 """Upper bound on ASP rule bodies per solver call (a batch always holds at least one rule)."""
@@ -48,7 +50,7 @@ def compute_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], voc
     seconds are spent before every batch is solved.
     """
     check_semantics(semantics)
-    normalised = [normalise_rule(rule, vocab) for rule in rules]
+    normalised = canonical_rules(rules, vocab)
     if len({obj.id for obj in objects}) != len(objects):
         raise KariError("duplicate object ids in the coverage input", code="duplicate-object")
     parts = [object_parts(obj) for obj in objects]
@@ -59,7 +61,7 @@ def compute_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], voc
         raise KariError(f"{len(objects)} objects are too many for one coverage call; split the objects",
                         code="too-large")
     deadline = time.perf_counter() + time_limit
-    facts = object_facts(objects) + "\n" + taxonomy_facts(vocab)
+    facts = object_facts(objects, vocab) + "\n" + taxonomy_facts(vocab)
     constants = ["-c", f"nobj={nobj}", "-c", f"nbr={nbr}", "-c", f"npart={npart}"]
     best: dict[tuple[int, int], tuple[int, str | None]] = {}
     batches = rule_batches([disjunct_count(r, semantics) for r in normalised], max_bodies, max_rules)

@@ -13,10 +13,10 @@ import math
 from collections.abc import Mapping, Sequence
 
 from kari.bench.model import ObjectRecord
-from kari.solver.consistency import History
-from kari.solver.facts import Fact, object_view
-from kari.solver.types import Question
-from kari.vocabulary import Vocabulary
+from kari.domain.terms import History
+from kari.domain.objects import Fact, object_view
+from kari.domain.terms import Question
+from kari.domain.vocabulary import Vocabulary
 
 _EPSILON = 1e-12
 

@@ -9,11 +9,16 @@ Reduction before solving (it keeps the optimum): a question whose answers agree 
 every representative rules nothing out and is dropped; questions that rule out the same representatives are
 interchangeable, and only the first in pool order is kept.
 
+Replanning: given the ``history`` of questions already answered (with the answers actually received, which a
+noisy Oracle may have flipped), the representatives those answers rule out are gone and only unasked questions
+are planned. If every answer so far was the one the plan expected, the rest of the plan stays optimal (a shorter
+rest would give a shorter plan), so players replan only when an answer surprised them.
+
 Unreachable threshold (no question set lifts b(target) above it, e.g. no target representative agrees with the
 hidden object): ``reached`` is False, the solver maximises the secondary objective, the margin
-``D*n(target) - P*sum_a n(a)`` for threshold P/D (the target's lead), then minimises questions; the guess is the
-argmax of the final belief, ties broken in favour of the target, and the target when no representative is
-consistent (the belief is undefined).
+``D*n(target) - P*sum_a n(a)`` for threshold P/D (the target's lead), then minimises questions. ``guess`` is the
+argmax of the final belief (ties: candidate order; None when no representative is consistent): the target only
+when the answers make it the most likely candidate, never by fiat.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from typing import Any
 from kari.bench.model import ObjectRecord
 from kari.errors import KariError
 from kari.solver.control import solve
-from kari.solver.facts import asp_string, object_view
-from kari.solver.types import Question
-from kari.vocabulary import Vocabulary
+from kari.domain.objects import object_view
+from kari.solver.facts import asp_string
+from kari.domain.terms import History, Question
+from kari.domain.vocabulary import Vocabulary
 
 
 @dataclass(frozen=True)
@@ -42,7 +48,7 @@ class OptimalResult:
     questions: tuple[Question, ...]
     answers: tuple[bool, ...]
     turns: int
-    guess: str
+    guess: str | None
     proven_optimal: bool
     solver_stats: dict[str, Any] = field(default_factory=dict)
     reached: bool = True
@@ -122,13 +128,17 @@ def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
 
 def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mapping[str, Sequence[ObjectRecord]],
                          vocab: Vocabulary, pool: Sequence[Question], threshold: float = 0.9,
-                         time_limit: float = 10.0) -> OptimalResult:
-    """The minimum number of questions after which b(target) > ``threshold`` (clingo ``#minimize``)."""
+                         time_limit: float = 10.0, history: History = ()) -> OptimalResult:
+    """The minimum number of further questions after which b(target) > ``threshold`` (clingo ``#minimize``),
+    given the questions already answered in ``history``."""
     if target not in reps_objects:
         raise KariError(f"target {target!r} is not among the candidates", code="optimal-input")
     if not 0 <= threshold < 1:
         raise KariError(f"threshold must be in [0, 1), got {threshold}", code="optimal-input")
-    matrix = game_matrix(hidden, reps_objects, vocab, pool)
+    asked = {q for q, _ in history}
+    alive = {a: [o for o in objs if all((q in object_view(o, vocab).whole) == answer for q, answer in history)]
+             for a, objs in reps_objects.items()}
+    matrix = game_matrix(hidden, alive, vocab, [q for q in pool if q not in asked])
     t_index = matrix.candidates.index(target)
     outcome = solve([_program(matrix, t_index, Fraction(threshold).limit_denominator(10_000))], ["optimal.lp"],
                     time_limit=time_limit, what=f"optimal questions for {hidden.id!r}")
@@ -139,11 +149,7 @@ def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mappin
     reached = ("reached",) in outcome.atoms
     ordered = _order(matrix, chosen, target)  # type: ignore[arg-type]
     belief = belief_after(matrix, ordered)
-    if reached or belief is None:
-        guess = target
-    else:
-        top = max(belief.values())
-        guess = target if belief[target] == top else next(a for a in matrix.candidates if belief[a] == top)
+    guess = None if belief is None else max(matrix.candidates, key=lambda a: belief[a])
     questions = tuple(matrix.questions[i] for i in ordered)
     stats = {**outcome.stats, "costs": outcome.costs, "pool": len(pool), "kept_questions": len(matrix.questions),
              "representatives": len(matrix.rep_candidate)}

@@ -40,10 +40,10 @@ from fractions import Fraction
 
 from kari.bench.model import ObjectRecord
 from kari.errors import KariError
-from kari.solver.consistency import History
-from kari.solver.facts import object_view
-from kari.solver.types import Question
-from kari.vocabulary import Vocabulary
+from kari.domain.terms import History
+from kari.domain.objects import object_view
+from kari.domain.terms import Question
+from kari.domain.vocabulary import Vocabulary
 
 _INF = float("inf")
 

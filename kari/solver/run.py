@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kari.bench.model import Game
@@ -24,6 +24,8 @@ class CoverageSummary:
     games: int
     games_with_rule: int  # the paper's figure: games whose target has a matching rule
     games_target_covers: int  # ... and whose rule covers the hidden object
+    words: str = ""  # how the objects' words were read (CanonReport.summary)
+    rule_words: str = ""  # how the rules' values were read
 
     def lines(self) -> list[str]:
         share = (lambda n, d: f"{n}/{d} ({100 * n / d:.1f}%)" if d else f"{n}/0")
@@ -34,6 +36,8 @@ class CoverageSummary:
         if self.games:
             out.append(f"games whose target has a rule: {share(self.games_with_rule, self.games)}")
             out.append(f"games whose target's rule covers the hidden object: {share(self.games_target_covers, self.games)}")
+        out += [f"object {self.words}"] if self.words else []
+        out += [f"rule {self.rule_words}"] if self.rule_words else []
         return out
 
 
@@ -63,24 +67,27 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
     representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence).
     """
+    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
+    from kari.domain.objects import check_semantics
+    from kari.domain.vocabulary import db_vocabulary
     from kari.kb import open_db
     from kari.rules import load_rules
-    from kari.solver.compile import check_semantics
     from kari.solver.consistency import select_representatives
     from kari.solver.coverage import compute_coverage
     from kari.solver.store import kb_labels, write_coverage
-    from kari.vocabulary import Vocabulary
 
     check_semantics(semantics)
     rules = load_rules(rules_file)
     con = open_db(db)
     try:
-        has_vocab = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
-        vocab = Vocabulary.from_db(con) if has_vocab else Vocabulary.load()
+        vocab = db_vocabulary(con)
+        words = CanonReport()
         if bench is not None:
             from kari.bench.model import load_benchmark
+            from kari.bench.validate import require_valid
 
-            benchmark = load_benchmark(bench)
+            words = require_valid(bench, vocab, games=False).words
+            benchmark = load_benchmark(bench, vocab)
             objects = list(benchmark.objects.values())
             labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
             games = benchmark.games
@@ -88,15 +95,19 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
         else:
             from kari.kb import objects_from_db
 
-            objects = objects_from_db(con)
+            objects, words = canonical_objects(objects_from_db(con), vocab)
             labels, games, reps = kb_labels(con), [], None
             if not objects:
                 raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
                                 file=str(db), code="no-objects")
+        rule_words = CanonReport()
+        rules = canonical_rules(rules, vocab, rule_words)
         rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
         folder = str(Path(db).resolve().parent) if str(db) != ":memory:" else None
         write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
                        folder=folder)
+        vocab.to_db(con)
     finally:
         con.close()
-    return summarise(rows, semantics, labels, games)
+    return replace(summarise(rows, semantics, labels, games), words=words.summary(),
+                   rule_words=rule_words.summary())

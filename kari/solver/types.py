@@ -8,9 +8,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
-Question = tuple[str, str]
-"""An Affordance20Q question as ``(PREDICATE, value)``: ``MATERIAL:metal`` is ``("MADE_OF", "metal")``."""
-
 
 class CoverageRow(NamedTuple):
     """One rule x object: covered or not, the lowest covering OR branch (0-based) and its witnessing part.

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kari.rules.ast import Atom, Rule
-from kari.solver.compile import rule_error
 from kari.solver.types import CoverageDecision
 
 
@@ -32,7 +31,7 @@ def covered_by_labels(rule: Rule, labels: Mapping[Atom, bool]) -> CoverageDecisi
         seen = by_key.get(atom.key)
         if seen is None or len(seen) != 1:
             problem = "no label" if seen is None else "conflicting labels"
-            raise rule_error(rule, f"{problem} for atom {atom.key} (role {atom.role})", "missing-label")
+            raise rule.error(f"{problem} for atom {atom.key} (role {atom.role})", "missing-label")
         return next(iter(seen))
 
     for atom in rule.atoms():  # every atom needs a label, even past the first branch that holds

@@ -15,7 +15,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.game.questioners.base import Questioner
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 QUESTIONERS: dict[str, str] = {
     "optimal": "kari.game.questioners.optimal:OptimalQuestioner",

@@ -17,7 +17,7 @@ from kari.game.checker import predicate_of_dimension
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.resources import asset_path
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 HEADER = ("dimension", "value")
 
@@ -78,12 +78,13 @@ class Fix20QQuestioner(Questioner):
 
     def start(self, setup: GameSetup) -> None:
         super().start(setup)
-        self.plan = self.questions[: setup.budget]
+        self.plan = list(dict.fromkeys(self.questions))
 
     def act(self, state: GameState) -> Action:
-        asked = len(state.turns)
-        if asked < len(self.plan):
-            return Ask(structured(self.plan[asked]))
+        while self.plan and state.was_asked(self.plan[0]):
+            self.plan.pop(0)
+        if self.plan and len(state.turns) < self.setup.budget:
+            return Ask(structured(self.plan.pop(0)))
         return self._guess(state)
 
     def forced_guess(self, state: GameState, reason: str) -> Guess:

@@ -7,7 +7,7 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameState, Guess, structured
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 class GreedyIGQuestioner(Questioner):
@@ -27,5 +27,6 @@ class GreedyIGQuestioner(Questioner):
         b = state.beliefs
         if not b or max(b.values()) > self.threshold:
             return Guess(argmax_belief(state))
-        question = greedy_ig_question(self.setup.reps, state.history, self.vocab, list(self.setup.pool))
+        pool = [q for q in self.setup.pool if not state.was_asked(q)]
+        question = greedy_ig_question(self.setup.reps, state.history, self.vocab, pool)
         return Guess(argmax_belief(state)) if question is None else Ask(structured(question))

@@ -7,7 +7,7 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
-from kari.vocabulary import Vocabulary
+from kari.domain.vocabulary import Vocabulary
 
 
 class PolicyQuestioner(Questioner):

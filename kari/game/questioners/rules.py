@@ -15,45 +15,20 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, RuleMatch, structured
+from kari.domain.objects import answered, rule_status
+from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
-from kari.vocabulary import Vocabulary
 
 Truth = bool | None
-
-
-def atom_truth(atom: Atom, known: Mapping[Question, bool], vocab: Vocabulary) -> Truth:
-    """True/False when the answers so far decide ``atom`` (directly or through the taxonomy), else None."""
-    for (predicate, value), answer in known.items():
-        if predicate != atom.predicate:
-            continue
-        if answer and vocab.satisfies(predicate, value, atom.value):
-            return True
-        if not answer and vocab.satisfies(predicate, atom.value, value):
-            return False
-    return None
-
-
-def truth(node: Node, known: Mapping[Question, bool], vocab: Vocabulary) -> Truth:
-    """Three-valued (Kleene) evaluation of a rule body."""
-    if isinstance(node, Atom):
-        return atom_truth(node, known, vocab)
-    if isinstance(node, Part):
-        return truth(node.body, known, vocab)
-    values = [truth(arg, known, vocab) for arg in node.args]
-    if isinstance(node, And):
-        return False if False in values else (True if all(v is True for v in values) else None)
-    if isinstance(node, Or):
-        return True if True in values else (False if all(v is False for v in values) else None)
-    raise TypeError(f"not a rule node: {node!r}")
 
 
 def confirmed_atoms(node: Node, known: Mapping[Question, bool], vocab: Vocabulary) -> int:
     """Atoms known true in the best satisfied-or-open branch (evidence strength of a rule)."""
     if isinstance(node, Atom):
-        return 1 if atom_truth(node, known, vocab) is True else 0
+        return 1 if answered((node.predicate, node.value), known, vocab) is True else 0
     if isinstance(node, Part):
         return confirmed_atoms(node.body, known, vocab)
-    scores = [confirmed_atoms(arg, known, vocab) for arg in node.args if truth(arg, known, vocab) is not False]
+    scores = [confirmed_atoms(arg, known, vocab) for arg in node.args if rule_status(arg, known, vocab) is not False]
     if isinstance(node, And):
         return sum(scores)
     return max(scores, default=0)
@@ -75,7 +50,7 @@ class RulesQuestioner(Questioner):
                                         if setup.rules.get(c)}
 
     def _status(self, known: Mapping[Question, bool]) -> dict[str, Truth]:
-        return {c: (truth(self.bodies[c], known, self.vocab) if c in self.bodies else None)
+        return {c: (rule_status(self.bodies[c], known, self.vocab) if c in self.bodies else None)
                 for c in self.setup.candidates}
 
     def act(self, state: GameState) -> Action:
@@ -85,7 +60,7 @@ class RulesQuestioner(Questioner):
         satisfied = [c for c in live if status[c] is True]
         if len(live) <= 1 or len(satisfied) == 1:
             return self._guess(state, known, status)
-        question = self._best_question(live, status, known)
+        question = self._best_question(live, status, known, state)
         return self._guess(state, known, status) if question is None else Ask(structured(question))
 
     def forced_guess(self, state: GameState, reason: str) -> Guess:
@@ -93,7 +68,7 @@ class RulesQuestioner(Questioner):
         return self._guess(state, known, self._status(known))
 
     def _best_question(self, live: Sequence[str], status: Mapping[str, Truth],
-                       known: Mapping[Question, bool]) -> Question | None:
+                       known: Mapping[Question, bool], state: GameState) -> Question | None:
         """The unknown atom of the live, undecided rules that splits the live candidates most evenly."""
         open_rules = [c for c in live if c in self.bodies and status[c] is None]
         mentions: dict[Question, int] = {}
@@ -101,7 +76,7 @@ class RulesQuestioner(Questioner):
             seen = set()
             for atom in self.bodies[cand].atoms():
                 key = (atom.predicate, atom.value)
-                if key in known or key in seen or atom_truth(atom, known, self.vocab) is not None:
+                if key in seen or state.was_asked(key) or answered(key, known, self.vocab) is not None:
                     continue
                 seen.add(key)
                 mentions[key] = mentions.get(key, 0) + 1

@@ -1,0 +1,400 @@
+"""The per-predicate vocabulary: canonical values, synonyms, an is-a taxonomy, exclusive groups and banned terms.
+
+Shipped as TSV files in ``data/vocabulary/`` (values, synonyms, isa, exclusive, banned; docs/formats.md), stored
+in a KB database (table ``vocabulary``, kb/vocabulary.sql) and open to new words: :meth:`Vocabulary.canonicalise`
+reads a raw word as a known value (exact, a synonym, or a word form such as a plural or a British spelling) or,
+when it knows none, adds it as a new value of its predicate with its provenance. Nothing is dropped and an
+unknown word is never an error; banned terms (dynamic behaviour, affordance adjectives) never become values.
+
+>>> v = Vocabulary.from_rows(values=[("MADE_OF", "metal"), ("MADE_OF", "steel"), ("MADE_OF", "rigid_material")],
+...                          isa=[("MADE_OF", "steel", "metal"), ("MADE_OF", "metal", "rigid_material")],
+...                          synonyms=[("MADE_OF", "metallic", "metal")])
+>>> v.normalise("MADE_OF", " Metallic ")
+'metal'
+>>> v.satisfies("MADE_OF", "steel", "rigid_material")
+True
+>>> v.canonicalise("MADE_OF", "Kevlar", "objects.jsonl:3")
+Resolution(value='kevlar', how='added', raw='Kevlar')
+>>> v.provenance("MADE_OF", "kevlar")
+'objects.jsonl:3'
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kari.domain.morphology import lemma, variants
+from kari.domain.terms import PREDICATES, normalise_term
+from kari.errors import KariError
+from kari.resources import asset_path
+
+VOCAB_FILES = {"values": ("predicate", "value", "description"), "synonyms": ("predicate", "synonym", "value"),
+               "isa": ("predicate", "child", "parent"), "banned": ("term", "kind")}
+OPTIONAL_VOCAB_FILES = {"exclusive": ("predicate", "group", "value")}
+SHIPPED = "shipped"
+"""The provenance of the values of the shipped vocabulary files."""
+_ROW_ORDER = {"value": 0, "synonym": 1, "isa": 2, "banned": 3, "exclusive": 4}
+
+
+class Resolution(NamedTuple):
+    """How a raw word was read: ``how`` is ``exact``, ``synonym``, ``variant`` (a word form of a known value),
+    ``added`` (a new value) or ``banned`` (``value`` None: never a value)."""
+
+    value: str | None
+    how: str
+    raw: str
+
+
+@dataclass
+class Vocabulary:
+    """Canonical values per predicate with synonyms, a transitive is-a taxonomy, exclusive groups and banned terms."""
+
+    _values: dict[str, dict[str, str]] = field(default_factory=dict)  # predicate -> value -> provenance
+    _synonyms: dict[tuple[str, str], str] = field(default_factory=dict)  # (predicate, synonym) -> value
+    _parents: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (predicate, child) -> parents
+    _banned: dict[str, str] = field(default_factory=dict)  # term -> kind
+    _exclusive: dict[tuple[str, str], str] = field(default_factory=dict)  # (predicate, value) -> group
+    _ancestors: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
+    _lookups: dict[tuple[str, str, bool], Resolution | None] = field(default_factory=dict, repr=False,
+                                                                     compare=False)
+
+    # --- construction -------------------------------------------------------------------------------------
+    @classmethod
+    def from_rows(cls, values: Iterable[tuple[str, str]] = (), synonyms: Iterable[tuple[str, str, str]] = (),
+                  isa: Iterable[tuple[str, str, str]] = (), banned: Iterable[tuple[str, str]] = (),
+                  exclusive: Iterable[tuple[str, str, str]] = ()) -> Vocabulary:
+        """Build a vocabulary from rows (predicate, value), (predicate, synonym, value), (predicate, child, parent),
+        (term, kind) and (predicate, group, value)."""
+        vocab = cls()
+        for predicate, value in values:
+            vocab.add_value(predicate, value, SHIPPED)
+        for predicate, synonym, value in synonyms:
+            vocab.add_synonym(predicate, synonym, value)
+        for predicate, child, parent in isa:
+            vocab.add_isa(predicate, child, parent)
+        for term, kind in banned:
+            vocab.add_banned(term, kind)
+        for predicate, group, value in exclusive:
+            vocab.add_exclusive(predicate, group, value)
+        return vocab
+
+    @classmethod
+    def load(cls, root: str | Path | None = None) -> Vocabulary:
+        """Load the TSV files in ``root`` (default: the shipped ``data/vocabulary``); ``exclusive.tsv`` is optional."""
+        folder = Path(root) if root is not None else asset_path("data", "vocabulary")
+        rows = {name: _read_tsv(folder / f"{name}.tsv", columns) for name, columns in VOCAB_FILES.items()}
+        for name, columns in OPTIONAL_VOCAB_FILES.items():
+            path = folder / f"{name}.tsv"
+            rows[name] = _read_tsv(path, columns) if path.is_file() else []
+        return cls.from_rows(
+            values=[(r[0], r[1]) for r in rows["values"]],
+            synonyms=[(r[0], r[1], r[2]) for r in rows["synonyms"]],
+            isa=[(r[0], r[1], r[2]) for r in rows["isa"]],
+            banned=[(r[0], r[1]) for r in rows["banned"]],
+            exclusive=[(r[0], r[1], r[2]) for r in rows["exclusive"]],
+        )
+
+    @classmethod
+    def from_db(cls, con: Any) -> Vocabulary:
+        """Read the vocabulary stored by :meth:`to_db` (table ``vocabulary``) from a DuckDB connection."""
+        import duckdb
+
+        try:
+            rows = con.execute("SELECT kind, predicate, term, value, provenance FROM vocabulary").fetchall()
+        except duckdb.Error as exc:
+            raise KariError(f"cannot read table 'vocabulary': {exc}".splitlines()[0], code="vocab-db") from None
+        vocab = cls()
+        for kind, predicate, term, value, provenance in sorted(rows, key=lambda r: _ROW_ORDER.get(r[0], 5)):
+            if kind == "value":
+                vocab.add_value(predicate, term, provenance or "")
+            elif kind == "synonym":
+                vocab.add_synonym(predicate, term, value)
+            elif kind == "isa":
+                vocab.add_isa(predicate, term, value)
+            elif kind == "banned":
+                vocab.add_banned(term, value)
+            elif kind == "exclusive":
+                vocab.add_exclusive(predicate, value, term)
+            else:
+                raise KariError(f"unknown vocabulary row kind {kind!r} in table 'vocabulary'", code="vocab-db")
+        return vocab
+
+    def to_db(self, con: Any) -> int:
+        """Store the vocabulary in the DuckDB table ``vocabulary`` (kb/vocabulary.sql; its rows replaced, columns
+        as :meth:`rows`) in one transaction; returns the number of rows."""
+        rows = self.rows()
+        ddl = asset_path("kb", "vocabulary.sql").read_text(encoding="utf-8")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(ddl)
+            con.execute("DELETE FROM vocabulary")
+            if rows:
+                con.executemany("INSERT INTO vocabulary (kind, predicate, term, value, provenance) VALUES (?, ?, ?, ?, ?)",
+                                [(r["kind"], r["predicate"], r["term"], r["value"], r["provenance"]) for r in rows])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return len(rows)
+
+    def validate(self) -> list[str]:
+        """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values,
+        a value and its is-a ancestor in one exclusive group."""
+        problems = []
+        for (predicate, child), parents in sorted(self._parents.items()):
+            for parent in sorted(parents):
+                if child in self.ancestors(predicate, parent):
+                    problems.append(f"{predicate}: is-a cycle through {child!r} and {parent!r}")
+        for (predicate, synonym), value in sorted(self._synonyms.items()):
+            if synonym in self._values.get(predicate, {}) and synonym != value:
+                problems.append(f"{predicate}: synonym {synonym!r} -> {value!r} shadows a canonical value")
+        for predicate in PREDICATES:
+            for value in sorted(self.values(predicate)):
+                if value in self._banned:
+                    problems.append(f"{predicate}: canonical value {value!r} is banned ({self._banned[value]})")
+        for (predicate, value), group in sorted(self._exclusive.items()):
+            for ancestor in sorted(self.ancestors(predicate, value) - {value}):
+                if self._exclusive.get((predicate, ancestor)) == group:
+                    problems.append(f"{predicate}: {value!r} is-a {ancestor!r}, both in exclusive group {group!r}")
+        return problems
+
+    # --- extension (loaders and the Auditor) --------------------------------------------------------------------
+    def add_value(self, predicate: str, value: str, provenance: str = "") -> str:
+        """Add a canonical value (normalised) and return it; a value already known keeps its provenance."""
+        _check_predicate(predicate)
+        canonical = normalise_term(value)
+        if not canonical:
+            raise KariError(f"empty {predicate} value {value!r}", code="vocab-value")
+        known = self._values.setdefault(predicate, {})
+        if canonical not in known:
+            known[canonical] = provenance
+            self._changed()
+        return canonical
+
+    def add_synonym(self, predicate: str, synonym: str, value: str) -> None:
+        """Map ``synonym`` to the existing canonical ``value`` of ``predicate``."""
+        canonical = normalise_term(value)
+        if canonical not in self.values(predicate):
+            raise KariError(f"synonym {synonym!r} points to unknown {predicate} value {value!r}", code="vocab-synonym")
+        self._synonyms[(predicate, normalise_term(synonym))] = canonical
+        self._changed()
+
+    def add_isa(self, predicate: str, child: str, parent: str) -> None:
+        """Declare ``child`` is-a ``parent`` (both must be values of ``predicate``)."""
+        for term in (child, parent):
+            if normalise_term(term) not in self.values(predicate):
+                raise KariError(f"is-a names unknown {predicate} value {term!r}", code="vocab-isa")
+        self._parents.setdefault((predicate, normalise_term(child)), set()).add(normalise_term(parent))
+        self._ancestors.clear()
+        self._changed()
+
+    def add_banned(self, term: str, kind: str) -> None:
+        """Ban ``term`` as an atom value (``kind``: ``dynamic`` or ``affordance_adjective``)."""
+        self._banned[normalise_term(term)] = kind
+        self._changed()
+
+    def add_exclusive(self, predicate: str, group: str, value: str) -> None:
+        """Declare ``value`` a member of the mutually exclusive ``group`` of ``predicate`` (an object is at most
+        one of small / medium / large): a rule branch never requires two values of one group."""
+        canonical = normalise_term(value)
+        if canonical not in self.values(predicate):
+            raise KariError(f"exclusive group {group!r} names unknown {predicate} value {value!r}",
+                            code="vocab-exclusive")
+        self._exclusive[(predicate, canonical)] = normalise_term(group)
+
+    def _changed(self) -> None:
+        """Forget everything derived from the vocabulary (word lookups, closed object views)."""
+        self._lookups.clear()
+        self._memos.clear()
+
+    # --- reading words ------------------------------------------------------------------------------------------
+    def lookup(self, predicate: str, raw: str, *, forms: bool = True) -> Resolution | None:
+        """The known value ``raw`` denotes for ``predicate``: itself (``exact``), through the synonym table
+        (``synonym``) or, with ``forms``, through a word form (``variant``: a plural, a British spelling, an
+        adjective, a leading ``has_`` or a trailing ``_weight``...); None when no form is known. Adds nothing."""
+        key = (predicate, raw, forms)
+        if key in self._lookups:
+            return self._lookups[key]
+        term = normalise_term(raw)
+        found = self._known(predicate, term)
+        result: Resolution | None = None
+        if found is not None:
+            result = Resolution(found, "exact" if found == term else "synonym", raw)
+        elif forms and term:
+            for form in variants(term):
+                found = self._known(predicate, form)
+                if found is not None:
+                    result = Resolution(found, "variant", raw)
+                    break
+        self._lookups[key] = result
+        return result
+
+    def _known(self, predicate: str, term: str) -> str | None:
+        if term in self._values.get(predicate, {}):
+            return term
+        return self._synonyms.get((predicate, term))
+
+    def normalise(self, predicate: str, raw: str) -> str | None:
+        """The canonical value ``raw`` denotes for ``predicate`` (word forms included), or None when unknown."""
+        found = self.lookup(predicate, raw)
+        return None if found is None else found.value
+
+    def canonicalise(self, predicate: str, raw: str, provenance: str = "") -> Resolution:
+        """Read the raw word ``raw`` as a value of ``predicate``: a known value (:meth:`lookup`), ``banned``
+        (value None), or else a NEW value in its :func:`~kari.domain.morphology.lemma` form, added with
+        ``provenance`` (file:line). An unknown word is never an error."""
+        _check_predicate(predicate)
+        found = self.lookup(predicate, raw)
+        if found is not None:
+            return found
+        term = normalise_term(raw)
+        if not term or self.banned_reason(term) is not None or self.banned_reason(lemma(term)) is not None:
+            return Resolution(None, "banned", raw)
+        return Resolution(self.add_value(predicate, lemma(term), provenance), "added", raw)
+
+    # --- queries --------------------------------------------------------------------------------------------
+    def values(self, predicate: str) -> frozenset[str]:
+        """Canonical values of ``predicate``."""
+        return frozenset(self._values.get(predicate, {}))
+
+    def has_value(self, predicate: str, value: str) -> bool:
+        """Is ``value`` (as written) a canonical value of ``predicate``? (cheaper than ``value in values(p)``)"""
+        return value in self._values.get(predicate, ())
+
+    def provenance(self, predicate: str, value: str) -> str | None:
+        return self._values.get(predicate, {}).get(value)
+
+    def added_values(self) -> list[tuple[str, str, str]]:
+        """Every ``(predicate, value, provenance)`` that did not come with the shipped files, sorted."""
+        return sorted((p, v, prov) for p in PREDICATES for v, prov in self._values.get(p, {}).items() if prov != SHIPPED)
+
+    def ancestors(self, predicate: str, value: str) -> frozenset[str]:
+        """``value`` and every value it is-a (transitively)."""
+        key = (predicate, value)
+        cached = self._ancestors.get(key)
+        if cached is None:
+            seen: set[str] = set()
+            stack = [value]
+            while stack:
+                current = stack.pop()
+                if current not in seen:
+                    seen.add(current)
+                    stack.extend(self._parents.get((predicate, current), ()))
+            cached = self._ancestors[key] = frozenset(seen)
+        return cached
+
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A cache for results derived from the vocabulary (e.g. closed object views), emptied by every change."""
+        return self._memos.setdefault(name, {})
+
+    def satisfies(self, predicate: str, fact_value: str, rule_value: str) -> bool:
+        """Does a fact ``predicate:fact_value`` make the atom ``predicate:rule_value`` true?"""
+        return rule_value in self.ancestors(predicate, fact_value)
+
+    def exclusive_group(self, predicate: str, value: str) -> str | None:
+        """The exclusive group of ``value`` (e.g. ``size_class`` for ``small``), or None."""
+        return self._exclusive.get((predicate, value))
+
+    def exclusive_pairs(self) -> list[tuple[str, str, str]]:
+        """Every ``(predicate, group, value)`` membership, sorted."""
+        return sorted((p, g, v) for (p, v), g in self._exclusive.items())
+
+    def isa_pairs(self) -> list[tuple[str, str, str]]:
+        """Every direct (predicate, child, parent) edge, sorted."""
+        return sorted((p, c, parent) for (p, c), parents in self._parents.items() for parent in parents)
+
+    def synonym_pairs(self) -> list[tuple[str, str, str]]:
+        return sorted((p, s, v) for (p, s), v in self._synonyms.items())
+
+    def predicates_of(self, value: str) -> frozenset[str]:
+        """Predicates for which ``value`` is a canonical value or a synonym (word forms not tried)."""
+        return frozenset(p for p in PREDICATES if self.lookup(p, value, forms=False) is not None)
+
+    def banned_reason(self, value: str) -> str | None:
+        """``'dynamic'`` or ``'affordance_adjective'`` when ``value`` may never be an atom value, else None."""
+        return self._banned.get(normalise_term(value))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per value, synonym, is-a edge, banned term and exclusive membership (the ``vocabulary`` table)."""
+        out: list[dict[str, Any]] = []
+        for predicate in PREDICATES:
+            for value, prov in sorted(self._values.get(predicate, {}).items()):
+                out.append({"kind": "value", "predicate": predicate, "term": value, "value": value, "provenance": prov})
+        out += [{"kind": "synonym", "predicate": p, "term": s, "value": v, "provenance": "synonym"}
+                for p, s, v in self.synonym_pairs()]
+        out += [{"kind": "isa", "predicate": p, "term": c, "value": parent, "provenance": "isa"}
+                for p, c, parent in self.isa_pairs()]
+        out += [{"kind": "banned", "predicate": None, "term": t, "value": k, "provenance": "banned"}
+                for t, k in sorted(self._banned.items())]
+        out += [{"kind": "exclusive", "predicate": p, "term": v, "value": g, "provenance": "exclusive"}
+                for p, g, v in self.exclusive_pairs()]
+        return out
+
+
+def load_vocabulary(source: str | Path | None = None) -> Vocabulary:
+    """The vocabulary from ``source``: None = the shipped TSV files, a folder of TSV files, or a DuckDB
+    database file holding a ``vocabulary`` table (a KB database; the shipped files when it has none)."""
+    if source is None:
+        return Vocabulary.load()
+    path = Path(source)
+    if path.is_dir():
+        return Vocabulary.load(path)
+    if not path.is_file():
+        raise KariError("vocabulary not found (expected a folder of TSV files or a DuckDB file)", file=str(path),
+                        code="missing-file")
+    import duckdb
+
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise KariError(f"not a DuckDB database: {exc}".splitlines()[0], file=str(path), code="vocab-db") from None
+    try:
+        return db_vocabulary(con)
+    finally:
+        con.close()
+
+
+def open_vocabulary(folder: str | Path | None = None, db: str | Path | None = None) -> Vocabulary:
+    """The vocabulary a command works with: the one stored in the KB database ``db`` (the shipped one while it
+    stores none), or a folder of TSV files, or the shipped files. Giving both is an error."""
+    if folder is not None and db is not None:
+        raise KariError("give either --vocab FOLDER or --db DATABASE, not both", code="vocab-source")
+    if db is not None and not Path(db).is_file():
+        raise KariError("KB database not found", file=str(db), code="missing-file")
+    return load_vocabulary(db if db is not None else folder)
+
+
+def db_vocabulary(con: Any) -> Vocabulary:
+    """The vocabulary stored in a KB database connection, or the shipped one when it stores none yet."""
+    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
+    rows = con.execute("SELECT count(*) FROM vocabulary").fetchone()[0] if exists else 0
+    return Vocabulary.from_db(con) if rows else Vocabulary.load()
+
+
+def _check_predicate(predicate: str) -> None:
+    if predicate not in PREDICATES:
+        raise KariError(f"unknown predicate {predicate!r} (expected one of {', '.join(PREDICATES)})", code="vocab-predicate")
+
+
+def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[list[str]]:
+    if not path.is_file():
+        raise KariError("vocabulary file not found", file=str(path), code="missing-file")
+    rows: list[list[str]] = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader, None)
+        if header is None or tuple(header[: len(columns)]) != columns:
+            raise KariError(f"expected header {' '.join(columns)}", file=str(path), line=1, code="vocab-header")
+        for row in reader:
+            if not row or row[0].startswith("#"):
+                continue
+            if len(row) < len(columns) - (1 if columns[-1] == "description" else 0):
+                raise KariError(f"expected {len(columns)} columns, got {len(row)}", file=str(path),
+                                line=reader.line_num, code="vocab-columns")
+            rows.append(row)
+    return rows

@@ -1,0 +1,17 @@
+-- kari vocabulary table (DuckDB): the one vocabulary of a KB database, shipped values plus every word a loader,
+-- a benchmark or the Auditor added (kari.domain.vocabulary.Vocabulary.to_db replaces its rows).
+--
+-- vocabulary(kind, predicate, term, value, provenance)
+--   kind 'value'     : term = value = a canonical value of predicate; provenance 'shipped' or where it was added
+--                      (FILE:LINE of the benchmark or KB line, or induce:<affordance>:round<n> for the Auditor)
+--   kind 'synonym'   : term is read as the canonical value of predicate
+--   kind 'isa'       : term is-a value (both canonical values of predicate)
+--   kind 'banned'    : term may never be a value; value = 'dynamic' or 'affordance_adjective'; predicate NULL
+--   kind 'exclusive' : term belongs to the mutually exclusive group named by value (small / medium / large)
+CREATE TABLE IF NOT EXISTS vocabulary (
+    kind       VARCHAR NOT NULL,
+    predicate  VARCHAR,
+    term       VARCHAR NOT NULL,
+    value      VARCHAR NOT NULL,
+    provenance VARCHAR
+);
