@@ -44,6 +44,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     from kari.induce.config import InduceConfig
     from kari.induce.run import induce
     from kari.kb import load_files, open_db
+    from kari.kb.views import store_kb_words
     from kari.resources import bundled_bench_dir, bundled_kb_file
     from kari.solver.run import coverage
 
@@ -61,6 +62,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     con = open_db(db)
     try:
         loaded = load_files(con, kb_files or [bundled_kb_file()])
+        store_kb_words(con)
     finally:
         con.close()
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")

@@ -20,15 +20,19 @@ def load(
     fmt: str = typer.Option("auto", "--format", help="auto | kgtk | cskg5 | aristo | triples"),
     lexicon: Path | None = typer.Option(None, "--lexicon", help="Value lexicon TSV (default: kb/value_lexicon.tsv)."),
 ) -> None:
-    """Load files, each all-or-nothing; reloading a file adds no duplicate edges."""
+    """Load files, each all-or-nothing; reloading a file adds no duplicate edges. Then the KB objects' words and
+    part names are read into the database's vocabulary (new words added with their FILE:LINE)."""
     from kari.kb import load_files, open_db
+    from kari.kb.views import store_kb_words
 
     con = open_db(db, lexicon=lexicon)
     try:
         report = load_files(con, files, fmt)
+        words = store_kb_words(con)
     finally:
         con.close()
     typer.echo(report.summary())
+    typer.echo(f"vocabulary: {words.summary()}")
 
 
 @kb_app.command("stats")

@@ -93,7 +93,9 @@ def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) 
 def canonical_objects(objects: Sequence[ObjectRecord], vocab: Vocabulary) -> tuple[list[ObjectRecord], CanonReport]:
     """Every object read into canonical values (in order), and the report of how."""
     report = CanonReport()
-    return [canonical_object(obj, vocab, report) for obj in objects], report
+    canonical = [canonical_object(obj, vocab, report) for obj in objects]
+    vocab.link_compounds()
+    return canonical, report
 
 
 def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = None) -> Rule:

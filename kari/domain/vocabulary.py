@@ -247,7 +247,8 @@ class Vocabulary:
     def canonicalise(self, predicate: str, raw: str, provenance: str = "") -> Resolution:
         """Read the raw word ``raw`` as a value of ``predicate``: a known value (:meth:`lookup`), ``banned``
         (value None), or else a NEW value in its :func:`~kari.domain.morphology.lemma` form, added with
-        ``provenance`` (file:line). An unknown word is never an error."""
+        ``provenance`` (file:line); a new compound whose last word is a known value is-a that value
+        (``forged_iron`` is-a ``iron``). An unknown word is never an error."""
         _check_predicate(predicate)
         found = self.lookup(predicate, raw)
         if found is not None:
@@ -255,7 +256,23 @@ class Vocabulary:
         term = normalise_term(raw)
         if not term or self.banned_reason(term) is not None or self.banned_reason(lemma(term)) is not None:
             return Resolution(None, "banned", raw)
-        return Resolution(self.add_value(predicate, lemma(term), provenance), "added", raw)
+        value = self.add_value(predicate, lemma(term), provenance)
+        self._link_head(predicate, value)
+        return Resolution(value, "added", raw)
+
+    def _link_head(self, predicate: str, value: str) -> None:
+        """A compound value is-a its head word when that is a known value: forged_iron is-a iron."""
+        head = value.rpartition("_")[2]
+        if head and head != value and not self._parents.get((predicate, value)):
+            known = self.lookup(predicate, head)
+            if known is not None and known.value != value and value not in self.ancestors(predicate, known.value):
+                self.add_isa(predicate, value, known.value)
+
+    def link_compounds(self) -> None:
+        """Link every added compound value without a parent to its head word (words added later, such as a
+        part ``wheel`` after ``bicycle_wheel``, are linked too)."""
+        for predicate, value, _ in self.added_values():
+            self._link_head(predicate, value)
 
     # --- queries --------------------------------------------------------------------------------------------
     def values(self, predicate: str) -> frozenset[str]:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from kari.bench.model import ObjectRecord, Property
+
+if TYPE_CHECKING:
+    from kari.domain.canon import CanonReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,18 +30,35 @@ class AffordanceEvidence:
 
 
 def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
-    """Objects with at least one typed property (predicate not NULL), sorted by id; parts from object_parts."""
-    props = con.execute("SELECT DISTINCT object, part, predicate, value FROM object_property "
-                        "WHERE predicate IS NOT NULL ORDER BY ALL").fetchall()
+    """Objects with at least one typed property (predicate not NULL), sorted by id; parts from object_parts.
+
+    Values are as the lexicon typed them (read them into the database's vocabulary with
+    :func:`kari.domain.canon.canonical_objects`); each object's ``source`` is the FILE:LINE of its first edge."""
+    props = con.execute("SELECT object, part, predicate, value, min(file || ':' || line) FROM object_property "
+                        "WHERE predicate IS NOT NULL GROUP BY ALL ORDER BY ALL").fetchall()
     by_object: dict[str, list[Property]] = {}
-    for obj, part, predicate, value in props:
+    sources: dict[str, str] = {}
+    for obj, part, predicate, value, source in props:
         by_object.setdefault(obj, []).append(Property(part, predicate, value))
+        sources[obj] = min(sources.get(obj, source), source)
     parts: dict[str, list[str]] = {}
     for obj, part in con.execute("SELECT DISTINCT object, part FROM object_parts ORDER BY ALL").fetchall():
         if obj in by_object:
             parts.setdefault(obj, []).append(part)
     return [ObjectRecord(id=obj, description=obj.replace("_", " "), parts=tuple(parts.get(obj, ())),
-                         properties=tuple(p)) for obj, p in by_object.items()]
+                         properties=tuple(p), source=sources[obj]) for obj, p in by_object.items()]
+
+
+def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
+    """Read every KB object's words and part names into the database's vocabulary (new words added with their
+    FILE:LINE) and store it (table ``vocabulary``); the report says how the words were read."""
+    from kari.domain.canon import canonical_objects
+    from kari.domain.vocabulary import db_vocabulary
+
+    vocab = db_vocabulary(con)
+    _, report = canonical_objects(objects_from_db(con), vocab)
+    vocab.to_db(con)
+    return report
 
 
 def affordance_evidence(con: duckdb.DuckDBPyConnection, verbs: list[str] | None = None) -> list[AffordanceEvidence]:
