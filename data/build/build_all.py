@@ -26,7 +26,7 @@ from sources import Fact  # noqa: E402
 from kari.bench.build import sample_games  # noqa: E402
 from kari.bench.model import Label  # noqa: E402
 from kari.io.atomic import atomic_write_jsonl, atomic_write_text  # noqa: E402
-from kari.rules.ast import PREDICATES  # noqa: E402
+from kari.domain.terms import PREDICATES  # noqa: E402
 from kari.domain.vocabulary import Vocabulary  # noqa: E402
 
 KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",

@@ -7,7 +7,7 @@ types the raw source words that are not vocabulary entries.
 
 from __future__ import annotations
 
-from kari.rules.ast import PREDICATES
+from kari.domain.terms import PREDICATES
 from kari.domain.vocabulary import Vocabulary
 
 OVERRIDES: dict[str, tuple[str, str]] = {

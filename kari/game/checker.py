@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from kari.errors import KariError
 from kari.game.types import CheckResult, Question
-from kari.rules.ast import PREDICATE_OF_DIMENSION, PREDICATES
+from kari.domain.terms import PREDICATES, PREDICATE_OF_DIMENSION
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.induce.llmio import LLMSession
-from kari.rules.ast import PREDICATES, Atom, Node, Or, Part
+from kari.domain.terms import PREDICATES
+from kari.rules.ast import Atom, Node, Or
+from kari.rules.rewrite import map_atoms
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
 
@@ -83,20 +85,16 @@ class Auditor:
         branches = list(body.args) if isinstance(body, Or) else [body]
         result = AuditResult(None)
         provenance = f"induce:{affordance}:round{round}"
-        fresh = [self._rewrite(b, result, affordance, provenance) for b in branches[first_new:]]
+        def audited(atom: Atom) -> Atom:
+            value = self._map(atom, result, affordance, provenance)
+            return Atom(atom.predicate, value or atom.value, atom.role)
+
+        fresh = [map_atoms(b, audited) for b in branches[first_new:]]
         if result.errors:
             return result
         new_branches = branches[:first_new] + fresh
         result.body = new_branches[0] if len(new_branches) == 1 else Or(tuple(new_branches))
         return result
-
-    def _rewrite(self, node: Node, result: AuditResult, affordance: str, provenance: str) -> Node:
-        if isinstance(node, Atom):
-            value = self._map(node, result, affordance, provenance)
-            return Atom(node.predicate, value or node.value, node.role)
-        if isinstance(node, Part):
-            return Part(node.var, self._rewrite(node.body, result, affordance, provenance))
-        return type(node)(tuple(self._rewrite(a, result, affordance, provenance) for a in node.args))
 
     def _map(self, atom: Atom, result: AuditResult, affordance: str, provenance: str) -> str | None:
         pred, raw = atom.predicate, atom.value

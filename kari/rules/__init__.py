@@ -1,8 +1,8 @@
 """The KARI rule language: AST (ast.py), parsers, printers, static checks and simplification.
 
 The language is specified in ``grammar/kari.ebnf`` and described for users in ``grammar/README.md``. Names are
-imported lazily (PEP 562) so that ``kari.rules.ast`` stays cheap to import (``kari.domain.vocabulary`` needs it, and
-the checker needs the vocabulary).
+imported lazily (PEP 562) so that ``kari.rules.ast`` stays cheap to import (the domain core needs it, and the
+checker needs the vocabulary).
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "kari.rules.ast": ("PREDICATES", "WHOLE", "And", "Atom", "Node", "Or", "Part", "Rule"),
+    "kari.domain.terms": ("PREDICATES", "WHOLE"),
+    "kari.rules.ast": ("And", "Atom", "Node", "Or", "Part", "Rule"),
     "kari.rules.checks": ("CHECKS", "affordance_terms", "check_file", "check_rule"),
     "kari.rules.diagnostics": ("Diagnostic", "RuleSyntaxError"),
     "kari.rules.jsonform": ("node_from_json", "parse_rule_json", "to_json"),
@@ -74,7 +75,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from kari.rules.ast import PREDICATES, WHOLE, And, Atom, Node, Or, Part, Rule
+    from kari.domain.terms import PREDICATES, WHOLE
+    from kari.rules.ast import And, Atom, Node, Or, Part, Rule
     from kari.rules.checks import CHECKS, affordance_terms, check_file, check_rule
     from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
     from kari.rules.english import verbalise

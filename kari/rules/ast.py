@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from kari.domain.terms import DIMENSION_OF, PREDICATE_OF_DIMENSION, PREDICATES, WHOLE
+from kari.domain.terms import WHOLE
 from kari.errors import KariError
 
 AtomLabeller = Callable[["Atom"], bool]

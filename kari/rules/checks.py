@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part, Rule
+from kari.domain.terms import WHOLE
+from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
 from kari.rules.simplification import branch_atom_set, subsumed_indices
 from kari.domain.vocabulary import Vocabulary

@@ -12,7 +12,8 @@ follow with "while" and name it ("while the whole object is small", "while part 
 
 from __future__ import annotations
 
-from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part, Rule
+from kari.domain.terms import WHOLE
+from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 
 # a SHAPE/SIZE/SURFACE value reads as an adjective ("is pointed") unless its last word looks like a noun
 _ADJECTIVE_ENDINGS = ("ed", "al", "ar", "ic", "y", "ous", "ive", "ish", "ent", "ant", "ful", "less", "ible", "able",

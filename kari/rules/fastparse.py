@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from kari.rules.ast import WHOLE, And, Atom, Node, Or, Part
+from kari.domain.terms import WHOLE
+from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.syntax import KEYWORDS, Pos
 
 _WS = r"[ \t\r\n]"

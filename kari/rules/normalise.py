@@ -1,24 +1,25 @@
 """Rewrite atom values to canonical vocabulary values (``MADE_OF:metallic`` -> ``MADE_OF:metal``).
 
 Spelling variants (case, spaces, hyphens) are already removed by the parsers; this step applies the synonym
-table of the vocabulary. Values the vocabulary does not know stay as they are (the checker reports them).
+table and the word forms of the vocabulary (plurals, British spellings...). Values the vocabulary does not know
+stay as they are (the checker reports them; :func:`kari.domain.canon.canonical_rule` adds them as new values).
 """
 
 from __future__ import annotations
 
-from kari.rules.ast import Atom, Node, Part, Rule
 from kari.domain.vocabulary import Vocabulary
+from kari.rules.ast import Atom, Node, Rule
+from kari.rules.rewrite import map_atoms
 
 
 def normalise_values(node: Node, vocab: Vocabulary) -> Node:
-    """``node`` with every synonym value replaced by its canonical value."""
-    if isinstance(node, Atom):
-        canonical = vocab.normalise(node.predicate, node.value)
-        return node if canonical is None or canonical == node.value else Atom(node.predicate, canonical, node.role)
-    if isinstance(node, Part):
-        return Part(node.var, normalise_values(node.body, vocab))
-    args = tuple(normalise_values(arg, vocab) for arg in node.args)
-    return type(node)(args)
+    """``node`` with every known value replaced by its canonical value."""
+
+    def canonical(atom: Atom) -> Atom:
+        value = vocab.normalise(atom.predicate, atom.value)
+        return atom if value is None or value == atom.value else Atom(atom.predicate, value, atom.role)
+
+    return map_atoms(node, canonical)
 
 
 def normalise_rule(rule: Rule, vocab: Vocabulary) -> Rule:

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
-from kari.rules.ast import PREDICATES, Atom, Node, Part, Rule
+from kari.domain.terms import PREDICATES
+from kari.rules.ast import Atom, Node, Part, Rule
 
 
 def depth(node: Node) -> int:

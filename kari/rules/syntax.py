@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import pyparsing as pp
 
-from kari.rules.ast import PREDICATES, WHOLE, And, Atom, Node, Or, Part
+from kari.domain.terms import PREDICATES, WHOLE
+from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 
 pp.ParserElement.enable_packrat()
