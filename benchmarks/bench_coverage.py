@@ -13,7 +13,8 @@ import random
 import time
 
 from kari.bench.model import ObjectRecord, Property
-from kari.rules.ast import PREDICATES, And, Atom, Or, Part, Rule
+from kari.domain.terms import PREDICATES
+from kari.rules.ast import And, Atom, Or, Part, Rule
 from kari.solver import compute_coverage, python_coverage
 from kari.domain.vocabulary import Vocabulary
 

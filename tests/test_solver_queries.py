@@ -1,4 +1,4 @@
-"""Validation from labels, representatives, consistency (n_t, b_t, IG_t), Optimal, the target-blind policy and
+"""Validation from labels, representatives, consistency (n_t, b_t, IG_t), Optimal, the players' soft belief and
 greedy IG, each cross-checked against brute force on small games."""
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from kari.errors import KariError
 from kari.rules.ast import And, Or, Part, Rule
 from kari.solver import (
     beliefs,
-    build_policy,
     consistent_counts,
     covered_by_labels,
-    greedy_ig_question,
     information_gain,
     optimal_target_aware,
     question_pool,
@@ -165,48 +163,23 @@ def test_optimal_reports_an_unreachable_threshold_and_guesses_the_argmax() -> No
         optimal_target_aware(hidden, "fly", REPS, V, QUESTIONS)
 
 
-# --- target-blind policy and greedy ------------------------------------------------------------------------------
-def _brute_force_policy_total(reps, questions, threshold, state=None):
-    """Exhaustive recursion over every question tree: total questions summed over the representatives."""
-    state = state if state is not None else [(aff, o) for aff, objs in reps.items() for o in objs]
-    facts = lambda o: {(p.predicate, x) for p in o.properties for x in V.ancestors(p.predicate, p.value)}
-    counts = {aff: sum(1 for a_, _ in state if a_ == aff) for aff in reps}
-    if not state or max(counts.values()) > threshold * len(state):
-        return 0
-    best = None
-    for q in questions:
-        yes = [(aff, o) for aff, o in state if q in facts(o)]
-        no = [(aff, o) for aff, o in state if q not in facts(o)]
-        if yes and no:
-            total = len(state) + _brute_force_policy_total(reps, questions, threshold, yes) + \
-                _brute_force_policy_total(reps, questions, threshold, no)
-            best = total if best is None else min(best, total)
-    return 0 if best is None else best
+# --- the players' soft belief (kari.game.belief) ---------------------------------------------------------------
+def test_soft_belief_with_eps_zero_is_hard_elimination_and_gains_follow_the_split() -> None:
+    from kari.game.belief import BeliefModel
 
-
-@pytest.mark.parametrize("seed", range(12))
-def test_policy_is_optimal_against_exhaustive_search(seed: int) -> None:
-    rng = random.Random(100 + seed)
-    reps = {f"a{c}": [_random_object(rng, f"r{c}{i}") for i in range(2)] for c in range(3)}
-    questions = QUESTIONS[:6]
-    policy = build_policy(reps, V, questions, threshold=0.9)
-    total = sum(len(objs) for objs in reps.values())
-    assert policy.expected_questions == pytest.approx(_brute_force_policy_total(reps, questions, 0.9) / total)
-    # playing the tree for each representative costs exactly the expected number on average
-    asked = 0
-    for objs in reps.values():
-        for hidden in objs:
-            history = []
-            while (q := policy.next_question(history)) is not None:
-                history.append((q, q in {(p.predicate, x) for p in hidden.properties
-                                          for x in V.ancestors(p.predicate, p.value)}))
-            asked += len(history)
-            assert policy.guess(history) in reps
-    assert asked / total == pytest.approx(policy.expected_questions)
-
-
-def test_greedy_asks_the_most_informative_question() -> None:
-    assert greedy_ig_question(REPS, [], V, [("SIZE", "long"), ("MADE_OF", "metal"), ("SHAPE", "hollow")]) == \
-        ("SHAPE", "hollow")  # separates the candidates (1 bit); metal splits within them (0 bits)
-    assert greedy_ig_question(REPS, [(("SHAPE", "hollow"), True)], V, QUESTIONS) is None  # one candidate left
-    assert greedy_ig_question(REPS, [(("SHAPE", "flat"), True)], V, QUESTIONS) is None  # nothing consistent
+    pool = [("SIZE", "long"), ("MADE_OF", "metal"), ("SHAPE", "hollow")]
+    hard = BeliefModel(REPS, pool, V, eps=0.0, smoothing=0.0)
+    gains = dict(zip(pool, hard.gains(hard.weights([]), [])))
+    assert gains[("SHAPE", "hollow")] == pytest.approx(1.0)  # separates the candidates: 1 bit
+    assert gains[("MADE_OF", "metal")] == pytest.approx(0.0) and gains[("SIZE", "long")] == pytest.approx(0.0)
+    answered = [(("SHAPE", "hollow"), True)]
+    assert hard.belief(hard.weights(answered), answered) == {"cut": 0.0, "contain": 1.0}
+    assert hard.belief(hard.weights(answered), answered) == beliefs(consistent_counts(REPS, answered, V))
+    soft = BeliefModel(REPS, pool, V, eps=0.25, smoothing=0.0)
+    b = soft.belief(soft.weights(answered), answered)
+    assert b["contain"] == pytest.approx(0.8) and b["cut"] == pytest.approx(0.2)  # 2 vs 2 * 0.25: down-weighted
+    # smoothing mixes in the candidate's Laplace-smoothed property share: (2 + 1) / (2 + 2) for contain, 1 / 4 for
+    # cut, so P(yes | contain rep) = 0.5 * 0.8 + 0.5 * 0.75 and P(yes | cut rep) = 0.5 * 0.2 + 0.5 * 0.25
+    smooth = BeliefModel(REPS, pool, V, eps=0.25, smoothing=0.5)
+    b = smooth.belief(smooth.weights(answered), answered)
+    assert b["contain"] == pytest.approx(0.775) and b["cut"] == pytest.approx(0.225)

@@ -8,7 +8,9 @@ from typing import Optional
 
 import typer
 
-QUESTIONER_HELP = "optimal, fix20q, greedy-ig, policy, rules, llm or human."
+from kari.game import defaults
+
+QUESTIONER_HELP = "optimal, fix20q, greedy-ig, rules, llm or human."
 
 
 def play(
@@ -27,9 +29,22 @@ def play(
     softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
     oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
     checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
-    budget: int = typer.Option(20, "--budget", help="Questions per game before a forced guess."),
+    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Questions per game before a forced guess."),
+    eps: float = typer.Option(defaults.EPS, "--eps", help="Soft belief: weight factor of a representative per "
+                              "answer that contradicts it (0 = hard elimination)."),
+    smoothing: float = typer.Option(defaults.SMOOTHING, "--smoothing", help="Soft belief: probability that an "
+                                    "answer follows the candidate's property frequencies, not one representative."),
+    stop_belief: float = typer.Option(defaults.STOP_BELIEF, "--stop-belief", help="greedy-ig: guess once the soft "
+                                      "belief of a candidate reaches this."),
+    model_reps: Optional[int] = typer.Option(None, "--model-reps", min=1, help="Soft belief: at most this many "
+                                             "positives per candidate (default: all but the hidden object)."),
+    oracle_noise: float = typer.Option(0.0, "--oracle-noise", help="Flip each Oracle answer with this probability "
+                                       "(seeded per game)."),
+    min_gain: float = typer.Option(defaults.MIN_GAIN, "--min-gain", help="greedy-ig: guess when no question is "
+                                   "expected to gain this many bits."),
+    lookahead: int = typer.Option(defaults.LOOKAHEAD, "--lookahead", help="greedy-ig: 1 = one question ahead, 2 = two."),
     max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
-    reps: int = typer.Option(10, "--reps", help="Representative objects per affordance."),
+    reps: int = typer.Option(defaults.REPRESENTATIVES, "--reps", help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
@@ -52,7 +67,10 @@ def play(
         rule_match=match,
         questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
-        reps_k=reps, vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
+        reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
+        extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
+        if questioner == "greedy-ig" else {},
+        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
         base_url=base_url if uses_llm else None)
     llm_config = None
     if any(getattr(config, part) == "llm" for part in LLM_PARTS):
@@ -100,7 +118,7 @@ def export_prompts(
     match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
     top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
     match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
-    budget: int = typer.Option(20, "--budget", help="Question budget stated in the prompt."),
+    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""
     from kari.game.export import export_prompts as run_export

@@ -2,8 +2,12 @@
 
 Rules (method.md 3): every question turn (accepted or rejected) uses one unit of the budget (20 by default); a
 forced guess is requested when the budget is spent or after ``max_rejections`` consecutive rejected questions;
-a guess that is not one of the candidates fails the game. b_t and IG_t are computed for every player from the
-same leave-one-out representatives (``setup.reps``), so metrics are comparable across players.
+a guess that is not one of the candidates fails the game. b_t and IG_t (hard: consistent representatives) are
+computed for every player from the same leave-one-out representatives (``setup.reps``), so metrics are comparable
+across players; the soft belief the players use (``setup.model``) is recorded beside it (``b_soft``). With
+``setup.oracle_noise`` > 0 each answer is flipped with that probability (seeded per game, recorded as
+``flipped``). The record keeps the guessed candidate's belief at the guess (hard and soft) and how many questions
+repeated an earlier one.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from kari.bench.model import Game, ObjectRecord
+from kari.game import defaults
 from kari.game.checker import Checker
 from kari.game.oracle import Oracle
 from kari.game.questioners.base import Questioner
@@ -22,8 +27,6 @@ from kari.solver.consistency import beliefs, consistent_counts, information_gain
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
 
-DEFAULT_BUDGET = 20
-MAX_REJECTIONS = 3
 
 
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
@@ -46,13 +49,14 @@ def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
 
 
 def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Questioner, checker: Checker,
-              oracle: Oracle, vocab: Vocabulary, *, max_rejections: int = MAX_REJECTIONS) -> dict[str, Any]:
+              oracle: Oracle, vocab: Vocabulary, *, max_rejections: int = defaults.MAX_REJECTIONS) -> dict[str, Any]:
     """Play one game and return its record (the ``games.jsonl`` line, without run bookkeeping)."""
     started = time.perf_counter()
     if questioner.uses_hidden_object:
         setup = replace(setup, hidden=hidden, target=game.target)
     b0 = belief_state(setup.reps, [], vocab)
     state = GameState(setup=setup, b0=b0)
+    soft0 = state.soft_beliefs
     questioner.start(setup)
     guess: Guess | None = None
     forced: str | None = None
@@ -75,19 +79,21 @@ def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Qu
         state.turns.append(turn)
         rejections = 0 if state.turns[-1].check.accepted else rejections + 1
     chosen = resolve_guess(guess.affordance, setup.candidates)
-    final = state.beliefs
+    final, soft = state.beliefs, state.soft_beliefs
     return {
         "game": game.id,
         "object": hidden.id,
         "target": game.target,
         "candidates": list(setup.candidates),
         "b0": None if b0 is None else {a: round(p, 6) for a, p in b0.items()},
+        "b0_soft": soft0,
         "turns": [t.to_json() for t in state.turns],
         "n_turns": len(state.turns),
         "guess": chosen,
         "guess_raw": guess.raw or guess.affordance,
         "invalid_guess": chosen is None,
         "guess_belief": None if chosen is None or final is None else round(final.get(chosen, 0.0), 6),
+        "guess_soft_belief": None if chosen is None or soft is None else soft.get(chosen),
         "forced": forced,
         "repeated_questions": repeats,
         "success": chosen == game.target,
@@ -104,6 +110,10 @@ def _turn(action: Ask, state: GameState, hidden: ObjectRecord, checker: Checker,
     if not check.accepted:
         return Turn(len(state.turns) + 1, action.text, check, None, prev, 0.0)
     reply = oracle.answer(hidden, action.text, check.pairs[0])
-    history = [*state.history, (check.pairs[0], reply.value)]
+    flipped = setup.oracle_noise > 0 and setup.noise_rng is not None and setup.noise_rng.random() < setup.oracle_noise
+    answer = reply.value != flipped
+    history = [*state.history, (check.pairs[0], answer)]
     b_t = belief_state(setup.reps, history, vocab)
-    return Turn(len(state.turns) + 1, action.text, check, reply.value, b_t, information_gain(b_t, prev), reply.raw)
+    soft = None if setup.model is None else setup.model.belief(setup.model.weights(history), history)
+    return Turn(len(state.turns) + 1, action.text, check, answer, b_t, information_gain(b_t, prev), reply.raw, soft,
+                flipped)

@@ -16,7 +16,7 @@ from kari.bench.model import ObjectRecord
 from kari.errors import KariError
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
-from kari.rules.ast import Rule
+from kari.rules.ast import Node, Or, Rule
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
 
@@ -75,6 +75,12 @@ class RuleMatcher:
         for cand in fuzzy:
             self._cache.setdefault(cand, ())
         return {c: self._cache[c] for c in wanted}
+
+
+def combined_body(matches: Sequence[RuleMatch]) -> Node:
+    """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
+    bodies = [m.rule.body for m in matches]
+    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 
 GAMES_FILE = "games.jsonl"
@@ -44,13 +45,17 @@ class PlayConfig:
     questions: str | None = None
     temperature: float = 1.0
     max_tokens: int = 512
-    threshold: float = 0.9
-    budget: int = 20
-    max_rejections: int = 3
-    reps_k: int = 10
+    threshold: float = defaults.THRESHOLD
+    budget: int = defaults.BUDGET
+    max_rejections: int = defaults.MAX_REJECTIONS
+    reps_k: int = defaults.REPRESENTATIVES
     leave_one_out: bool = True
     vocab: str | None = None
     db: str | None = None
+    eps: float = defaults.EPS
+    smoothing: float = defaults.SMOOTHING
+    oracle_noise: float = 0.0
+    model_reps: int | None = None
     model: str | None = None
     base_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -139,6 +144,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     out = Path(out)
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1:
         raise KariError("budget, max rejections and representatives per affordance must be >= 1", code="game-config")
+    if not 0.0 <= config.eps < 1.0 or not 0.0 <= config.smoothing <= 1.0 or not 0.0 <= config.oracle_noise <= 0.5:
+        raise KariError("--eps must be in [0, 1), --smoothing in [0, 1] and --oracle-noise in [0, 0.5]",
+                        code="game-config")
     vocab = open_vocabulary(config.vocab, config.db)
     require_valid(config.bench, vocab)
     bench = load_benchmark(config.bench, vocab)
@@ -158,12 +166,14 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     options = QuestionerOptions(vocab=vocab, threshold=config.threshold,
                                 questions=Path(config.questions) if config.questions else None,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
-                                read=read, write=write)
+                                read=read, write=write, extra=dict(config.extra))
     questioner = make_questioner(config.questioner, options)
     oracle = make_oracle(config.oracle, vocab, client)
     checker = make_checker(config.checker, vocab, client)
     builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
-                           leave_one_out=config.leave_one_out, matcher=matcher)
+                           leave_one_out=config.leave_one_out, matcher=matcher, eps=config.eps, smoothing=config.smoothing,
+                           rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
+                           model_reps=config.model_reps)
     runs = config.runs if config.runs is not None else cls.default_runs
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")

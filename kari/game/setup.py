@@ -2,7 +2,10 @@
 
 Fairness: representatives are drawn with the game's hidden object excluded (``select_representatives(...,
 exclude=(hidden,))``), for every player and for the metrics; only the Optimal upper bound is additionally
-handed the hidden object by the engine. ``leave_one_out=False`` exists only to measure how much reading the
+handed the hidden object by the engine. The metrics (hard b_t, IG_t) use the paper's 10 representatives per
+candidate; the players' soft belief (``setup.model``) is built on every labelled positive of each candidate
+except the hidden object (``model_reps`` caps it), so a candidate's prior is proportional to how many known
+objects afford it. ``leave_one_out=False`` exists only to measure how much reading the
 answer off the representatives inflates a player's score.
 """
 
@@ -13,7 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kari.bench.model import Benchmark, Game, ObjectRecord
-from kari.game.match import RuleMatcher, coverage_record
+from kari.domain.objects import object_view
+from kari.game.belief import BeliefModel, RuleEvidence
+from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, SMOOTHING
+from kari.game.match import RuleMatcher, combined_body, coverage_record
 from kari.game.types import GameSetup, Question
 from kari.domain.vocabulary import Vocabulary
 
@@ -26,8 +32,10 @@ def game_rng(seed: int, run: int, game_id: str) -> random.Random:
 class SetupBuilder:
     """Makes game setups for one run configuration, caching representatives per hidden object."""
 
-    def __init__(self, bench: Benchmark, vocab: Vocabulary, *, k: int = 10, seed: int = 0, budget: int = 20,
-                 leave_one_out: bool = True, matcher: RuleMatcher | None = None) -> None:
+    def __init__(self, bench: Benchmark, vocab: Vocabulary, *, k: int = REPRESENTATIVES, seed: int = 0, budget: int = BUDGET,
+                 leave_one_out: bool = True, matcher: RuleMatcher | None = None, eps: float = EPS,
+                 smoothing: float = SMOOTHING,
+                 rule_evidence: bool = False, oracle_noise: float = 0.0, model_reps: int | None = None) -> None:
         self.bench = bench
         self.vocab = vocab
         self.k = k
@@ -35,6 +43,12 @@ class SetupBuilder:
         self.budget = budget
         self.leave_one_out = leave_one_out
         self.matcher = matcher
+        self.eps = eps
+        self.smoothing = smoothing
+        self.rule_evidence = rule_evidence
+        self.oracle_noise = oracle_noise
+        self.model_reps = model_reps
+        self._model_reps: dict[str, Mapping[str, Sequence[str]]] = {}
         self._reps: dict[str, Mapping[str, Sequence[str]]] = {}
         self.descriptions = {a.id: a.description for a in bench.affordances.values()}
 
@@ -47,6 +61,17 @@ class SetupBuilder:
             self._reps[hidden] = select_representatives(self.bench, k=self.k, seed=self.seed, exclude=exclude)
         return self._reps[hidden]
 
+    def model_representatives(self, hidden: str) -> Mapping[str, Sequence[str]]:
+        """The positives the players' soft belief is built on: ``model_reps`` per affordance (all when None),
+        never the hidden object."""
+        if hidden not in self._model_reps:
+            from kari.solver import select_representatives
+
+            k = self.model_reps if self.model_reps is not None else len(self.bench.objects)
+            exclude = (hidden,) if self.leave_one_out else ()
+            self._model_reps[hidden] = select_representatives(self.bench, k=k, seed=self.seed, exclude=exclude)
+        return self._model_reps[hidden]
+
     def build(self, game: Game, run: int) -> tuple[GameSetup, ObjectRecord, dict[str, Any] | None]:
         """The setup a Questioner gets, the hidden object (for the engine) and the game's rule facts."""
         from kari.solver import question_pool
@@ -58,9 +83,18 @@ class SetupBuilder:
         pool_objects = list({o.id: o for objs in reps.values() for o in objs}.values())
         pool: list[Question] = list(question_pool(pool_objects, self.vocab))
         matches = self.matcher.match(game.candidates) if self.matcher is not None else {}
+        evidence = None
+        if self.rule_evidence and matches:
+            evidence = RuleEvidence({c: combined_body(ms) for c, ms in matches.items() if ms}, self.vocab)
+        model_ids = self.model_representatives(game.object)
+        model_reps = {c: tuple(self.bench.objects[o] for o in model_ids.get(c, ())) for c in game.candidates}
+        facts = sorted({q for objs in model_reps.values() for o in objs for q in object_view(o, self.vocab).whole})
         setup = GameSetup(game_id=game.id, candidates=tuple(game.candidates),
                           descriptions={c: self.descriptions.get(c, "") for c in game.candidates},
                           reps=reps, pool=tuple(pool), budget=self.budget,
-                          rng=game_rng(self.seed, run, game.id), rules=matches)
+                          rng=game_rng(self.seed, run, game.id), rules=matches,
+                          model=BeliefModel(model_reps, facts, self.vocab, self.eps, self.smoothing, evidence),
+                          oracle_noise=self.oracle_noise,
+                          noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"))
         rules = coverage_record(matches, game.target, hidden, self.vocab) if self.matcher is not None else None
         return setup, hidden, rules

@@ -86,6 +86,8 @@ class Turn:
     beliefs: Mapping[str, float] | None
     ig: float
     oracle_raw: str | None = None
+    soft_beliefs: Mapping[str, float] | None = None
+    flipped: bool = False
 
     @property
     def pair(self) -> Question | None:
@@ -100,6 +102,10 @@ class Turn:
             "b": None if self.beliefs is None else {a: round(p, 6) for a, p in self.beliefs.items()},
             "ig": round(self.ig, 6),
         }
+        if self.soft_beliefs is not None:
+            out["b_soft"] = dict(self.soft_beliefs)
+        if self.flipped:
+            out["flipped"] = True
         if self.oracle_raw is not None:
             out["oracle_raw"] = self.oracle_raw
         return out
@@ -110,8 +116,11 @@ class GameSetup:
     """What a Questioner may know at the start of a game.
 
     ``reps`` are the candidates' representative objects *without* the hidden object (leave-one-out) and ``pool``
-    the questions over them. ``hidden`` and ``target`` are set only for a Questioner that declares
-    ``uses_hidden_object`` (the Optimal upper bound).
+    the questions over them. ``model`` is the soft belief over those representatives that players use (and the
+    game record keeps beside the hard b_t), with the matched rules as evidence when the player sees rules.
+    ``hidden`` and ``target`` are set only for a Questioner that declares ``uses_hidden_object`` (the Optimal
+    upper bound). ``oracle_noise`` is the probability that the Oracle's answer is flipped, drawn from
+    ``noise_rng`` (seeded per game; never seen by the player).
     """
 
     game_id: str
@@ -122,8 +131,11 @@ class GameSetup:
     budget: int
     rng: random.Random
     rules: Mapping[str, Sequence[RuleMatch]] = field(default_factory=dict)
+    model: Any = None
     hidden: ObjectRecord | None = None
     target: str | None = None
+    oracle_noise: float = 0.0
+    noise_rng: random.Random | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -133,6 +145,7 @@ class GameState:
     setup: GameSetup
     b0: Mapping[str, float] | None = None
     turns: list[Turn] = field(default_factory=list)
+    _asked: tuple[int, frozenset[Any]] = field(default=(0, frozenset()), repr=False)
 
     @property
     def history(self) -> list[tuple[Question, bool]]:
@@ -143,7 +156,10 @@ class GameState:
     def asked(self) -> frozenset[str | Question]:
         """Every question asked so far, accepted or rejected: its text and the pairs the Checker read from it
         (a player never asks any of them again)."""
-        return frozenset([t.question for t in self.turns] + [p for t in self.turns for p in t.check.pairs])
+        if self._asked[0] != len(self.turns):  # turns are only ever appended
+            self._asked = (len(self.turns), frozenset([t.question for t in self.turns]
+                                                      + [p for t in self.turns for p in t.check.pairs]))
+        return self._asked[1]
 
     def was_asked(self, question: Question) -> bool:
         """Has ``question`` (or its structured text) been asked in this game?"""
@@ -158,3 +174,12 @@ class GameState:
     @property
     def turns_left(self) -> int:
         return self.setup.budget - len(self.turns)
+
+    @property
+    def soft_beliefs(self) -> Mapping[str, float] | None:
+        """The players' soft belief after the last turn (before any: from no answers)."""
+        model = self.setup.model
+        if model is None:
+            return None
+        history = self.history
+        return model.belief(model.weights(history), history)

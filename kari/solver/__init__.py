@@ -15,15 +15,13 @@ from kari.solver.consistency import (
                                      select_representatives,
 )
 from kari.solver.coverage import compute_coverage
-from kari.solver.greedy import greedy_ig_question
 from kari.solver.optimal import OptimalResult, optimal_target_aware
-from kari.solver.policy import PolicyTree, build_policy
 from kari.solver.pyeval import python_coverage
 from kari.domain.terms import Question
 from kari.solver.types import CoverageDecision, CoverageRow
 from kari.solver.validation import covered_by_labels
 
-__all__ = ["SEMANTICS", "CoverageDecision", "CoverageRow", "OptimalResult", "PolicyTree", "Question", "belief_trace",
-           "beliefs", "build_policy", "compile_rules", "compute_coverage", "consistent_counts",
-           "consistent_representatives", "covered_by_labels", "greedy_ig_question", "has_property",
+__all__ = ["SEMANTICS", "CoverageDecision", "CoverageRow", "OptimalResult", "Question", "belief_trace",
+           "beliefs", "compile_rules", "compute_coverage", "consistent_counts",
+           "consistent_representatives", "covered_by_labels", "has_property",
            "information_gain", "optimal_target_aware", "python_coverage", "question_pool", "select_representatives"]

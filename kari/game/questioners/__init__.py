@@ -1,7 +1,8 @@
 """The players: one module per Questioner, built by name through :func:`make_questioner`.
 
-``optimal`` (target-aware upper bound, the only player that sees the hidden object), ``fix20q``, ``greedy-ig``,
-``policy`` (target-blind optimal tree), ``rules`` (symbolic, asks matched rules' atoms), ``llm`` and ``human``.
+``optimal`` (target-aware upper bound, the only player that sees the hidden object), ``fix20q``, ``greedy-ig``
+(information gain on the soft belief; with ``--rules`` the "+rules" variant), ``rules`` (symbolic, asks matched
+rules' atoms), ``llm`` and ``human``.
 Modules are imported on demand so that building one player never imports another's dependencies.
 """
 
@@ -21,7 +22,6 @@ QUESTIONERS: dict[str, str] = {
     "optimal": "kari.game.questioners.optimal:OptimalQuestioner",
     "fix20q": "kari.game.questioners.fix20q:Fix20QQuestioner",
     "greedy-ig": "kari.game.questioners.greedy_ig:GreedyIGQuestioner",
-    "policy": "kari.game.questioners.policy:PolicyQuestioner",
     "rules": "kari.game.questioners.rules:RulesQuestioner",
     "llm": "kari.game.questioners.llm:LLMQuestioner",
     "human": "kari.game.questioners.human:HumanQuestioner",

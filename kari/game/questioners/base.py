@@ -13,11 +13,13 @@ class Questioner(ABC):
     """A player: :meth:`start` once per game, then :meth:`act` each turn until it guesses.
 
     ``uses_hidden_object`` marks the one upper bound (Optimal) allowed to see the hidden object; every other
-    player gets a :class:`GameSetup` without it and with leave-one-out representatives.
+    player gets a :class:`GameSetup` without it and with leave-one-out representatives. ``sees_rules`` marks the
+    players that use matched rules when a run gives them.
     """
 
     name: ClassVar[str] = ""
     uses_hidden_object: ClassVar[bool] = False
+    sees_rules: ClassVar[bool] = False  # plays differently when the run gives matched rules (the "+rules" variant)
     default_runs: ClassVar[int] = 1
 
     def start(self, setup: GameSetup) -> None:

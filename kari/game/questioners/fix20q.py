@@ -1,5 +1,7 @@
 """Fix20Q: a fixed list of questions in a fixed order, then a guess sampled from a softmax over the candidates'
-consistent-representative fractions n_t(a) / |reps(a)| (method.md 4). Scored as the mean of 5 runs.
+representative fractions (method.md 4), in their soft form: a candidate's representatives' mean weight under the
+soft belief (a representative loses weight for each answer that contradicts it instead of being removed). Scored as
+the mean of 5 runs.
 
 The default list is ``data/fix20q.tsv`` (20 ``DIMENSION<TAB>value`` rows, material first, then shape); users
 pass their own with ``--questions FILE``.
@@ -91,9 +93,6 @@ class Fix20QQuestioner(Questioner):
         return self._guess(state)
 
     def _guess(self, state: GameState) -> Guess:
-        from kari.solver import consistent_counts
-
-        reps = self.setup.reps
-        counts = consistent_counts(reps, state.history, self.vocab)
-        fractions = {c: (counts.get(c, 0) / len(reps[c]) if reps.get(c) else 0.0) for c in self.setup.candidates}
+        model = self.setup.model
+        fractions = model.fractions(model.weights(state.history))
         return Guess(softmax_guess(fractions, self.temperature, self.setup.rng))

@@ -65,6 +65,7 @@ def feedback(turn: Turn, turns_left: int) -> str:
 
 
 class LLMQuestioner(Questioner):
+    sees_rules = True
     name = "llm"
 
     def __init__(self, client: Any, max_tokens: int = 512) -> None:

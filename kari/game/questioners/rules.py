@@ -5,7 +5,8 @@ any-part reading, with the is-a taxonomy: "yes" to steel makes metal true, "no" 
 Each turn it asks the unknown atom that best splits the candidates still alive; it guesses when one candidate is
 left, when exactly one candidate's rule is satisfied (rules state sufficient conditions), or when no live rule
 has an unknown atom. Ranking: rule true > unknown (or no rule) > false; ties go to the rule
-with more confirmed atoms, then to the game's random stream. It never looks at representative objects.
+with more confirmed atoms, then to the higher soft belief (:mod:`kari.game.belief`), then to the game's random
+stream. Its questions come from the rules only.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kari.game.questioners.base import Questioner
-from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, RuleMatch, structured
+from kari.game.questioners.base import Questioner, argmax_belief
+from kari.game.match import combined_body
+from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.domain.objects import answered, rule_status
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
@@ -35,6 +37,7 @@ def confirmed_atoms(node: Node, known: Mapping[Question, bool], vocab: Vocabular
 
 
 class RulesQuestioner(Questioner):
+    sees_rules = True
     name = "rules"
 
     def __init__(self, vocab: Vocabulary) -> None:
@@ -46,7 +49,7 @@ class RulesQuestioner(Questioner):
 
     def start(self, setup: GameSetup) -> None:
         super().start(setup)
-        self.bodies: dict[str, Node] = {c: _combined(setup.rules.get(c, ())) for c in setup.candidates
+        self.bodies: dict[str, Node] = {c: combined_body(setup.rules[c]) for c in setup.candidates
                                         if setup.rules.get(c)}
 
     def _status(self, known: Mapping[Question, bool]) -> dict[str, Truth]:
@@ -94,13 +97,10 @@ class RulesQuestioner(Questioner):
 
         best = max(score(c) for c in self.setup.candidates)
         tied = [c for c in self.setup.candidates if score(c) == best]
-        return Guess(tied[0] if len(tied) == 1 else self.setup.rng.choice(tied))
+        if len(tied) == 1:
+            return Guess(tied[0])
+        soft = state.soft_beliefs  # ties: the soft belief over the representatives, then the game's random stream
+        return Guess(argmax_belief(state, {c: soft.get(c, 0.0) for c in tied} if soft else None))
 
     def info(self) -> dict[str, Any]:
         return {"candidates_with_rules": len(self.bodies)}
-
-
-def _combined(matches: Sequence[RuleMatch]) -> Node:
-    """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
-    bodies = [m.rule.body for m in matches]
-    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))

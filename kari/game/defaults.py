@@ -1,0 +1,35 @@
+"""The game's default settings, named once (imported by the engine, the players, the run and the CLI).
+
+Cheap to import: no numpy, no solver.
+"""
+
+BUDGET = 20
+"""Question turns per game before the forced guess (the paper's T)."""
+
+MAX_REJECTIONS = 3
+"""Consecutive rejected questions that force the guess."""
+
+THRESHOLD = 0.9
+"""Hard belief b_t at which Optimal guesses (the paper's 0.9)."""
+
+REPRESENTATIVES = 10
+"""Representative objects per candidate affordance."""
+
+EPS = 0.05
+"""Soft belief: weight factor of a representative per answer that contradicts it (0 = hard elimination)."""
+
+SMOOTHING = 0.3
+"""Soft belief: probability that an answer follows the candidate's property frequencies rather than one
+representative (kari.game.belief)."""
+
+STOP_BELIEF = 0.5
+"""greedy-ig: soft belief at which it guesses."""
+
+MIN_GAIN = 0.02
+"""greedy-ig: below this expected gain in bits (with lookahead) asking is not worth a turn.
+
+EPS, SMOOTHING, STOP_BELIEF and MIN_GAIN were chosen by 5-fold cross-validation over the bundled benchmark's
+games (benchmarks/bench_players.py; README)."""
+
+LOOKAHEAD = 2
+"""greedy-ig: questions looked ahead."""
