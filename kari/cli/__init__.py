@@ -7,6 +7,8 @@ call the library function of the same name, print. Heavy imports happen inside t
 from __future__ import annotations
 
 import importlib
+import os
+import re
 import sys
 
 import typer
@@ -42,10 +44,87 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"kari.cli.{_name}").register(app)
 
 
+INTERNAL_ERROR_EXIT = 70
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app; a :class:`KariError` becomes one line on stderr and its exit code."""
+    """Entry point: run the command and exit with its code (see :func:`run`)."""
+    sys.exit(run(argv))
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run one ``kari`` command line and return its exit code. Whatever goes wrong, the user sees one line
+    ``kari: ...`` on stderr, never a traceback: a :class:`KariError` with its exit code; a usage error (2);
+    Ctrl-C (130, even when a library swallowed the KeyboardInterrupt); an unexpected failure (70, code
+    ``internal-error``: a bug; ``KARI_DEBUG=1`` re-raises it to show the traceback)."""
+    from kari import interrupts
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    from typer.exceptions import Abort, Exit
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = typer.main.get_command(app)
+    with interrupts.watching():
+        try:
+            try:
+                with command.make_context("kari", args) as ctx:
+                    command.invoke(ctx)
+                interrupts.check()
+                return 0
+            except Exit as exc:
+                interrupts.check()
+                return exc.exit_code
+            except NoArgsIsHelpError as exc:
+                exc.show()
+                return exc.exit_code
+            except ClickException as exc:
+                context = getattr(exc, "ctx", None)
+                hint = f" (see '{context.command_path} --help')" if context is not None else ""
+                return _fail(f"usage: {exc.format_message()}{hint}", exc.exit_code)
+            except KariError as exc:
+                if interrupts.interrupted() and exc.code != "interrupted":
+                    raise KeyboardInterrupt from exc
+                return _fail(str(exc), exc.exit_code)
+            except (KeyboardInterrupt, Abort):
+                raise
+            except BaseException:
+                if interrupts.interrupted():
+                    raise KeyboardInterrupt from None
+                raise
+        except (KeyboardInterrupt, Abort):
+            return _fail("interrupted", 130)
+        except BrokenPipeError:
+            _silence_stdout()
+            return 141
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            return _fail(f"{where}os-error: {exc.strerror or exc}", 2)
+        except RecursionError:
+            return _fail("nesting-too-deep: the input nests too deeply to be read", 2)
+        except MemoryError:
+            return _fail("out-of-memory: not enough memory for this input", 1)
+        except Exception as exc:
+            if os.environ.get("KARI_DEBUG"):
+                raise
+            return _fail(f"internal-error: {type(exc).__name__}: {exc} (a bug in kari; KARI_DEBUG=1 shows the "
+                         "traceback)", INTERNAL_ERROR_EXIT)
+
+
+def _fail(message: str, code: int) -> int:
+    """Print ``kari: MESSAGE`` as one line on stderr (control characters escaped) and return ``code``."""
+    line = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", message)
     try:
-        app(args=argv)
-    except KariError as exc:
-        typer.echo(f"kari: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        sys.stderr.write(f"kari: {line}\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        pass
+    return code
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``kari ... | head``): send further output to /dev/null so exit does not fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
