@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from kari.io.atomic import atomic_open
+from kari.io.atomic import atomic_open, check_output_file
 
 KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
                "relation;dimension", "source", "sentence")
@@ -36,7 +36,9 @@ def export_sql() -> str:
 
 
 def export_kgtk(con: duckdb.DuckDBPyConnection, out: str | Path) -> int:
-    """Write every edge to ``out`` (``.gz`` compresses) and return the number of edges written."""
+    """Write every edge to ``out`` (``.gz`` compresses) and return the number of edges written. ``out`` must
+    not be a directory, device or database file (checked before any work)."""
+    check_output_file(out)
     out = Path(out)
     compression = "gzip" if out.name.endswith(".gz") else "none"
     with tempfile.TemporaryDirectory(prefix=".kari-export-", dir=out.parent if out.parent.exists() else None) as tmp:

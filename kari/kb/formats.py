@@ -47,6 +47,9 @@ STAGED = ("id", "node1", "relation", "node2", "node1_label", "node2_label", "rel
           "relation_dimension", "source", "sentence", "weight", "qstrength", "quantifier", "score",
           "tuple_provenance")
 NUMERIC = ("weight", "qstrength", "score")
+# Every column name of a header kari knows: a first line with two of them is taken for a header, never data.
+COLUMN_NAMES = frozenset({*TRIPLE_ALIASES, *CSKG5_HEADER, *ARISTO_HEADER, "id"}
+                         | {name for names in KGTK_COLUMNS.values() for name in names})
 LISTS = ("node1_label", "node2_label", "relation_label")
 
 
@@ -88,9 +91,10 @@ def detect(path: Path, fmt: str = "auto") -> Source:
     delim = "," if suffix == ".csv" else "\t"
     fields = tuple(first.split(delim)) if delim == "\t" else tuple(next(csv.reader([first])))
     lowered = tuple(f.strip().lower() for f in fields)
-    if fmt == "auto":
+    auto = fmt == "auto"
+    if auto:
         fmt = _guess(fields, lowered)
-    return _source(path, fmt, fields, lowered, delim)
+    return _source(path, fmt, fields, lowered, delim, auto)
 
 
 def _guess(fields: tuple[str, ...], lowered: tuple[str, ...]) -> str:
@@ -113,7 +117,8 @@ def _looks_like_aristo_row(fields: tuple[str, ...]) -> bool:
     return True
 
 
-def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, ...], delim: str) -> Source:
+def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, ...], delim: str,
+            auto: bool = False) -> Source:
     if fmt in ("cskg5", "kgtk") and len(set(fields)) != len(fields):
         dup = next(f for f in fields if fields.count(f) > 1)
         raise KariError(f"duplicate column {dup!r} in the header", file=str(path), line=1, code="kb-header")
@@ -139,6 +144,12 @@ def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, .
             raise KariError("a triples header needs subject, relation and object columns once each",
                       file=str(path), line=1, code="kb-header")
         return Source(path, fmt, names, header=True, delim=delim)
+    named = [f for f, low in zip(fields, lowered) if low in COLUMN_NAMES]
+    if len(named) >= 2 and auto:     # one could be data (``head PartOf body``); two make a header
+        raise KariError(f"line 1 looks like a header ({', '.join(named)}) that kari does not know; give every "
+                        "column a known name (KGTK: node1, label or relation, node2; triples: subject, relation, "
+                        "object[, weight, source]) or --format triples to load line 1 as data", file=str(path),
+                        line=1, code="kb-header")
     if not 3 <= len(fields) <= 5:
         raise KariError(f"expected 3 to 5 columns (subject, relation, object[, weight, source]), found {len(fields)}",
                   file=str(path), line=1, code="kb-columns")

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import csv
 import gzip
-import json
 import re
+import threading
+import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from kari.errors import KariError
+from kari.io.text import BadJSON, decode_json
 
 _CHUNK = 1 << 24
 _BLANK = re.compile(rb"\n\r?\n")
@@ -32,6 +35,16 @@ def open_bytes(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
 
 
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """Turn what a damaged gzip file raises while it is read (corrupt or truncated data) into a KariError."""
+    try:
+        yield
+    except (zlib.error, EOFError, gzip.BadGzipFile) as exc:
+        what = "truncated" if isinstance(exc, EOFError) else "corrupt"
+        raise KariError(f"{what} gzip data: {exc}", file=str(path), code="kb-gzip") from None
+
+
 def check_readable(path: Path) -> None:
     """Raise a :class:`KariError` when ``path`` is missing, a directory or unreadable."""
     if not path.exists():
@@ -39,9 +52,9 @@ def check_readable(path: Path) -> None:
     if not path.is_file():
         raise KariError("not a regular file", file=str(path), code="missing-file")
     try:
-        with open_bytes(path) as handle:
+        with reading(path), open_bytes(path) as handle:
             handle.read(1)
-    except (OSError, EOFError) as exc:
+    except OSError as exc:
         raise KariError(f"cannot read file: {exc}", file=str(path), code="kb-read") from None
 
 
@@ -57,7 +70,7 @@ def decode_line(raw: bytes, path: Path, number: int) -> str:
 
 def first_line(path: Path) -> str | None:
     """The first line of the file (BOM removed), or None for an empty file."""
-    with open_bytes(path) as handle:
+    with reading(path), open_bytes(path) as handle:
         raw = handle.readline()
     if not raw:
         return None
@@ -72,13 +85,14 @@ class LineCount:
     first_blank: int | None
 
 
-def count_lines(path: Path) -> LineCount:
-    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it."""
+def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
+    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it.
+    Setting ``stop`` ends the count early (the result is then meaningless)."""
     newlines = 0          # newlines in the chunks read so far
     first_blank: int | None = None
     tail = last = b""
-    with open_bytes(path) as handle:
-        while chunk := handle.read(_CHUNK):
+    with reading(path), open_bytes(path) as handle:
+        while (stop is None or not stop.is_set()) and (chunk := handle.read(_CHUNK)):
             if first_blank is None:
                 first_blank = _blank_line(tail + chunk[:2], newlines - tail.count(b"\n"))
                 if first_blank is None:
@@ -105,7 +119,7 @@ def _blank_line(buf: bytes, newlines_before: int) -> int | None:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)``; the first undecodable line raises ``FILE:LINE:COL``."""
-    with open_bytes(path) as handle:
+    with reading(path), open_bytes(path) as handle:
         for number, raw in enumerate(handle, start=1):
             yield number, decode_line(raw, path, number)
 
@@ -139,9 +153,9 @@ def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, heade
 
 def _json_problem(text: str) -> tuple[str, int | None] | None:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"invalid JSON: {exc.msg}", exc.colno
+        value = decode_json(text)
+    except BadJSON as exc:
+        return exc.message, exc.col
     if not isinstance(value, dict):
         return "expected a JSON object", None
     return None
