@@ -61,7 +61,8 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
-    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence).
+    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). ``db``
+    must be an existing kari KB (``kari kb load``); it is opened only after every other input has been read.
     """
     from kari.kb import open_db
     from kari.rules import load_rules
@@ -73,14 +74,16 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
 
     check_semantics(semantics)
     rules = load_rules(rules_file)
-    con = open_db(db)
+    benchmark = None
+    if bench is not None:
+        from kari.bench.model import load_benchmark
+
+        benchmark = load_benchmark(bench)       # every input is read before the database is opened for writing
+    con = open_db(db, create=False)
     try:
         has_vocab = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
         vocab = Vocabulary.from_db(con) if has_vocab else Vocabulary.load()
-        if bench is not None:
-            from kari.bench.model import load_benchmark
-
-            benchmark = load_benchmark(bench)
+        if benchmark is not None:
             objects = list(benchmark.objects.values())
             labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
             games = benchmark.games
