@@ -1,9 +1,9 @@
 """Content-addressed on-disk cache of chat replies, so a rerun is free and the same inputs give the same output.
 
-The key is the sha256 of the canonical JSON of (model, messages, max_tokens, temperature, json_schema). The base
-URL is deliberately left out: the same model behind another server or port (a test server on a random port, a
-vLLM mirror) reuses recorded replies, which is what makes replay-only tests possible. The JSON mode that the
-server accepted is left out too: it changes how the request is sent, not what is asked.
+The key is the sha256 of the canonical JSON of everything that can change the answer: the backend and the
+server (base URL), the model, the messages, max_tokens, temperature, the JSON schema and the configured JSON
+mode (structured output constrains what the model may say). Another server or port, even with the same model
+name, is another key: a run never replays replies recorded against a different server.
 
 Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
 is a miss (logged once per file), never a crash; the next live reply overwrites it.
@@ -26,7 +26,7 @@ from kari.io.atomic import atomic_write_json
 from .types import Message
 
 LOG = logging.getLogger("kari.llm")
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def canonical_json(obj: Any) -> str:
@@ -40,15 +40,22 @@ def request_fingerprint(
     max_tokens: int,
     temperature: float,
     json_schema: Mapping[str, Any] | None,
+    *,
+    base_url: str,
+    json_mode: str,
+    backend: str = "openai",
 ) -> dict[str, Any]:
-    """The part of a request that determines its reply (what the cache key hashes)."""
+    """Everything about a request that determines its reply (what the cache key hashes)."""
     return {
         "format": CACHE_FORMAT,
+        "backend": backend,
+        "base_url": base_url.rstrip("/"),
         "model": model,
         "messages": [dict(m) for m in messages],
         "max_tokens": int(max_tokens),
         "temperature": float(temperature),
         "json_schema": json_schema,
+        "json_mode": json_mode,
     }
 
 
