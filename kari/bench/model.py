@@ -8,13 +8,13 @@ compiler all consume :class:`ObjectRecord`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.io.text import BadJSON, decode_json
 
 BENCH_FILES = ("objects.jsonl", "affordances.jsonl", "labels.jsonl", "games.jsonl")
 
@@ -107,9 +107,9 @@ def read_jsonl(path: Path, on_error: Callable[[KariError], None] | None = None) 
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            error = KariError(f"invalid JSON: {exc.msg}", file=str(path), line=number, col=exc.colno, code="json")
+            record = decode_json(line)
+        except BadJSON as exc:
+            error = KariError(exc.message, file=str(path), line=number, col=exc.col, code="json")
         else:
             if isinstance(record, dict):
                 yield number, record
@@ -127,6 +127,13 @@ def _field(record: dict[str, Any], key: str, kind: type, path: Path, line: int) 
     return value
 
 
+def _strings(record: dict[str, Any], key: str, path: Path, line: int) -> tuple[str, ...]:
+    value = _field(record, key, list, path, line)
+    if not all(isinstance(item, str) for item in value):
+        raise KariError(f"field {key!r} must be a list of strings", file=str(path), line=line, code="schema")
+    return tuple(value)
+
+
 def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     props = []
     for item in _field(record, "properties", list, path, line):
@@ -136,7 +143,7 @@ def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     return ObjectRecord(
         id=_field(record, "id", str, path, line),
         description=record.get("description", "") or "",
-        parts=tuple(_field(record, "parts", list, path, line)) if "parts" in record else (),
+        parts=_strings(record, "parts", path, line) if "parts" in record else (),
         properties=tuple(props),
     )
 
@@ -168,7 +175,7 @@ def load_benchmark(root: str | Path, *, with_games: bool = True) -> Benchmark:
         for line, rec in read_jsonl(games_path):
             games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
                               _field(rec, "target", str, games_path, line),
-                              tuple(_field(rec, "candidates", list, games_path, line))))
+                              _strings(rec, "candidates", games_path, line)))
     return Benchmark(root=root, objects=objects, affordances=affordances, labels=labels, games=games)
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,21 @@ class RunDir:
 
     def update_manifest(self, **changes: Any) -> None:
         atomic_write_json(self.manifest_path, {**(self.manifest() or {}), **changes})
+
+    @contextmanager
+    def recording_failure(self) -> Iterator[None]:
+        """Mark the manifest ``failed`` (with the error) or ``interrupted`` when the block raises, so that a run
+        never stays "running" after it ended; the exception goes on unchanged."""
+        try:
+            yield
+        except BaseException as exc:
+            stopped = isinstance(exc, KeyboardInterrupt) or getattr(exc, "code", None) == "interrupted"
+            try:
+                self.update_manifest(status="interrupted" if stopped else "failed",
+                                     error=None if stopped else " ".join(str(exc).split())[:500])
+            except Exception:  # noqa: BLE001 - never hide the original failure behind a manifest problem
+                pass
+            raise
 
     def call_log_path(self) -> Path:
         """The call log of the current session."""
