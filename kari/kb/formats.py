@@ -170,8 +170,8 @@ def reader_sql(src: Source) -> str:
     raw = [f"c{i}" for i in range(len(src.columns))]
     gz = ", compression='gzip'" if textfile.is_gzip(src.path) else ""
     cols = "{" + ", ".join(f"{_lit(r)}: 'VARCHAR'" for r in raw) + "}"
-    if src.json_lines:
-        cols = "{" + ", ".join(f"{_lit(c)}: 'VARCHAR'" for c in src.columns) + "}"
+    if src.json_lines:   # JSON-typed columns: _triples tells strings from objects and arrays
+        cols = "{" + ", ".join(f"{_lit(c)}: 'JSON'" for c in src.columns) + "}"
         scan = (f"read_json({_lit(str(src.path))}, format='newline_delimited', columns={cols}, "
                 f"maximum_object_size=16777216{gz})")
         names = ", ".join(_ident(c) for c in src.columns)
@@ -196,8 +196,8 @@ def staged_sql(src: Source) -> str:
     problems = [f"CASE WHEN {guard} THEN coalesce({', '.join(syntax)}) END"] if syntax else []
     for name in NUMERIC:
         if name in exprs:
-            problems.append(f"CASE WHEN {exprs[name]} IS NOT NULL AND TRY_CAST({exprs[name]} AS DOUBLE) IS NULL "
-                            f"THEN '{name} is not a number: ' || {exprs[name]} END")
+            problems.append(f"CASE WHEN {exprs[name]} IS NOT NULL AND NOT coalesce(isfinite(TRY_CAST({exprs[name]} "
+                            f"AS DOUBLE)), false) THEN '{name} is not a finite number: ' || left({exprs[name]}, 40) END")
             exprs[name] = f"TRY_CAST({exprs[name]} AS DOUBLE)"
     for name in ("node1", "relation", "node2"):
         problems.append(f"CASE WHEN {exprs[name]} IS NULL OR {exprs[name]} = '' THEN 'empty {name}' END")
@@ -279,5 +279,10 @@ def _aristo(src: Source, reader: str) -> Decoded:
 
 def _triples(src: Source, reader: str) -> Decoded:
     names = {"node1": "subject", "relation": "relation", "node2": "object", "weight": "weight", "source": "source"}
-    exprs = {k: f"trim({_ident(v)})" for k, v in names.items() if v in src.columns}
-    return exprs, [], reader, "false"
+    if not src.json_lines:
+        return {k: f"trim({_ident(v)})" for k, v in names.items() if v in src.columns}, [], reader, "false"
+    present = {k: _ident(v) for k, v in names.items() if v in src.columns}
+    exprs = {k: f"trim({ref} ->> '$')" for k, ref in present.items()}
+    problems = [f"CASE WHEN json_type({ref}) IN ('OBJECT', 'ARRAY') THEN '{names[k]} must be a string or a number, "
+                f"not a JSON ' || lower(json_type({ref})) END" for k, ref in present.items()]
+    return exprs, problems, reader, "true"

@@ -142,6 +142,7 @@ def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
     for text in texts:
         con.execute(text)
     con.execute("INSERT OR REPLACE INTO kari_meta VALUES ('sql_sha256', ?)", [digest])
+    con.execute("DELETE FROM kari_meta WHERE key = 'maps_sha256'")  # a new schema: refill the maps too
 
 
 def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
@@ -205,8 +206,9 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
             if inserted > added:
                 con.execute(DEDUPE_SQL, {"load_id": load_id})
             count = counting.result()
-            if count.first_blank is not None:
-                raise _blank(src, count.first_blank)
+            problem = count.first_problem(src.path)
+            if problem is not None:
+                raise problem
             lines = count.lines - int(src.header)
             con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                         "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
@@ -217,8 +219,10 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
                 stop.set()
                 raise _interrupted(src) from None
             error = _locate(con, src, exc)
-            blank = counting.result().first_blank
-            raise (_blank(src, blank) if blank and (error.line is None or error.line > blank) else error) from None
+            earlier = counting.result().first_problem(src.path)
+            if earlier is not None and (error.line is None or error.line > (earlier.line or 0)):
+                error = earlier
+            raise error from None
         except BaseException as exc:
             stop.set()
             rollback(con)
@@ -232,11 +236,6 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
 def _interrupted(src: formats.Source) -> KariError:
     return KariError("stopped by Ctrl-C: nothing of this file was loaded (the files before it are)", file=str(src.path),
                      code="interrupted", exit_code=130)
-
-
-def _blank(src: formats.Source, line: int) -> KariError:
-    return KariError("empty line (blank lines are only allowed at the end of a file)", file=str(src.path),
-                     line=line, code="kb-blank")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -77,22 +77,43 @@ def first_line(path: Path) -> str | None:
     return decode_line(raw, path, 1).removeprefix("\ufeff")
 
 
+def blank_line_error(path: Path, line: int) -> KariError:
+    """The error for a blank line before the end of a file."""
+    return KariError("empty line (blank lines are only allowed at the end of a file)", file=str(path), line=line,
+                     code="kb-blank")
+
+
 @dataclass(frozen=True)
 class LineCount:
-    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any."""
+    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any;
+    ``first_nul``: first line holding a NUL byte, if any (never valid in a text KB file)."""
 
     lines: int
     first_blank: int | None
+    first_nul: int | None = None
+
+    def first_problem(self, path: Path) -> KariError | None:
+        """The blank line or NUL byte that comes first in the file, as a located error (None when neither)."""
+        found = [(line, kind) for line, kind in ((self.first_blank, "blank"), (self.first_nul, "nul")) if line]
+        if not found:
+            return None
+        line, kind = min(found)
+        if kind == "nul":
+            return KariError("NUL byte (a text KB file never holds one)", file=str(path), line=line, code="kb-nul")
+        return blank_line_error(path, line)
 
 
 def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
-    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it.
-    Setting ``stop`` ends the count early (the result is then meaningless)."""
+    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it
+    and the first NUL byte. Setting ``stop`` ends the count early (the result is then meaningless)."""
     newlines = 0          # newlines in the chunks read so far
     first_blank: int | None = None
+    first_nul: int | None = None
     tail = last = b""
     with reading(path), open_bytes(path) as handle:
         while (stop is None or not stop.is_set()) and (chunk := handle.read(_CHUNK)):
+            if first_nul is None and (at := chunk.find(b"\0")) >= 0:
+                first_nul = newlines + chunk.count(b"\n", 0, at) + 1
             if first_blank is None:
                 first_blank = _blank_line(tail + chunk[:2], newlines - tail.count(b"\n"))
                 if first_blank is None:
@@ -107,7 +128,7 @@ def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
         last_content = newlines - last.count(b"\n") + stripped.count(b"\n") + (1 if stripped else 0)
     if first_blank is not None and first_blank > last_content:
         first_blank = None           # only trailing blank lines: allowed
-    return LineCount(last_content, first_blank)
+    return LineCount(last_content, first_blank, first_nul)
 
 
 def _blank_line(buf: bytes, newlines_before: int) -> int | None:
@@ -135,8 +156,7 @@ def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, heade
             blank = blank or number
             continue
         if blank is not None:
-            return KariError("empty line (blank lines are only allowed at the end of a file)",
-                             file=str(path), line=blank, code="kb-blank")
+            return blank_line_error(path, blank)
         if header and number == 1:
             continue
         if json_lines:
