@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kari.errors import KariError
+
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "fix20q", "rules")
 ONLINE_QUESTIONERS = ("llm", "human")
 
@@ -50,7 +52,10 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
-    load_benchmark(bench_dir)
+    benchmark = load_benchmark(bench_dir)
+    for part, found in (("objects", benchmark.objects), ("games", benchmark.games)):
+        if not found:
+            raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
     out = prepare_output_dir(out)
     db = out / "kari.duckdb"
     lines: list[str] = []
@@ -89,7 +94,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
 
 def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:
     """A :class:`KariError` for an option the last step would only meet after the first ones ran."""
-    from kari.errors import KariError
     from kari.game.questioners import questioner_class
     from kari.kb.textfile import check_readable
 

@@ -99,6 +99,9 @@ def run(argv: list[str] | None = None) -> int:
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             return _fail(f"{where}os-error: {exc.strerror or exc}", 2)
+        except UnicodeDecodeError as exc:  # a reader that does not locate its own encoding errors
+            return _fail(f"encoding: an input file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                         f"{exc.start})", 2)
         except RecursionError:
             return _fail("nesting-too-deep: the input nests too deeply to be read", 2)
         except MemoryError:

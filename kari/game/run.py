@@ -21,6 +21,7 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
+from kari.io.text import load_json, read_text
 
 GAMES_FILE = "games.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -117,10 +118,9 @@ def _check_resume(out: Path, config: PlayConfig) -> None:
     path = out / CONFIG_FILE
     if not path.exists():
         return
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        raise KariError("unreadable run configuration", file=str(path), code="run-config") from None
+    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
+    if not isinstance(old, dict):
+        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
     new = json.loads(json.dumps(config.identity()))
     diff = sorted(k for k in set(old) | set(new) if k not in ("games", "game_ids") and old.get(k) != new.get(k))
     if diff:
@@ -138,6 +138,8 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
         return [by_id[i] for i in ids]
     if count is not None and count < 1:
         raise KariError("--games must be >= 1", code="game-config")
+    if not games:
+        raise KariError("the benchmark has no games (games.jsonl is missing or empty)", code="game-config")
     return list(games[:count] if count is not None else games)
 
 

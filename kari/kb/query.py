@@ -59,6 +59,8 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000) ->
     names and at most ``max_rows`` rows. Errors become a KariError (code ``kb-sql``)."""
     if max_rows < 0:
         raise KariError(f"the row limit must be at least 0, got {max_rows}", code="bad-option")
+    if not query.strip():
+        raise KariError("the query is empty", code="kb-sql")
     lock_down(con)
     try:
         result = con.execute(query)

@@ -92,9 +92,10 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     refreshes the relation map and value lexicon from their TSV files; a read-only open, or one with
     ``create=False``, needs an existing kari KB (a DuckDB file with an ``edges`` table)."""
     where = str(path)
-    if (read_only or not create) and where != ":memory:" and not Path(where).is_file():
-        raise KariError("database not found" if not Path(where).exists() else "not a database file",
-                        file=where, code="kb-db")
+    if where != ":memory:" and Path(where).exists() and not Path(where).is_file():
+        raise KariError("not a database file (a folder, device or FIFO)", file=where, code="kb-db")
+    if (read_only or not create) and where != ":memory:" and not Path(where).exists():
+        raise KariError("database not found", file=where, code="kb-db")
     try:
         con = duckdb.connect(where, read_only=read_only)
     except duckdb.Error as exc:
@@ -147,8 +148,12 @@ def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
               lexicon: Path | None = None) -> LoadReport:
-    """Open (creating if needed) the KB file ``db``, :func:`load_files` into it and close it. A database file
-    this call created is removed again when no file could be loaded: a failed first load leaves nothing."""
+    """Open (creating if needed) the KB file ``db``, :func:`load_files` into it and close it. Every file's
+    format and header are checked before the database is touched; a database file this call created is removed
+    again when no file could be loaded: a failed first load leaves nothing."""
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        formats.detect(path, fmt)
     where = Path(db)
     created = str(db) != ":memory:" and not where.exists()
     report = LoadReport()

@@ -85,6 +85,9 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
         vocab = Vocabulary.from_db(con) if has_vocab else Vocabulary.load()
         if benchmark is not None:
             objects = list(benchmark.objects.values())
+            if not objects:
+                raise KariError("the benchmark has no objects", file=str(Path(bench) / "objects.jsonl"),  # type: ignore[arg-type]
+                                code="no-objects")
             labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
             games = benchmark.games
             reps: dict[str, list[str]] | None = select_representatives(benchmark)
