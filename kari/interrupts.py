@@ -1,13 +1,15 @@
 """Ctrl-C that is never lost: while a command runs, SIGINT sets a flag before it raises KeyboardInterrupt.
 
-Python cannot raise inside a destructor (``__del__``) or a C callback, and some libraries turn the interrupt
-into their own error (DuckDB: "Query interrupted"); the flag remembers it anyway. Long loops call
+Python cannot raise inside a destructor (``__del__``) or a C callback (it would print "Exception ignored in ..."
+with a traceback: that report is silenced), and some libraries turn the interrupt into their own error
+(DuckDB: "Query interrupted"); the flag remembers it anyway. Long loops call
 :func:`check` between steps, and the CLI reports an interrupt (exit 130) even when the exception was swallowed.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +44,16 @@ def watching() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, _handler)
+    previous_hook = sys.unraisablehook
+
+    def quiet_about_ctrl_c(unraisable: sys.UnraisableHookArgs) -> None:
+        """The KeyboardInterrupt a destructor could not raise is remembered by the flag: say nothing."""
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous_hook(unraisable)
+
+    sys.unraisablehook = quiet_about_ctrl_c
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = previous_hook

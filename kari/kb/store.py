@@ -223,6 +223,12 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
             if interrupts.interrupted():
                 stop.set()
                 raise _interrupted(src) from None
+            database = con.execute("SELECT path FROM duckdb_databases() "
+                                   "WHERE database_name = current_database()").fetchone()[0]
+            if database and database in str(exc):    # the database (its WAL, its spill folder), not the input
+                stop.set()
+                raise KariError(f"cannot write the database: {_first_line(exc)}", file=database,
+                                code="kb-db") from None
             error = _locate(con, src, exc)
             earlier = counting.result().first_problem(src.path)
             if earlier is not None and (error.line is None or error.line > (earlier.line or 0)):
