@@ -395,7 +395,8 @@ def sql_cases() -> Iterator[Case]:
 def run_dir_cases() -> Iterator[Case]:
     play_again = ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/run", "-n", "2")
     report = ("report", "{w}/run")
-    games = {k: v for k, v in jsonl_mutations({}, skip_header=True).items() if k != "truncated-line"}
+    wrong = {"success": "maybe", "turns": [{"turn": "one"}], "game": 7, "run": "first"}
+    games = {k: v for k, v in jsonl_mutations(wrong, skip_header=True).items() if k != "truncated-line"}
     games["cut-middle-line"] = lambda d, rng: (lambda lines: lines[0][: len(lines[0]) // 2] + b"\n" + b"".join(
         lines[1:]))(_lines(d))
     for label, mutate in games.items():
@@ -464,6 +465,7 @@ def option_cases() -> Iterator[Case]:
         "rules-compile-semantics": ("rules", "compile", "{w}/rules.kari", "--semantics", "loose"),
         "coverage-semantics": ("coverage", "--rules", "{w}/rules.kari", *db, "--semantics", "loose"),
         "coverage-no-rules": ("coverage", *db),
+        "coverage-time-limit": ("coverage", "--rules", "{w}/rules.kari", *db, "--time-limit", "0"),
         "induce-backend": (*induce, "--llm", "magic"),
         "induce-negatives": (*induce, "--negatives", "some"),
         "induce-max-atoms": (*induce, "--max-atoms", "0"),
@@ -491,6 +493,8 @@ def option_cases() -> Iterator[Case]:
         "play-llm-without-model": (*play, "-q", "llm"),
         "play-llm-attempts": (*play, "--llm-attempts", "0"),
         "play-llm-timeout": (*play, "--llm-timeout", "-1"),
+        "play-max-tokens": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--max-tokens",
+                            "0"),
         "play-bench-missing": ("play", "--bench", "{w}/nowhere", "-o", "{w}/out"),
         "report-nothing": ("report",),
         "prompts-top-k": (*prompts, "--top-k", "0"),

@@ -404,3 +404,58 @@ def test_llm_timeout_and_attempts_are_options(bench: Path, tmp_path: Path, capfd
         assert time.monotonic() - started < 6 and stub.requests == 2
     finally:
         stub.stop()
+
+
+# ----------------------------------------------------------------------------------- more of their kind
+
+
+@pytest.mark.parametrize("reply", ['{"rule": ' + "9" * 5000 + "}", '{"rule": ' + "[" * 50_000 + "]" * 50_000 + "}"])
+def test_llm_replies_with_huge_numbers_or_deep_nesting_are_llm_json_errors(reply: str) -> None:
+    from kari.errors import KariError
+    from kari.llm import extract_json_object
+    from kari.rules import parse_rule_json
+
+    with pytest.raises(KariError) as err:
+        extract_json_object(reply)
+    assert err.value.code == "llm-json"
+    with pytest.raises(KariError) as err:
+        parse_rule_json(reply)
+    assert err.value.code in ("json-error", "nesting-too-deep")
+
+
+def test_a_broken_induce_manifest_or_call_log_is_one_line(bench: Path, tmp_path: Path, capfd) -> None:
+    argv = ("induce", "--bench", bench, "--out", tmp_path / "r.kari", "-a", "attack_with", "-q")
+    assert kari(capfd, *argv)[0] == 0
+    manifest = tmp_path / "r.run" / "manifest.json"
+    manifest.write_text('{"cache_key": ' + "9" * 5000 + "}")
+    code, _, err = kari(capfd, *argv)
+    assert code == 2 and f"kari: {manifest}: induce-run-dir: invalid JSON: Exceeds the limit" in one_line(err)
+    from kari.induce.rundir import RunDir
+
+    calls = tmp_path / "r.run" / "calls" / "001.jsonl"
+    calls.parent.mkdir()
+    calls.write_text('{"cached": true, "prompt_tokens": 3}\n{"cached": fal')   # cut off by a crash
+    assert RunDir(tmp_path / "r.run").calls() == [{"cached": True, "prompt_tokens": 3}]
+
+
+def test_records_missing_the_fields_the_metrics_read_are_run_corrupt(bench: Path, tmp_path: Path, capfd) -> None:
+    out = tmp_path / "run"
+    assert kari(capfd, "play", "--bench", bench, "-q", "greedy-ig", "-o", out, "-n", "2")[0] == 0
+    games = out / "games.jsonl"
+    first, second = games.read_text().splitlines()
+    record = json.loads(second)
+    del record["success"]
+    games.write_text(first + "\n" + json.dumps(record) + "\n")
+    for argv in (("report", out), ("play", "--bench", bench, "-q", "greedy-ig", "-o", out, "-n", "3")):
+        code, _, err = kari(capfd, *argv)
+        assert code == 2 and one_line(err) == f"kari: {games}:2: run-corrupt: corrupt record: field 'success' " \
+                                              "missing or not bool"
+
+
+def test_broken_pipe_is_quiet(kb: Path) -> None:
+    query = "SELECT * FROM range(200000)"
+    proc = subprocess.Popen(f"{sys.executable} -m kari kb sql '{query}' --db {kb} --max-rows 200000 --format csv | head -1",
+                            shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out, err = proc.communicate(timeout=120)
+    assert out == "range\n" and "Traceback" not in err and "Exception" not in err, err

@@ -88,13 +88,32 @@ def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
             if found is None:
                 raise KariError("corrupt record (not a JSON object)", file=str(path), line=number,
                                 code="run-corrupt")
-            records += found
+            records += [_checked(record, path, number) for record in found]
             dirty = dirty or len(found) > 1
     if tail.strip():
         found = _line_records(tail.decode("utf-8", "replace"))
-        records += found if found is not None and len(found) == 1 else []
+        if found is not None and len(found) == 1:
+            records.append(_checked(found[0], path, len(lines) + 1))
         dirty = True
     return records, dirty
+
+
+RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
+TURN_FIELDS = {"turn": int, "ig": (int, float), "checker": dict}
+
+
+def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """``record`` if it has the fields the metrics read, with their types; else a ``run-corrupt`` error."""
+    def bad(what: str) -> KariError:
+        return KariError(f"corrupt record: {what}", file=str(path), line=line, code="run-corrupt")
+
+    for key, kind in (*RECORD_FIELDS.items(), ("run", int)):
+        if not isinstance(record.get(key, 0 if key == "run" else None), kind):
+            raise bad(f"field {key!r} missing or not {kind.__name__}")
+    for turn in record["turns"]:
+        if not isinstance(turn, dict) or not all(isinstance(turn.get(k), t) for k, t in TURN_FIELDS.items()):
+            raise bad("a turn lacks turn, ig or checker")
+    return record
 
 
 def _line_records(line: str) -> list[dict[str, Any]] | None:
@@ -164,8 +183,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     from kari.vocabulary import Vocabulary
 
     out = Path(out)
-    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1:
-        raise KariError("budget, max rejections and representatives per affordance must be >= 1", code="game-config")
+    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
+        raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
+                        code="game-config")
     bench = load_benchmark(config.bench)
     vocab = Vocabulary.load(config.vocab)
     games = select_games(bench.games, config.games, config.game_ids)

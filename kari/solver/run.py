@@ -73,6 +73,8 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     from kari.vocabulary import Vocabulary
 
     check_semantics(semantics)
+    if not time_limit > 0:
+        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")
     rules = load_rules(rules_file)
     benchmark = None
     if bench is not None:
