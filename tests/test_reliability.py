@@ -459,3 +459,46 @@ def test_broken_pipe_is_quiet(kb: Path) -> None:
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     out, err = proc.communicate(timeout=120)
     assert out == "range\n" and "Traceback" not in err and "Exception" not in err, err
+
+
+@pytest.mark.parametrize("argv, limit", [(("bench", "build", "{bench}", "-o", "{out}"), 20_000),
+                                         (("kb", "export", "{out}", "--db", "{kb}"), 5_000)])
+def test_a_full_disk_is_one_line_and_leaves_no_output(argv, limit: int, kb: Path, bench: Path,
+                                                      tmp_path: Path) -> None:
+    """Writes beyond RLIMIT_FSIZE fail with EFBIG, as on a full disk or quota."""
+    resource = pytest.importorskip("resource")
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    load_into(kb, [KB_DATA / "cskg_excerpt.tsv"])     # about 30 kB of edges to export
+    out = tmp_path / "out" / "games.jsonl"
+    command = [a.format(bench=bench, kb=kb, out=out) for a in argv]
+    done = subprocess.run([sys.executable, "-m", "kari", *command], preexec_fn=small_files, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "output-write: cannot write" in one_line(done.stderr)
+    assert not out.exists() and (not out.parent.exists() or not list(out.parent.iterdir()))
+
+
+def test_a_build_never_replaces_its_own_inputs(bench: Path, capfd) -> None:
+    labels = bench / "labels.jsonl"
+    before = labels.read_bytes()
+    code, _, err = kari(capfd, "bench", "build", bench, "-o", labels)
+    assert code == 2 and "is an input of this command" in one_line(err) and labels.read_bytes() == before
+
+
+def test_an_unwritable_llm_cache_is_a_warning_not_a_failure(tmp_path: Path, caplog) -> None:
+    from kari.llm import LLMConfig, make_chat_client
+
+    stub = StubLLMServer().start()
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder should be\n")
+    try:
+        client = make_chat_client(LLMConfig(base_url=stub.base_url, model="m", cache_dir=blocker))
+        with caplog.at_level("WARNING", logger="kari.llm"):
+            replies = [client.chat([{"role": "user", "content": "hi"}], max_tokens=4) for _ in range(2)]
+        assert [r.text for r in replies] == ["echo: hi"] * 2 and stub.requests == 2
+        assert len([r for r in caplog.records if "cannot be written" in r.getMessage()]) == 1
+    finally:
+        stub.stop()

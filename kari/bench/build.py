@@ -109,7 +109,8 @@ def build_games(bench_dir: str | Path, n_games: int | None = None, seed: int = 0
     representative-object baselines need 10 per candidate).
     """
     target = Path(out) if out is not None else Path(bench_dir) / "games.jsonl"
-    check_output_file(target)  # before any work: a folder, FIFO or database is never replaced
+    inputs = [Path(bench_dir) / name for name in ("objects.jsonl", "affordances.jsonl", "labels.jsonl")]
+    check_output_file(target, inputs)  # before any work: an input, folder, FIFO or database is never replaced
     bench: Benchmark = load_benchmark(bench_dir, with_games=False)
     n_pos: Mapping[str, int] = {a: len(set(bench.positives(a)) & set(bench.objects)) for a in bench.affordances}
     usable = [a for a, n in n_pos.items() if n >= min_positives]

@@ -107,10 +107,20 @@ def run(argv: list[str] | None = None) -> int:
         except MemoryError:
             return _fail("out-of-memory: not enough memory for this input", 1)
         except Exception as exc:
+            if _environmental(exc):     # DuckDB could not read or write a file, or ran out of memory
+                return _fail(f"io-error: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", 2)
             if os.environ.get("KARI_DEBUG"):
                 raise
             return _fail(f"internal-error: {type(exc).__name__}: {exc} (a bug in kari; KARI_DEBUG=1 shows the "
                          "traceback)", INTERNAL_ERROR_EXIT)
+
+
+def _environmental(exc: Exception) -> bool:
+    """A failure of the machine rather than of kari: DuckDB's I/O, permission and out-of-memory errors."""
+    duckdb = sys.modules.get("duckdb")
+    kinds = tuple(getattr(duckdb, name) for name in ("IOException", "PermissionException", "OutOfMemoryException")
+                  if duckdb is not None and hasattr(duckdb, name))
+    return bool(kinds) and isinstance(exc, kinds)
 
 
 def _fail(message: str, code: int) -> int:

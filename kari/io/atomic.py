@@ -35,12 +35,15 @@ def _os_error(exc: OSError, path: str | os.PathLike[str], doing: str) -> KariErr
     return KariError(f"cannot {doing}: {exc.strerror or exc}", file=str(exc.filename or path), code="output-write")
 
 
-def check_output_file(path: str | os.PathLike[str]) -> Path:
+def check_output_file(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """The file an output for ``path`` will replace (symlinks followed); a :class:`KariError` (code
-    ``output-kind``) when it exists as anything but a regular non-database file, or when a folder on its way
-    is a file."""
+    ``output-kind``) when it exists as anything but a regular non-database file, when it is one of the command's
+    ``inputs``, or when a folder on its way is a file."""
     given = str(path)
     target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    if target.exists() and any(target.samefile(p) for p in inputs if os.path.exists(p)):
+        raise KariError("is an input of this command; refusing to replace it: give another output file",
+                        file=given, code="output-kind")
     if target.exists():
         if target.is_dir():
             raise KariError("is a directory; this output is a file: give a file name", file=given,
@@ -107,16 +110,18 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         raise _os_error(exc, path, "write") from None
     binary = "b" in mode
     try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding) as handle:
-            if keep_mode is not None:
-                os.fchmod(handle.fileno(), keep_mode)
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
         try:
+            with os.fdopen(fd, mode, encoding=None if binary else encoding) as handle:
+                if keep_mode is not None:
+                    os.fchmod(handle.fileno(), keep_mode)
+                yield handle
+                handle.flush()
+                os.fsync(handle.fileno())
             os.replace(tmp, target)
         except OSError as exc:
-            raise _os_error(exc, path, "replace the file") from None
+            if exc.filename is not None and exc.filename != str(tmp):
+                raise                       # about another file: it names itself
+            raise _os_error(exc, path, "write") from None   # a full disk, a quota, an I/O error
     except BaseException:
         if os.path.lexists(tmp):
             os.unlink(tmp)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
 
 from .types import Message
@@ -83,6 +84,7 @@ class ReplyCache:
         self._reported: set[Path] = set()
         self._lock = threading.Lock()
         self.corrupt_entries = 0
+        self.write_failed = False
 
     def path(self, key: str) -> Path:
         """Where the entry for ``key`` lives."""
@@ -115,8 +117,19 @@ class ReplyCache:
         return reply
 
     def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
-        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path."""
+        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path. A cache
+        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached."""
         path = self.path(key)
+        try:
+            self._write(path, key, fingerprint, reply)
+        except KariError as exc:
+            with self._lock:
+                first, self.write_failed = not self.write_failed, True
+            if first:
+                LOG.warning("kari: the LLM reply cache cannot be written (%s); replies are not recorded", exc)
+        return path
+
+    def _write(self, path: Path, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> None:
         atomic_write_json(
             path,
             {
@@ -131,7 +144,6 @@ class ReplyCache:
                 "request": dict(fingerprint),
             },
         )
-        return path
 
     def _report(self, path: Path, why: str) -> None:
         with self._lock:
