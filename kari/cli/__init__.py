@@ -6,10 +6,12 @@ call the library function of the same name, print. Heavy imports happen inside t
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import re
 import sys
+from typing import Any
 
 import typer
 
@@ -59,11 +61,11 @@ def run(argv: list[str] | None = None) -> int:
     Ctrl-C (130, even when a library swallowed the KeyboardInterrupt); an unexpected failure (70, code
     ``internal-error``: a bug; ``KARI_DEBUG=1`` re-raises it to show the traceback)."""
     from kari import interrupts
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError
-    from typer.exceptions import Abort, Exit
 
+    ClickException, NoArgsIsHelpError = _click_errors()
+    Abort, Exit = typer.Abort, typer.Exit
     args = list(sys.argv[1:] if argv is None else argv)
-    command = typer.main.get_command(app)
+    command = _command()
     with interrupts.watching():
         try:
             try:
@@ -113,6 +115,25 @@ def run(argv: list[str] | None = None) -> int:
                 raise
             return _fail(f"internal-error: {type(exc).__name__}: {exc} (a bug in kari; KARI_DEBUG=1 shows the "
                          "traceback)", INTERNAL_ERROR_EXIT)
+
+
+@functools.cache
+def _command() -> Any:
+    """The click command behind :data:`app` (built once: the app does not change after import)."""
+    return typer.main.get_command(app)
+
+
+def _click_errors() -> tuple[type[Exception], type[Exception]]:
+    """``ClickException`` and ``NoArgsIsHelpError`` of the click that typer uses (vendored since typer 0.20)."""
+    try:
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    except ImportError:
+        from click.exceptions import ClickException
+        try:
+            from click.exceptions import NoArgsIsHelpError
+        except ImportError:     # click < 8.2 prints the help and exits 0 by itself
+            NoArgsIsHelpError = type("NoArgsIsHelpError", (ClickException,), {})
+    return ClickException, NoArgsIsHelpError
 
 
 def _environmental(exc: Exception) -> bool:

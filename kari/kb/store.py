@@ -186,12 +186,21 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
             con.execute(f"SET {name} = '{value}'")
         for path in paths:
             report.files.append(load_file(con, Path(path), fmt))
-    finally:
-        for name, value in previous.items():       # RESET first: SET of a printed size may round it
-            con.execute(f"RESET {name}")
-            if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
-                con.execute(f"SET {name} = '{value}'")
+    except BaseException:
+        try:
+            _restore_settings(con, previous)
+        except duckdb.Error:    # a connection DuckDB gave up on: the load's own error is the one to report
+            pass
+        raise
+    _restore_settings(con, previous)
     return report
+
+
+def _restore_settings(con: duckdb.DuckDBPyConnection, previous: dict[str, str]) -> None:
+    for name, value in previous.items():       # RESET first: SET of a printed size may round it
+        con.execute(f"RESET {name}")
+        if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
+            con.execute(f"SET {name} = '{value}'")
 
 
 def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> FileLoad:
