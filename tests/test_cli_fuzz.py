@@ -26,7 +26,7 @@ import shutil
 import signal
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -249,7 +249,6 @@ class Case:
     target: str | None = None            # file to replace with ``mutate(original)``
     mutate: Mutation | None = None
     kind: str | None = None              # or: make ``target`` a "dir", "fifo", "missing" or copy of "db"
-    extra: tuple[str, ...] = field(default=())
 
 
 BENCH_WRONG_TYPES = {
