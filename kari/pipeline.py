@@ -18,7 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kari.errors import KariError
+
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "fix20q", "rules")
+ONLINE_QUESTIONERS = ("llm", "human")
 
 
 @dataclass(frozen=True)
@@ -43,15 +46,18 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     from kari.game.run import PlayConfig, play
     from kari.induce.config import InduceConfig
     from kari.induce.run import induce
-    from kari.kb import load_files, open_db
-    from kari.kb.views import store_kb_words
+    from kari.io.atomic import prepare_output_dir
+    from kari.kb import load_into
     from kari.resources import bundled_bench_dir, bundled_kb_file
     from kari.solver.run import coverage
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
-    require_valid(bench_dir, Vocabulary.load())  # fail on a bad benchmark before any work
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    _check_options(questioners, games, kb_files)  # every option and input is checked before any work
+    checked = require_valid(bench_dir, Vocabulary.load())  # a structurally broken benchmark stops here
+    for part in ("objects", "games"):
+        if not checked.counts.get(f"{part}.jsonl"):
+            raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
+    out = prepare_output_dir(out)
     db = out / "kari.duckdb"
     lines: list[str] = []
 
@@ -59,12 +65,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         lines.append(line)
         echo(line)
 
-    con = open_db(db)
-    try:
-        loaded = load_files(con, kb_files or [bundled_kb_file()])
-        store_kb_words(con)
-    finally:
-        con.close()
+    loaded = load_into(db, kb_files or [bundled_kb_file()])
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
 
     rules = out / "rules.kari"
@@ -90,3 +91,18 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     report(list(play_dirs.values()), report_dir)
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines)
+
+
+def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:
+    """A :class:`KariError` for an option the last step would only meet after the first ones ran."""
+    from kari.game.questioners import questioner_class
+    from kari.kb.textfile import check_readable
+
+    for name in questioners:
+        questioner_class(name)
+        if name in ONLINE_QUESTIONERS:
+            raise KariError(f"the pipeline runs offline; play {name!r} with `kari play` instead", code="bad-option")
+    if games is not None and games < 1:
+        raise KariError("--games must be >= 1", code="bad-option")
+    for path in kb_files or ():
+        check_readable(Path(path))

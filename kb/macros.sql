@@ -35,6 +35,8 @@ CREATE OR REPLACE MACRO kgtk_text(e) AS
 CREATE OR REPLACE MACRO kgtk_problem(e) AS
     CASE WHEN NOT (contains(e, '\') OR contains(e, '"') OR contains(e, '''')) THEN NULL
          WHEN regexp_matches(replace(e, '\\', ''), '\\([^tnr"''|]|$)') THEN 'bad backslash escape'
+         WHEN regexp_full_match(e, '"([^"\\]|\\.)*"@[A-Za-z0-9-]+')
+              THEN 'a "string" takes no language tag (KGTK writes a language-qualified string as ''text''@lang)'
          WHEN starts_with(e, '"') AND NOT regexp_full_match(e, '"([^"\\]|\\.)*"')
               THEN 'unterminated or malformed "string" (a value starting with " must end with " and escape inner quotes)'
          WHEN starts_with(e, '''') AND NOT regexp_full_match(e, '''([^''\\]|\\.)*''@[A-Za-z]{2,3}(-[A-Za-z0-9]+)*')

@@ -17,9 +17,10 @@
 --   file, line          VARCHAR, BIGINT  provenance: the loaded file (absolute path) and its 1-based line
 --   load_id             BIGINT    loads.load_id of the load that added the edge
 -- loads: one row per committed file load (load_id, file, format, edges_read, edges_added, loaded_at).
--- kari_meta(key, value): 'sql_sha256' = hash of schema.sql, macros.sql, views.sql as installed.
+-- kari_meta(key, value): 'sql_sha256' = hash of schema.sql, macros.sql, views.sql as installed;
+--   'maps_sha256' = hash of the relation_map and value_lexicon rows as loaded.
 -- relation_map(relation, role): kb/relation_map.tsv; value_lexicon(raw, predicate, value): kb/value_lexicon.tsv.
---   Both are refreshed from their TSV files on every writable open (views.sql reads them).
+--   Both are refreshed from their TSV files by a writable open when these changed (views.sql reads them).
 
 CREATE SEQUENCE IF NOT EXISTS kari_load_seq START 1;
 

@@ -116,13 +116,16 @@ def llm_server() -> Iterator[str]:
 
 @dataclass
 class StubReply:
-    """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s."""
+    """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s.
+    ``body`` (with ``content_type``) replaces the whole HTTP body, to send non-JSON or truncated JSON."""
 
     text: str = ""
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     finish_reason: str = "stop"
+    body: bytes | None = None
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -179,13 +182,22 @@ class StubLLMServer:
                     with stub._lock:
                         stub._in_flight -= 1
                 try:
-                    if reply.status != 200:
+                    if reply.body is not None:
+                        self._send_raw(reply.status, reply.body, reply.content_type)
+                    elif reply.status != 200:
                         message = reply.text or f"stub error {reply.status}"
                         self._send(reply.status, {"error": {"message": message, "type": "stub"}}, reply.headers)
                     else:
                         self._send(200, stub._completion(body, reply), reply.headers)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
+
+            def _send_raw(self, status: int, data: bytes, content_type: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()

@@ -16,7 +16,7 @@ CASES = [
     ("empty.tsv", 1, "empty file"),
     ("latin1.tsv", 3, "not UTF-8 (byte 0xe9)"),
     ("blank_line.tsv", 3, "empty line"),
-    ("bad_weight.tsv", 3, "weight is not a number: heavy"),
+    ("bad_weight.tsv", 3, "weight is not a finite number: heavy"),
     ("bad_lang.tsv", 2, "malformed language-qualified string"),
     ("bad.jsonl", 2, "invalid JSON"),
 ]

@@ -53,28 +53,38 @@ def test_second_run_is_served_from_cache_without_http(llm_stub: StubLLMServer, t
     assert stored["request"]["messages"] == MSG and stored["text"] == first.text
 
 
-def test_cache_key_ignores_base_url_but_not_parameters(tmp_path: Path) -> None:
+def test_cache_key_covers_the_server_and_every_parameter(tmp_path: Path) -> None:
+    """A reply recorded against one server is never replayed for another (issue 12: another port, same model)."""
     with_stub = [StubLLMServer().start() for _ in range(2)]
     try:
-        make_chat_client(config(with_stub[0].base_url, tmp_path)).chat(MSG, max_tokens=8)
-        assert make_chat_client(config(with_stub[1].base_url, tmp_path)).chat(MSG, max_tokens=8).cached
-        assert with_stub[1].requests == 0
+        first = make_chat_client(config(with_stub[0].base_url, tmp_path)).chat(MSG, max_tokens=8)
+        other = make_chat_client(config(with_stub[1].base_url, tmp_path)).chat(MSG, max_tokens=8)
+        assert not other.cached and with_stub[1].requests == 1 and other.cache_key != first.cache_key
+        again = make_chat_client(config(with_stub[0].base_url + "/", tmp_path)).chat(MSG, max_tokens=8)
+        assert again.cached and with_stub[0].requests == 1      # a trailing slash is the same server
     finally:
         for s in with_stub:
             s.stop()
-    base = request_fingerprint("m", MSG, 8, 0.0, None)
+
+    def fingerprint(model="m", messages=MSG, max_tokens=8, temperature=0.0, schema=None, **kw):
+        where = {"base_url": "http://a/v1", "json_mode": "auto", **kw}
+        return request_fingerprint(model, messages, max_tokens, temperature, schema, **where)
+
+    base = fingerprint()
     variants = [
-        request_fingerprint("m2", MSG, 8, 0.0, None),
-        request_fingerprint("m", MSG[1:], 8, 0.0, None),
-        request_fingerprint("m", MSG, 9, 0.0, None),
-        request_fingerprint("m", MSG, 8, 0.5, None),
-        request_fingerprint("m", MSG, 8, 0.0, SCHEMA),
+        fingerprint(model="m2"),
+        fingerprint(messages=MSG[1:]),
+        fingerprint(max_tokens=9),
+        fingerprint(temperature=0.5),
+        fingerprint(schema=SCHEMA),
+        fingerprint(base_url="http://b/v1"),
+        fingerprint(json_mode="off"),
+        fingerprint(backend="other"),
     ]
     keys = {cache_key(v) for v in variants}
     assert len(keys) == len(variants) and cache_key(base) not in keys
-    assert cache_key(base) == cache_key(
-        request_fingerprint("m", [dict(reversed(list(m.items()))) for m in MSG], 8, 0, None)
-    )
+    assert cache_key(base) == cache_key(fingerprint(messages=[dict(reversed(list(m.items()))) for m in MSG],
+                                                    temperature=0))
 
 
 def test_no_cache_neither_reads_nor_writes(llm_stub: StubLLMServer, tmp_path: Path) -> None:
@@ -89,8 +99,11 @@ def test_replay_mode_answers_from_recordings_and_fails_clearly_on_a_miss(
 ) -> None:
     recorded = make_chat_client(config(llm_stub.base_url, tmp_path)).chat(MSG, max_tokens=8, role="oracle")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    replay = make_chat_client(config("https://api.openai.com/v1", tmp_path, offline_replay=True))  # no key needed
+    replay = make_chat_client(config(llm_stub.base_url, tmp_path, offline_replay=True))  # no key, no HTTP
     assert replay.chat(MSG, max_tokens=8).text == recorded.text
+    openai_replay = make_chat_client(config("https://api.openai.com/v1", tmp_path, offline_replay=True))
+    with pytest.raises(KariError, match="no recorded reply"):
+        openai_replay.chat(MSG, max_tokens=8)  # recorded against another server: not a replay
     with pytest.raises(KariError) as err:
         replay.chat(MSG, max_tokens=9, role="checker")
     assert err.value.code == "llm-replay-miss" and "checker" in str(err.value) and str(tmp_path) in str(err.value)
@@ -159,6 +172,41 @@ def test_timeouts_are_retried_then_reported(llm_stub: StubLLMServer, tmp_path: P
         make_chat_client(config(llm_stub.base_url, tmp_path, timeout=0.3, max_retries=1)).chat(MSG, max_tokens=5)
     assert err.value.code == "llm-unavailable" and "timed out after 0.3 s" in str(err.value)
     assert time.monotonic() - started < 2.5 and llm_stub.requests == 4
+
+
+def test_a_truncated_json_body_is_retried_then_reported(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    """Issue 12: HTTP 200 with cut-off JSON was a JSONDecodeError traceback."""
+    cut = StubReply(body=b'{"id": "x", "choices": [{"message": {"content": "ye')
+    llm_stub.script = [cut, StubReply(text="yes")]
+    client = make_chat_client(config(llm_stub.base_url, tmp_path))
+    assert client.chat(MSG, max_tokens=4).text == "yes" and client.usage.retries == 1
+    llm_stub.script = [cut] * 2
+    with pytest.raises(KariError) as err:
+        make_chat_client(config(llm_stub.base_url, tmp_path, max_retries=1)).chat(MSG, max_tokens=5)
+    assert err.value.code == "llm-unavailable" and "not valid JSON" in str(err.value) and llm_stub.requests == 4
+
+
+@pytest.mark.parametrize("body", [
+    b'{"id": "x", "object": "chat.completion"}',                     # no choices
+    b'{"choices": [{"message": "yes", "finish_reason": "stop"}]}',  # message is not an object
+    b'{"choices": [{"message": {"content": ["yes"]}}]}',            # content is not text
+    b'[1, 2]',
+])
+def test_json_that_is_not_a_chat_completion_is_retried_then_reported(llm_stub: StubLLMServer, tmp_path: Path,
+                                                                      body: bytes) -> None:
+    llm_stub.script = [StubReply(body=body)] * 2
+    with pytest.raises(KariError) as err:
+        make_chat_client(config(llm_stub.base_url, tmp_path, max_retries=1)).chat(MSG, max_tokens=4)
+    assert err.value.code == "llm-unavailable" and llm_stub.requests == 2 and not any(tmp_path.rglob("*.json"))
+
+
+def test_a_body_that_is_not_json_fails_at_once_naming_the_server(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    """Issue 12: an HTML page with HTTP 200 (a wrong base URL) was an AttributeError traceback."""
+    llm_stub.script = [StubReply(body=b"<html><body>Welcome to nginx!</body></html>", content_type="text/html")]
+    with pytest.raises(KariError) as err:
+        make_chat_client(config(llm_stub.base_url, tmp_path)).chat(MSG, max_tokens=4)
+    assert err.value.code == "llm-protocol" and llm_stub.base_url in str(err.value) and "<html>" in str(err.value)
+    assert llm_stub.requests == 1 and not any(tmp_path.rglob("*.json"))
 
 
 def test_connection_refused_is_retried_then_reported(tmp_path: Path) -> None:

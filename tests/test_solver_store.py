@@ -53,12 +53,19 @@ def _bench(root: Path) -> Path:
     return root
 
 
+def _empty_kb(path: Path) -> Path:
+    from kari.kb import open_db
+
+    open_db(path).close()
+    return path
+
+
 def test_kari_coverage_writes_tables_and_prints_the_summary(tmp_path: Path) -> None:
     from kari.rules import dump_rules_kari
 
     rules = tmp_path / "rules.kari"
     rules.write_text(dump_rules_kari([Rule("cut", a("SHAPE:sharp_edge")), Rule("pierce", a("MADE_OF:metal"))]))
-    db = tmp_path / "kb.duckdb"
+    db = _empty_kb(tmp_path / "kb.duckdb")
     result = CliRunner().invoke(app, ["coverage", "--rules", str(rules), "--db", str(db),
                                       "--bench", str(_bench(tmp_path / "bench")), "--semantics", "strict"])
     assert result.exit_code == 0, result.output
@@ -74,7 +81,7 @@ def test_kari_coverage_bad_value_is_one_line_naming_the_rule(tmp_path: Path) -> 
     rules = tmp_path / "rules.kari"
     rules.write_text("cut := MADE_OF:sharp_edge\n")
     out = subprocess.run([sys.executable, "-m", "kari", "coverage", "--rules", str(rules), "--db",
-                          str(tmp_path / "kb.duckdb"), "--bench", str(_bench(tmp_path / "bench"))],
+                          str(_empty_kb(tmp_path / "kb.duckdb")), "--bench", str(_bench(tmp_path / "bench"))],
                          check=False, capture_output=True, text=True)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "cut" in out.stderr and "ill-typed" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -9,13 +9,13 @@ canonical value (the word as written kept in ``raw``; :mod:`kari.domain.canon`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+from kari.io.text import BadJSON, decode_json
 
 if TYPE_CHECKING:
     from kari.domain.vocabulary import Vocabulary
@@ -116,9 +116,9 @@ def read_jsonl(path: Path, on_error: Callable[[KariError], None] | None = None) 
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            error = KariError(f"invalid JSON: {exc.msg}", file=str(path), line=number, col=exc.colno, code="json")
+            record = decode_json(line)
+        except BadJSON as exc:
+            error = KariError(exc.message, file=str(path), line=number, col=exc.col, code="json")
         else:
             if isinstance(record, dict):
                 yield number, record
@@ -136,6 +136,13 @@ def _field(record: dict[str, Any], key: str, kind: type, path: Path, line: int) 
     return value
 
 
+def _strings(record: dict[str, Any], key: str, path: Path, line: int) -> tuple[str, ...]:
+    value = _field(record, key, list, path, line)
+    if not all(isinstance(item, str) for item in value):
+        raise KariError(f"field {key!r} must be a list of strings", file=str(path), line=line, code="schema")
+    return tuple(value)
+
+
 def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     props = []
     for item in _field(record, "properties", list, path, line):
@@ -147,7 +154,7 @@ def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
     return ObjectRecord(
         id=_field(record, "id", str, path, line),
         description=record.get("description", "") or "",
-        parts=tuple(_field(record, "parts", list, path, line)) if "parts" in record else (),
+        parts=_strings(record, "parts", path, line) if "parts" in record else (),
         properties=tuple(props),
         source=f"{path}:{line}",
     )
@@ -182,7 +189,7 @@ def load_benchmark(root: str | Path, vocab: Vocabulary | None, *, with_games: bo
         for line, rec in read_jsonl(games_path):
             games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
                               _field(rec, "target", str, games_path, line),
-                              tuple(_field(rec, "candidates", list, games_path, line))))
+                              _strings(rec, "candidates", games_path, line)))
     canon = None
     if vocab is not None:
         from kari.domain.canon import canonical_objects

@@ -185,7 +185,7 @@ class _Checker:
             if candidates is None:
                 continue
             if not all(isinstance(c, str) for c in candidates):
-                self.problem(name, line, "schema", "candidates must be strings")
+                self.problem(name, line, "schema", "field 'candidates' must be a list of strings")
                 continue
             if len(candidates) != N_CANDIDATES or len(set(candidates)) != len(candidates):
                 self.problem(name, line, "candidates", f"expected {N_CANDIDATES} distinct candidates, got "

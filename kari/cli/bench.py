@@ -36,7 +36,7 @@ def validate(
         typer.echo(line)
     counts = ", ".join(f"{n} {name.removesuffix('.jsonl')}" for name, n in report.counts.items())
     if report.problems:
-        typer.echo(f"{root}: {len(report.problems)} problem(s) ({counts})", err=True)
+        typer.echo(f"kari: {root}: {len(report.problems)} problem(s) ({counts})", err=True)
         raise typer.Exit(1)
     typer.echo(f"{root}: ok ({counts})")
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+
 
 def induce(
     out: Path = typer.Option(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
@@ -33,13 +35,19 @@ def induce(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="openai: reply cache folder."),
+    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
+                                      "before the attempt counts as failed."),
+    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="openai: attempts per call "
+                                     "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no timer table."),
 ) -> None:
     """Induce one rule per affordance verb (method.md 2) and write RULES.kari, RULES.jsonl and the run directory."""
     from kari.induce.config import InduceConfig
     from kari.induce.run import induce as run_induce
+    from kari.llm.config import call_limits
 
+    limits = call_limits(llm_timeout, llm_attempts)
     config = InduceConfig(
         seed=seed,
         max_atoms=max_atoms,
@@ -57,7 +65,8 @@ def induce(
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(
-            base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache, cache_dir=cache_dir
+            base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache, cache_dir=cache_dir,
+            **limits,
         )
     outcome = run_induce(
         out=out,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -21,18 +23,11 @@ def load(
     lexicon: Path | None = typer.Option(None, "--lexicon", help="Value lexicon TSV (default: kb/value_lexicon.tsv)."),
 ) -> None:
     """Load files, each all-or-nothing; reloading a file adds no duplicate edges. Then the KB objects' words and
-    part names are read into the database's vocabulary (new words added with their FILE:LINE)."""
-    from kari.kb import load_files, open_db
-    from kari.kb.views import store_kb_words
+    part names are read into the database's vocabulary (new words added with their FILE:LINE). A new --db that no
+    file could be loaded into is removed again."""
+    from kari.kb import load_into
 
-    con = open_db(db, lexicon=lexicon)
-    try:
-        report = load_files(con, files, fmt)
-        words = store_kb_words(con)
-    finally:
-        con.close()
-    typer.echo(report.summary())
-    typer.echo(f"vocabulary: {words.summary()}")
+    typer.echo(load_into(db, files, fmt, lexicon=lexicon).summary())
 
 
 @kb_app.command("stats")
@@ -56,27 +51,41 @@ def stats(db: str = DB_OPTION, as_json: bool = typer.Option(False, "--json", hel
             typer.echo(f"  {key or '(none)'}\t{count}")
 
 
+SQL_FORMATS = ("table", "csv", "json")
+
+
 @kb_app.command("sql")
 def sql(
-    query: str = typer.Argument(..., help="A SQL query (the connection is read-only)."),
+    query: str = typer.Argument(..., help="A SQL query over the KB's tables and views."),
     db: str = DB_OPTION,
-    max_rows: int = typer.Option(1000, "--max-rows", help="Print at most this many rows."),
+    max_rows: int = typer.Option(1000, "--max-rows", min=0, help="Print at most this many rows."),
+    fmt: str = typer.Option("table", "--format", help="table (never cuts a value) | csv | json (a list of "
+                                                      "row objects)."),
 ) -> None:
-    """Run a read-only query and print a table."""
+    """Run a read-only query and print its rows. The query can read this KB's tables and views and nothing else:
+    no writes, no files (COPY, read_csv, EXPORT), no other database (ATTACH), no extension installs and no
+    settings changes. A note on stderr says when more rows than --max-rows exist."""
+    from kari.errors import KariError
     from kari.kb import open_db
     from kari.kb.query import run_sql
 
+    if fmt not in SQL_FORMATS:
+        raise KariError(f"unknown output format {fmt!r}; expected one of {', '.join(SQL_FORMATS)}",
+                        code="bad-option")
     con = open_db(db, read_only=True)
     try:
-        columns, rows = run_sql(con, query, max_rows)
+        columns, rows = run_sql(con, query, max_rows + 1)
     finally:
         con.close()
-    _print_table(columns, rows)
+    shown = rows[:max_rows]
+    {"table": _print_table, "csv": _print_csv, "json": _print_json}[fmt](columns, shown)
+    if len(rows) > max_rows:
+        typer.echo(f"(only the first {max_rows} rows are shown; raise --max-rows for more)", err=True)
 
 
 @kb_app.command("show")
 def show(node: str = typer.Argument(..., help="A node id (/c/en/knife) or a label (knife)."), db: str = DB_OPTION,
-         limit: int = typer.Option(1000, "--limit")) -> None:
+         limit: int = typer.Option(1000, "--limit", min=1, help="Print at most this many edges.")) -> None:
     """Print the edges of one node."""
     from kari.errors import KariError
     from kari.kb import open_db
@@ -106,14 +115,60 @@ def export(out: Path = typer.Argument(..., help="Output KGTK TSV (.tsv or .tsv.g
     typer.echo(f"{out}: {count} edges")
 
 
+def _cell(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
 def _print_table(columns: list[str], rows: list[tuple]) -> None:
+    """A table that never cuts a value: as wide as its content when stdout is not a terminal, cells folded
+    (wrapped) to fit a terminal's width. Values are shown as text, never as Rich markup."""
     from rich.console import Console
     from rich.table import Table
 
     table = Table(*columns, show_lines=False)
-    for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
-    Console(width=200).print(table)
+    for column in table.columns:
+        column.overflow = "fold"
+    cells = [tuple(_cell(v) for v in row) for row in rows]
+    for row in cells:
+        table.add_row(*row)
+    console = Console(markup=False, highlight=False, emoji=False)
+    if not console.is_terminal:
+        widths = [max([len(c) for c in (name, *(row[i] for row in cells)) for c in c.splitlines() or [""]])
+                  for i, name in enumerate(columns)]
+        console = Console(markup=False, highlight=False, emoji=False, width=max(80, sum(widths) + 3 * len(widths) + 1))
+    console.print(table)
+
+
+def _print_csv(columns: list[str], rows: list[tuple]) -> None:
+    import csv
+    import sys
+
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(tuple(_cell(v) for v in row) for row in rows)
+
+
+def _print_json(columns: list[str], rows: list[tuple]) -> None:
+    seen: dict[str, int] = {}
+    keys = []
+    for name in columns:      # SELECT 1 AS a, 2 AS a: keep both, as a and a:2
+        seen[name] = seen.get(name, 0) + 1
+        keys.append(name if seen[name] == 1 else f"{name}:{seen[name]}")
+    records = [{key: _jsonable(v) for key, v in zip(keys, row)} for row in rows]
+    typer.echo(json.dumps(records, indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON value for a DuckDB result value (dates, decimals, UUIDs, blobs and NaN become text)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return str(value)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from kari.game import defaults
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
 QUESTIONER_HELP = "optimal, fix20q, greedy-ig, rules, llm or human."
 
@@ -53,12 +54,22 @@ def play(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
+                                      "before the attempt counts as failed."),
+    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call (timeouts, "
+                                     "connection errors, HTTP 429 and 5xx are retried with backoff)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT."""
     from kari.game.run import LLM_PARTS, PlayConfig
+    from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
+    limits = call_limits(llm_timeout, llm_attempts)
+    if questions is not None:
+        from kari.io.text import read_text
+
+        read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     uses_llm = "llm" in (questioner, oracle, checker)
     config = PlayConfig(
         bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
@@ -77,7 +88,7 @@ def play(
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir)
+                                        use_cache=not no_cache, cache_dir=cache_dir, **limits)
     if interactive:
         from kari.game.interactive import play_interactive
 

@@ -18,28 +18,31 @@ def check(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print errors only, not warnings."),
 ) -> None:
-    """Check rule files: one line per problem (FILE:LINE:COL: code: message); exit 1 when a rule is invalid."""
+    """Check rule files: one line per problem (FILE:LINE:COL: code: message); exit 1 when a rule is invalid, 2
+    when a file cannot be read (missing, not UTF-8, not .kari or .jsonl)."""
     from kari.errors import KariError
     from kari.rules import check_file
     from kari.domain.vocabulary import open_vocabulary
 
     vocabulary = open_vocabulary(vocab, db)
-    errors = warnings = 0
+    errors = warnings = unreadable = 0
     for path in files:
         try:
             diagnostics = check_file(path, vocabulary)
         except KariError as exc:
             typer.echo(str(exc))
-            errors += 1
+            unreadable += 1
             continue
         for diag in diagnostics:
             errors += diag.is_error
             warnings += not diag.is_error
             if diag.is_error or not quiet:
                 typer.echo(str(diag))
-    typer.echo(f"{len(files)} file(s): {errors} error(s), {warnings} warning(s)", err=True)
-    if errors or (strict and warnings):
-        raise typer.Exit(1)
+    failed = bool(errors or unreadable or (strict and warnings))
+    typer.echo(f"{'kari: ' if failed else ''}{len(files)} file(s): {errors} error(s), {warnings} warning(s)"
+               + (f", {unreadable} unreadable" if unreadable else ""), err=True)
+    if failed:
+        raise typer.Exit(2 if unreadable else 1)
 
 
 def fmt(

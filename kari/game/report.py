@@ -9,7 +9,6 @@ pivots SR and turns per questioner, without and with rules.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,16 +40,16 @@ class RunData:
 def load_run(path: str | Path) -> RunData:
     """Read ``config.json``, ``summary.json`` and ``games.jsonl`` of a run directory."""
     from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, load_records
+    from kari.io.text import load_json, read_text
 
     root = Path(path)
     for name in (CONFIG_FILE, SUMMARY_FILE, GAMES_FILE):
         if not (root / name).is_file():
             raise KariError(f"not a finished run directory (no {name})", file=str(root), code="report-run")
-    try:
-        config = json.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
-        summary = json.loads((root / SUMMARY_FILE).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise KariError(f"invalid JSON: {exc.msg}", file=str(root), line=exc.lineno, code="report-run") from None
+    config, summary = (load_json(read_text(root / name), file=str(root / name), code="report-run")
+                       for name in (CONFIG_FILE, SUMMARY_FILE))
+    if not isinstance(config, dict) or not isinstance(summary, dict):
+        raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     records, _ = load_records(root / GAMES_FILE)
     return RunData(root, config, summary, records)
 

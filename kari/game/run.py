@@ -1,10 +1,12 @@
 """``kari play``: play a benchmark's games with one Questioner and write ``games.jsonl``, ``summary.json`` and
 plots into a run directory.
 
-The summary covers every record of the directory. Resumable: a game already in ``games.jsonl`` (same game id and run index) is skipped on rerun; a truncated last
-line left by a crash is dropped. Each record is appended as one whole line and flushed; ``summary.json``,
-``config.json`` and the plots are written atomically. A rerun with a different configuration in the same
-directory is refused.
+The summary covers every record of the directory. Resumable: a game already in ``games.jsonl`` (same game id
+and run index) is skipped on rerun; a partial last line left by a crash is dropped (or, when it is a whole
+record without its newline, kept) before anything is appended. Each record is appended as one whole line and
+flushed; ``summary.json``, ``config.json`` and the plots are written atomically. A rerun with a different
+configuration in the same directory is refused, and a second command on a directory another one is writing
+fails at once (the directory is locked).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 from kari.errors import KariError
 from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+from kari.io.lock import output_folder
+from kari.io.text import load_json, read_text
 
 GAMES_FILE = "games.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -69,31 +73,79 @@ class PlayConfig:
 
 
 def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Records already in ``games.jsonl`` and whether a truncated tail was dropped."""
+    """Records already in ``games.jsonl`` and whether the file must be rewritten to be clean again: a last line
+    without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a line
+    holding several records back to back (glued by an older kari resuming after such a crash) is split."""
     if not path.exists():
         return [], False
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    body, tail = data[:end], data[end:]
+    try:
+        lines = body.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = body.count(b"\n", 0, exc.start) + 1
+        raise KariError("corrupt record (not UTF-8)", file=str(path), line=line, code="run-corrupt") from None
     records: list[dict[str, Any]] = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    dirty = False
     for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            if number == len(lines):  # a crash cut the last line: drop it
-                return records, True
-            raise KariError("corrupt record (not JSON)", file=str(path), line=number, code="run-corrupt") from None
-    return records, False
+        if line.strip():
+            found = _line_records(line)
+            if found is None:
+                raise KariError("corrupt record (not a JSON object)", file=str(path), line=number,
+                                code="run-corrupt")
+            records += [_checked(record, path, number) for record in found]
+            dirty = dirty or len(found) > 1
+    if tail.strip():
+        found = _line_records(tail.decode("utf-8", "replace"))
+        if found is not None and len(found) == 1:
+            records.append(_checked(found[0], path, len(lines) + 1))
+        dirty = True
+    return records, dirty
+
+
+RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
+TURN_FIELDS = {"turn": int, "ig": (int, float), "checker": dict}
+
+
+def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """``record`` if it has the fields the metrics read, with their types; else a ``run-corrupt`` error."""
+    def bad(what: str) -> KariError:
+        return KariError(f"corrupt record: {what}", file=str(path), line=line, code="run-corrupt")
+
+    for key, kind in (*RECORD_FIELDS.items(), ("run", int)):
+        if not isinstance(record.get(key, 0 if key == "run" else None), kind):
+            raise bad(f"field {key!r} missing or not {kind.__name__}")
+    for turn in record["turns"]:
+        if not isinstance(turn, dict) or not all(isinstance(turn.get(k), t) for k, t in TURN_FIELDS.items()):
+            raise bad("a turn lacks turn, ig or checker")
+    return record
+
+
+def _line_records(line: str) -> list[dict[str, Any]] | None:
+    """The JSON objects a line holds back to back (normally one), or None when it is anything else."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    pos = 0
+    line = line.strip()
+    try:
+        while pos < len(line):
+            value, pos = decoder.raw_decode(line, pos)
+            if not isinstance(value, dict):
+                return None
+            found.append(value)
+    except (ValueError, RecursionError):   # JSONDecodeError, or a number too long to convert
+        return None
+    return found
 
 
 def _check_resume(out: Path, config: PlayConfig) -> None:
     path = out / CONFIG_FILE
     if not path.exists():
         return
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        raise KariError("unreadable run configuration", file=str(path), code="run-config") from None
+    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
+    if not isinstance(old, dict):
+        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
     new = json.loads(json.dumps(config.identity()))
     diff = sorted(k for k in set(old) | set(new) if k not in ("games", "game_ids") and old.get(k) != new.get(k))
     if diff:
@@ -111,6 +163,8 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
         return [by_id[i] for i in ids]
     if count is not None and count < 1:
         raise KariError("--games must be >= 1", code="game-config")
+    if not games:
+        raise KariError("the benchmark has no games (games.jsonl is missing or empty)", code="game-config")
     return list(games[:count] if count is not None else games)
 
 
@@ -132,18 +186,13 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     from kari.bench.validate import require_valid
     from kari.domain.canon import canonical_rules
     from kari.domain.vocabulary import open_vocabulary
-    from kari.game.checker import make_checker
-    from kari.game.engine import play_game
     from kari.game.match import RuleMatcher
-    from kari.game.metrics import summarise
-    from kari.game.oracle import make_oracle
-    from kari.game.plots import plot_run
-    from kari.game.questioners import QuestionerOptions, make_questioner, questioner_class
-    from kari.game.setup import SetupBuilder
+    from kari.game.questioners import questioner_class
 
     out = Path(out)
-    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1:
-        raise KariError("budget, max rejections and representatives per affordance must be >= 1", code="game-config")
+    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
+        raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
+                        code="game-config")
     if not 0.0 <= config.eps < 1.0 or not 0.0 <= config.smoothing <= 1.0 or not 0.0 <= config.oracle_noise <= 0.5:
         raise KariError("--eps must be in [0, 1), --smoothing in [0, 1] and --oracle-noise in [0, 0.5]",
                         code="game-config")
@@ -160,7 +209,21 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
 
         matcher = RuleMatcher(canonical_rules(load_rules(config.rules), vocab), config.rule_threshold,
                               config.rule_top_k, mode=config.rule_match)
-    out.mkdir(parents=True, exist_ok=True)
+    with output_folder(out):
+        return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write)
+
+
+def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: list[Any], cls: Any, matcher: Any,
+                 llm_config: Any, progress: bool, read: Any, write: Any) -> dict[str, Any]:
+    """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
+    from kari.game.checker import make_checker
+    from kari.game.engine import play_game
+    from kari.game.metrics import summarise
+    from kari.game.oracle import make_oracle
+    from kari.game.plots import plot_run
+    from kari.game.questioners import QuestionerOptions, make_questioner
+    from kari.game.setup import SetupBuilder
+
     _check_resume(out, config)
     client = _client(config, out, llm_config)
     options = QuestionerOptions(vocab=vocab, threshold=config.threshold,
@@ -180,8 +243,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     atomic_write_json(out / CONFIG_FILE, {**config.identity(), "games": config.games, "game_ids": list(config.game_ids)})
 
     path = out / GAMES_FILE
-    records, truncated = load_records(path)
-    if truncated:
+    records, dirty = load_records(path)
+    if dirty:
         atomic_write_jsonl(path, records)
     done = {(r.get("game"), r.get("run", 0)) for r in records}
     todo = [(run, g) for run in range(runs) for g in games if (g.id, run) not in done]

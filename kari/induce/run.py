@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from kari import interrupts
 from kari.errors import KariError
 from kari.induce.config import InduceConfig
 from kari.induce.inputs import Evidence, from_bench, from_db, select
@@ -132,9 +133,8 @@ def induce(
     ``llm`` is a :class:`kari.llm.LLMConfig` for the ``openai`` backend (None for ``offline``). A run directory
     that already holds finished affordances of the same settings is resumed.
     """
-    from kari import __version__
-    from kari.io.atomic import atomic_write_jsonl, atomic_write_text
-    from kari.rules import dump_rules_jsonl, dump_rules_kari
+    from kari.io.atomic import check_output_dir, check_output_file
+    from kari.io.lock import output_folder
 
     config = config or InduceConfig()
     out = Path(out)
@@ -144,11 +144,36 @@ def induce(
         )
     if (config.backend == "openai") != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
+    for output in (out, jsonl_path(out)):
+        check_output_file(output)        # before any work: an --out that is a folder or a database is refused
+    run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
     evidence, input_info = load_evidence(db, bench, vocab)
+    inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
+                                                  source=input_info["path"]), vocab)
+    with output_folder(run.path):
+        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv)
+
+
+class _Inputs(NamedTuple):
+    """What :func:`induce` read before it created and locked the run directory."""
+
+    evidence: dict[str, Evidence]
+    info: dict[str, str]
+    chosen: list[Evidence]
+    vocab: Vocabulary
+
+
+def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
+            fresh: bool, progress: bool, argv: list[str] | None) -> InduceOutcome:
+    """:func:`induce` once its inputs are read and its run directory is locked."""
+    from kari import __version__
+    from kari.io.atomic import atomic_write_jsonl, atomic_write_text
+    from kari.rules import dump_rules_jsonl, dump_rules_kari
+
+    evidence, input_info, chosen, vocab = inputs
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
-    chosen = select(evidence, config.affordances, config.limit, source=input_info["path"])
     models = (
         {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
     )
@@ -162,7 +187,6 @@ def induce(
             "input": sorted((e.affordance, e.fingerprint()) for e in evidence.values()),
         }
     )
-    run = RunDir(run_dir if run_dir is not None else out.with_suffix(".run"))
     manifest = {
         "kari_version": __version__,
         "command": argv if argv is not None else sys.argv[1:],
@@ -185,35 +209,40 @@ def induce(
         "outputs": {"rules": str(out), "jsonl": str(jsonl_path(out))},
     }
     finished = run.open(manifest, fresh=fresh)
-    finished = {a: r for a, r in finished.items() if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
-    replay_vocabulary(vocab, finished)
-    timers = Timers()
-    results = _run_loop(chosen, finished, config, vocab, llm, run, timers, progress)
-    rules = [
-        r for ev in chosen if (r := rule_from_result(results[ev.affordance], {"run": key, "backend": config.backend}))
-    ]
-    from kari.induce.report import render_report, score_rules
+    with run.recording_failure():
+        finished = {a: r for a, r in finished.items()
+                    if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
+        replay_vocabulary(vocab, finished)
+        timers = Timers()
+        results = _run_loop(chosen, finished, config, vocab, llm, run, timers, progress)
+        origin = {"run": key, "backend": config.backend}
+        rules = [r for ev in chosen if (r := rule_from_result(results[ev.affordance], origin))]
+        from kari.induce.report import render_report, score_rules
 
-    with timers("score"):
-        scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
-    atomic_write_text(out, dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule (see report.md)\n")
-    atomic_write_text(jsonl_path(out), dump_rules_jsonl(rules))
-    atomic_write_jsonl(
-        run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
-    )
-    atomic_write_jsonl(
-        run.vocabulary_path, [{"affordance": a, **e} for a in sorted(results) for e in results[a]["vocab_events"]]
-    )
-    _persist_vocabulary(db, vocab)
-    usage = _usage(run.calls())
-    sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
-    atomic_write_text(
-        run.report_path, render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes)
-    )
-    run.update_manifest(
-        status="finished", usage=usage, timers=timers.rows(), scores={a: s.to_json() for a, s in sorted(scores.items())}
-    )
-    return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished))
+        with timers("score"):
+            scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
+        atomic_write_text(out, dump_rules_kari(rules, pretty=True) if rules
+                          else "# kari induce: no rule (see report.md)\n")
+        atomic_write_text(jsonl_path(out), dump_rules_jsonl(rules))
+        atomic_write_jsonl(
+            run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
+        )
+        atomic_write_jsonl(
+            run.vocabulary_path,
+            [{"affordance": a, **e} for a in sorted(results) for e in results[a]["vocab_events"]],
+        )
+        _persist_vocabulary(db, vocab)
+        usage = _usage(run.calls())
+        sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
+        atomic_write_text(
+            run.report_path,
+            render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes),
+        )
+        run.update_manifest(
+            status="finished", usage=usage, timers=timers.rows(),
+            scores={a: s.to_json() for a, s in sorted(scores.items())},
+        )
+        return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished))
 
 
 def _run_loop(
@@ -244,10 +273,10 @@ def _run_loop(
         for ev in tqdm(todo, desc="induce", unit="affordance", disable=not progress):
             results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
             run.save(results[ev.affordance])
+            interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
     except KeyboardInterrupt:
-        run.update_manifest(status="interrupted")
         raise KariError(
-            f"interrupted; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
+            f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
             "rerun the same command to resume",
             code="interrupted",
             exit_code=130,

@@ -17,11 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
+from kari.io.text import BadJSON, decode_json, load_json, read_text
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -67,25 +70,45 @@ class RunDir:
         """The manifest on disk, or None."""
         if not self.manifest_path.is_file():
             return None
-        try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise KariError(
-                f"broken manifest: {exc.msg}", file=str(self.manifest_path), line=exc.lineno, code="induce-run-dir"
-            ) from None
+        data = load_json(read_text(self.manifest_path, "manifest"), file=str(self.manifest_path),
+                         code="induce-run-dir")
+        if not isinstance(data, dict):
+            raise KariError("broken manifest: not a JSON object", file=str(self.manifest_path), code="induce-run-dir")
+        return data
 
     def update_manifest(self, **changes: Any) -> None:
         atomic_write_json(self.manifest_path, {**(self.manifest() or {}), **changes})
+
+    @contextmanager
+    def recording_failure(self) -> Iterator[None]:
+        """Mark the manifest ``failed`` (with the error) or ``interrupted`` when the block raises, so that a run
+        never stays "running" after it ended; the exception goes on unchanged."""
+        try:
+            yield
+        except BaseException as exc:
+            stopped = isinstance(exc, KeyboardInterrupt) or getattr(exc, "code", None) == "interrupted"
+            try:
+                self.update_manifest(status="interrupted" if stopped else "failed",
+                                     error=None if stopped else " ".join(str(exc).split())[:500])
+            except Exception:  # noqa: BLE001 - never hide the original failure behind a manifest problem
+                pass
+            raise
 
     def call_log_path(self) -> Path:
         """The call log of the current session."""
         return self.path / "calls" / f"{int((self.manifest() or {}).get('sessions', 1)):03d}.jsonl"
 
     def calls(self) -> list[dict[str, Any]]:
-        """Every logged LLM call of every session."""
+        """Every logged LLM call of every session (a line cut off by a crash at the end of a log is skipped)."""
         out = []
         for path in sorted((self.path / "calls").glob("*.jsonl")):
-            out += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            text = read_text(path, "call log")
+            lines = text.splitlines()
+            for number, line in enumerate(lines, 1):
+                if not line.strip() or (number == len(lines) and not text.endswith("\n")):
+                    continue
+                record = load_json(line, file=str(path), line=number, code="induce-run-dir")
+                out += [record] if isinstance(record, dict) else []
         return out
 
     def result_path(self, affordance: str) -> Path:
@@ -100,8 +123,8 @@ class RunDir:
         out = {}
         for path in sorted(self.affordance_dir.glob("*.json")) if self.affordance_dir.is_dir() else ():
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError):
+                data = decode_json(path.read_text(encoding="utf-8"))
+            except (BadJSON, UnicodeDecodeError):
                 continue
             if isinstance(data, dict) and "affordance" in data:
                 out[data["affordance"]] = data

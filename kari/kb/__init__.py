@@ -10,8 +10,8 @@ from __future__ import annotations
 from kari.kb.export import export_kgtk
 from kari.kb.graph import graph_view
 from kari.kb.query import run_sql, show_node, stats
-from kari.kb.store import DEFAULT_DB, FileLoad, LoadReport, load_files, open_db
+from kari.kb.store import DEFAULT_DB, FileLoad, LoadReport, load_files, load_into, open_db
 from kari.kb.views import AffordanceEvidence, affordance_evidence, objects_from_db
 
 __all__ = ["DEFAULT_DB", "AffordanceEvidence", "FileLoad", "LoadReport", "affordance_evidence", "export_kgtk",
-           "graph_view", "load_files", "objects_from_db", "open_db", "run_sql", "show_node", "stats"]
+           "graph_view", "load_files", "load_into", "objects_from_db", "open_db", "run_sql", "show_node", "stats"]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import duckdb
 
-from kari.io.atomic import atomic_open
+from kari.errors import KariError
+from kari.io.atomic import atomic_open, check_output_file
 
 KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
                "relation;dimension", "source", "sentence")
@@ -36,14 +37,20 @@ def export_sql() -> str:
 
 
 def export_kgtk(con: duckdb.DuckDBPyConnection, out: str | Path) -> int:
-    """Write every edge to ``out`` (``.gz`` compresses) and return the number of edges written."""
+    """Write every edge to ``out`` (``.gz`` compresses) and return the number of edges written. ``out`` must
+    not be a directory, device or database file (checked before any work)."""
+    check_output_file(out)
     out = Path(out)
     compression = "gzip" if out.name.endswith(".gz") else "none"
     with tempfile.TemporaryDirectory(prefix=".kari-export-", dir=out.parent if out.parent.exists() else None) as tmp:
         staging = Path(tmp) / "edges.tsv"
-        con.execute(f"COPY ({export_sql()}) TO '{str(staging).replace(chr(39), chr(39) * 2)}' "
-                    f"(FORMAT csv, DELIMITER '\t', HEADER true, QUOTE '', ESCAPE '', NULLSTR '', "
-                    f"COMPRESSION '{compression}')")
+        try:
+            con.execute(f"COPY ({export_sql()}) TO '{str(staging).replace(chr(39), chr(39) * 2)}' "
+                        f"(FORMAT csv, DELIMITER '\t', HEADER true, QUOTE '', ESCAPE '', NULLSTR '', "
+                        f"COMPRESSION '{compression}')")
+        except (duckdb.IOException, duckdb.PermissionException) as exc:   # a full disk, a quota, no permission
+            first = str(exc).strip().splitlines()[0]
+            raise KariError(f"cannot write: {first}", file=str(out), code="output-write") from None
         with open(staging, "rb") as src, atomic_open(out, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
     return con.execute("SELECT count(*) FROM edges").fetchone()[0]

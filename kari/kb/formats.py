@@ -47,6 +47,9 @@ STAGED = ("id", "node1", "relation", "node2", "node1_label", "node2_label", "rel
           "relation_dimension", "source", "sentence", "weight", "qstrength", "quantifier", "score",
           "tuple_provenance")
 NUMERIC = ("weight", "qstrength", "score")
+# Every column name of a header kari knows: a first line with two of them is taken for a header, never data.
+COLUMN_NAMES = frozenset({*TRIPLE_ALIASES, *CSKG5_HEADER, *ARISTO_HEADER, "id"}
+                         | {name for names in KGTK_COLUMNS.values() for name in names})
 LISTS = ("node1_label", "node2_label", "relation_label")
 
 
@@ -88,9 +91,10 @@ def detect(path: Path, fmt: str = "auto") -> Source:
     delim = "," if suffix == ".csv" else "\t"
     fields = tuple(first.split(delim)) if delim == "\t" else tuple(next(csv.reader([first])))
     lowered = tuple(f.strip().lower() for f in fields)
-    if fmt == "auto":
+    auto = fmt == "auto"
+    if auto:
         fmt = _guess(fields, lowered)
-    return _source(path, fmt, fields, lowered, delim)
+    return _source(path, fmt, fields, lowered, delim, auto)
 
 
 def _guess(fields: tuple[str, ...], lowered: tuple[str, ...]) -> str:
@@ -113,7 +117,8 @@ def _looks_like_aristo_row(fields: tuple[str, ...]) -> bool:
     return True
 
 
-def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, ...], delim: str) -> Source:
+def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, ...], delim: str,
+            auto: bool = False) -> Source:
     if fmt in ("cskg5", "kgtk") and len(set(fields)) != len(fields):
         dup = next(f for f in fields if fields.count(f) > 1)
         raise KariError(f"duplicate column {dup!r} in the header", file=str(path), line=1, code="kb-header")
@@ -139,6 +144,12 @@ def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, .
             raise KariError("a triples header needs subject, relation and object columns once each",
                       file=str(path), line=1, code="kb-header")
         return Source(path, fmt, names, header=True, delim=delim)
+    named = [f for f, low in zip(fields, lowered) if low in COLUMN_NAMES]
+    if len(named) >= 2 and auto:     # one could be data (``head PartOf body``); two make a header
+        raise KariError(f"line 1 looks like a header ({', '.join(named)}) that kari does not know; give every "
+                        "column a known name (KGTK: node1, label or relation, node2; triples: subject, relation, "
+                        "object[, weight, source]) or --format triples to load line 1 as data", file=str(path),
+                        line=1, code="kb-header")
     if not 3 <= len(fields) <= 5:
         raise KariError(f"expected 3 to 5 columns (subject, relation, object[, weight, source]), found {len(fields)}",
                   file=str(path), line=1, code="kb-columns")
@@ -159,8 +170,8 @@ def reader_sql(src: Source) -> str:
     raw = [f"c{i}" for i in range(len(src.columns))]
     gz = ", compression='gzip'" if textfile.is_gzip(src.path) else ""
     cols = "{" + ", ".join(f"{_lit(r)}: 'VARCHAR'" for r in raw) + "}"
-    if src.json_lines:
-        cols = "{" + ", ".join(f"{_lit(c)}: 'VARCHAR'" for c in src.columns) + "}"
+    if src.json_lines:   # JSON-typed columns: _triples tells strings from objects and arrays
+        cols = "{" + ", ".join(f"{_lit(c)}: 'JSON'" for c in src.columns) + "}"
         scan = (f"read_json({_lit(str(src.path))}, format='newline_delimited', columns={cols}, "
                 f"maximum_object_size=16777216{gz})")
         names = ", ".join(_ident(c) for c in src.columns)
@@ -185,8 +196,8 @@ def staged_sql(src: Source) -> str:
     problems = [f"CASE WHEN {guard} THEN coalesce({', '.join(syntax)}) END"] if syntax else []
     for name in NUMERIC:
         if name in exprs:
-            problems.append(f"CASE WHEN {exprs[name]} IS NOT NULL AND TRY_CAST({exprs[name]} AS DOUBLE) IS NULL "
-                            f"THEN '{name} is not a number: ' || {exprs[name]} END")
+            problems.append(f"CASE WHEN {exprs[name]} IS NOT NULL AND NOT coalesce(isfinite(TRY_CAST({exprs[name]} "
+                            f"AS DOUBLE)), false) THEN '{name} is not a finite number: ' || left({exprs[name]}, 40) END")
             exprs[name] = f"TRY_CAST({exprs[name]} AS DOUBLE)"
     for name in ("node1", "relation", "node2"):
         problems.append(f"CASE WHEN {exprs[name]} IS NULL OR {exprs[name]} = '' THEN 'empty {name}' END")
@@ -268,5 +279,10 @@ def _aristo(src: Source, reader: str) -> Decoded:
 
 def _triples(src: Source, reader: str) -> Decoded:
     names = {"node1": "subject", "relation": "relation", "node2": "object", "weight": "weight", "source": "source"}
-    exprs = {k: f"trim({_ident(v)})" for k, v in names.items() if v in src.columns}
-    return exprs, [], reader, "false"
+    if not src.json_lines:
+        return {k: f"trim({_ident(v)})" for k, v in names.items() if v in src.columns}, [], reader, "false"
+    present = {k: _ident(v) for k, v in names.items() if v in src.columns}
+    exprs = {k: f"trim({ref} ->> '$')" for k, ref in present.items()}
+    problems = [f"CASE WHEN json_type({ref}) IN ('OBJECT', 'ARRAY') THEN '{names[k]} must be a string or a number, "
+                f"not a JSON ' || lower(json_type({ref})) END" for k, ref in present.items()]
+    return exprs, problems, reader, "true"

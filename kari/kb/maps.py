@@ -1,11 +1,13 @@
 """The two small TSV maps the KB views read: ``kb/relation_map.tsv`` and ``kb/value_lexicon.tsv``.
 
 Both are TAB-separated with a header line (``relation role``; ``raw predicate value``) and are copied into the
-tables ``relation_map`` and ``value_lexicon`` on every writable :func:`kari.kb.store.open_db`.
+tables ``relation_map`` and ``value_lexicon`` by every writable :func:`kari.kb.store.open_db` (when they changed).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +76,15 @@ def read_lexicon(path: Path | None = None) -> list[tuple[str, str, str]]:
 
 
 def refresh_maps(con: Any, relation_map: Path | None = None, lexicon: Path | None = None) -> None:
-    """Replace the contents of the ``relation_map`` and ``value_lexicon`` tables (inside the caller's transaction)."""
+    """Replace the contents of the ``relation_map`` and ``value_lexicon`` tables (inside the caller's transaction)
+    unless they already hold exactly these rows (their digest is kept in ``kari_meta``): an open that changes
+    nothing writes nothing."""
     relations = read_relation_map(relation_map)
     terms = read_lexicon(lexicon)
+    digest = hashlib.sha256(json.dumps([relations, terms]).encode()).hexdigest()
+    if con.execute("SELECT value FROM kari_meta WHERE key = 'maps_sha256'").fetchone() == (digest,):
+        return
+    con.execute("INSERT OR REPLACE INTO kari_meta VALUES ('maps_sha256', ?)", [digest])
     con.execute("DELETE FROM relation_map")
     con.execute("DELETE FROM value_lexicon")
     for table, rows in (("relation_map", relations), ("value_lexicon", terms)):

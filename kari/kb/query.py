@@ -30,6 +30,8 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
 def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> list[dict[str, Any]]:
     """Edges touching ``node``: an exact node id, else every node whose readable label is ``node``."""
+    if limit < 1:
+        raise KariError(f"the limit must be at least 1, got {limit}", code="bad-option")
     cols = ", ".join(SHOW_COLUMNS)
     rows = con.execute(f"SELECT {cols} FROM edges WHERE node1 = $n OR node2 = $n ORDER BY file, line LIMIT $l",
                        {"n": node, "l": limit}).fetchall()
@@ -41,13 +43,30 @@ def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> l
     return [dict(zip(SHOW_COLUMNS, row)) for row in rows]
 
 
+# User SQL may read the KB and nothing else: no files (COPY, read_csv, EXPORT), no other database (ATTACH), no
+# extension download (INSTALL) and no setting changes (the last statement locks the configuration).
+USER_SQL_SETTINGS = ("SET enable_external_access = false", "SET lock_configuration = true")
+
+
+def lock_down(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply :data:`USER_SQL_SETTINGS` to ``con``: from now on it can only query its own database."""
+    for statement in USER_SQL_SETTINGS:
+        con.execute(statement)
+
+
 def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000) -> tuple[list[str], list[tuple]]:
-    """Run one query; return its column names and at most ``max_rows`` rows. Errors become a KariError."""
+    """Run one user query on ``con`` after :func:`lock_down` (so the connection stays locked); return the column
+    names and at most ``max_rows`` rows. Errors become a KariError (code ``kb-sql``)."""
+    if max_rows < 0:
+        raise KariError(f"the row limit must be at least 0, got {max_rows}", code="bad-option")
+    if not query.strip():
+        raise KariError("the query is empty", code="kb-sql")
+    lock_down(con)
     try:
         result = con.execute(query)
+        if result.description is None:
+            return [], []
+        return [d[0] for d in result.description], result.fetchmany(max_rows) if max_rows else []
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise KariError(first, code="kb-sql") from None
-    if result.description is None:
-        return [], []
-    return [d[0] for d in result.description], result.fetchmany(max_rows)

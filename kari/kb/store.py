@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import duckdb
 
+from kari import interrupts
 from kari.errors import KariError
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
@@ -64,6 +66,7 @@ class FileLoad:
     lines: int
     edges_added: int
     seconds: float
+    header: bool = True
 
 
 @dataclass
@@ -71,44 +74,64 @@ class LoadReport:
     """The files loaded by one :func:`load_files` call, in order."""
 
     files: list[FileLoad] = field(default_factory=list)
+    vocabulary: str = ""  # how the KB objects' words were read into the database's vocabulary (load_into)
 
     @property
     def edges_added(self) -> int:
         return sum(f.edges_added for f in self.files)
 
     def summary(self) -> str:
-        """One line per file: ``FILE (FORMAT): N lines, M new edges, T s``."""
-        return "\n".join(f"{f.file} ({f.format}): {f.lines} data lines, {f.edges_added} new edges, "
-                         f"{f.seconds:.2f} s" for f in self.files)
+        """One line per file: ``FILE (FORMAT): N lines, M new edges, T s`` (FORMAT says when the file has no
+        header line, so that a header kari did not recognise is noticed)."""
+        lines = [f"{f.file} ({f.format}{'' if f.header else ', no header: line 1 is data'}): "
+                 f"{f.lines} data lines, {f.edges_added} new edges, {f.seconds:.2f} s" for f in self.files]
+        return "\n".join([*lines, *([f"vocabulary: {self.vocabulary}"] if self.vocabulary else [])])
 
 
-def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, lexicon: Path | None = None,
-            relation_map: Path | None = None) -> duckdb.DuckDBPyConnection:
+def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: bool = True,
+            lexicon: Path | None = None, relation_map: Path | None = None) -> duckdb.DuckDBPyConnection:
     """Open (creating if needed) a kari KB. A writable open installs the schema, macros and views and
-    refreshes the relation map and value lexicon from their TSV files; a read-only open needs an existing KB."""
+    refreshes the relation map and value lexicon from their TSV files; a read-only open, or one with
+    ``create=False``, needs an existing kari KB (a DuckDB file with an ``edges`` table)."""
     where = str(path)
-    if read_only and where != ":memory:" and not Path(where).is_file():
+    if where != ":memory:" and Path(where).exists() and not Path(where).is_file():
+        raise KariError("not a database file (a folder, device or FIFO)", file=where, code="kb-db")
+    if (read_only or not create) and where != ":memory:" and not Path(where).exists():
         raise KariError("database not found", file=where, code="kb-db")
     try:
         con = duckdb.connect(where, read_only=read_only)
     except duckdb.Error as exc:
         raise KariError(f"cannot open database: {_first_line(exc)}", file=where, code="kb-db") from None
     con.execute("SET enable_progress_bar = false")
-    if read_only:
+    if read_only or not create:
         if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'edges'").fetchone()[0]:
             con.close()
             raise KariError("not a kari KB (no edges table)", file=where, code="kb-db")
-        return con
-    con.execute("BEGIN TRANSACTION")
+        if read_only:
+            return con
     try:
+        con.execute("BEGIN TRANSACTION")
         _install_schema(con)
         refresh_maps(con, relation_map, lexicon)
         con.execute("COMMIT")
+    except duckdb.Error as exc:
+        rollback(con)
+        con.close()
+        raise KariError(f"cannot write the database: {_first_line(exc)}", file=where, code="kb-db") from None
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         con.close()
         raise
     return con
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK the open transaction; nothing when DuckDB has already ended it (it aborts a transaction by
+    itself after an I/O error, and a second ROLLBACK would fail with "no transaction is active")."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
 
 
 def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -122,15 +145,46 @@ def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
     for text in texts:
         con.execute(text)
     con.execute("INSERT OR REPLACE INTO kari_meta VALUES ('sql_sha256', ?)", [digest])
+    con.execute("DELETE FROM kari_meta WHERE key = 'maps_sha256'")  # a new schema: refill the maps too
+
+
+def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
+              lexicon: Path | None = None) -> LoadReport:
+    """Open (creating if needed) the KB file ``db``, :func:`load_files` into it, read the KB objects' words and
+    part names into the database's vocabulary (:func:`kari.kb.views.store_kb_words`) and close it. Every file's
+    format and header are checked before the database is touched; a database file this call created is removed
+    again when no file could be loaded: a failed first load leaves nothing."""
+    paths = [Path(p) for p in paths]
+    for path in paths:
+        formats.detect(path, fmt)
+    where = Path(db)
+    created = str(db) != ":memory:" and not where.exists()
+    report = LoadReport()
+    try:
+        con = open_db(db, lexicon=lexicon)
+        try:
+            load_files(con, paths, fmt, report=report)
+            from kari.kb.views import store_kb_words
+
+            report.vocabulary = store_kb_words(con).summary()
+        finally:
+            con.close()
+    except BaseException:
+        if created and not report.files:
+            for leftover in (where, where.with_name(where.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise
+    return report
 
 
 def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt: str = "auto", *,
-               memory_limit: str | None = LOAD_MEMORY_LIMIT) -> LoadReport:
+               memory_limit: str | None = LOAD_MEMORY_LIMIT, report: LoadReport | None = None) -> LoadReport:
     """Load each file in its own transaction; the first bad file raises a :class:`KariError` (files before it
     stay loaded, the bad one adds nothing). DuckDB's memory is capped at ``memory_limit`` while loading
     (it spills to disk beyond it); None keeps the connection's setting. :data:`LOAD_SETTINGS` apply while
-    loading too; every setting is restored afterwards."""
-    report = LoadReport()
+    loading too; every setting is restored afterwards. Each loaded file is added to ``report`` (a new one by
+    default) as soon as it is committed, so a caller that passed it knows what a failure left loaded."""
+    report = report if report is not None else LoadReport()
     settings = dict(LOAD_SETTINGS, **({"memory_limit": memory_limit} if memory_limit else {}))
     previous = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in settings}
     try:
@@ -138,12 +192,21 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
             con.execute(f"SET {name} = '{value}'")
         for path in paths:
             report.files.append(load_file(con, Path(path), fmt))
-    finally:
-        for name, value in previous.items():       # RESET first: SET of a printed size may round it
-            con.execute(f"RESET {name}")
-            if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
-                con.execute(f"SET {name} = '{value}'")
+    except BaseException:
+        try:
+            _restore_settings(con, previous)
+        except duckdb.Error:    # a connection DuckDB gave up on: the load's own error is the one to report
+            pass
+        raise
+    _restore_settings(con, previous)
     return report
+
+
+def _restore_settings(con: duckdb.DuckDBPyConnection, previous: dict[str, str]) -> None:
+    for name, value in previous.items():       # RESET first: SET of a printed size may round it
+        con.execute(f"RESET {name}")
+        if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
+            con.execute(f"SET {name} = '{value}'")
 
 
 def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> FileLoad:
@@ -152,36 +215,53 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto") -> 
     start = time.perf_counter()
     src = formats.detect(path, fmt)
     file = str(path.resolve())
+    stop = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        counting = pool.submit(textfile.count_lines, path)
-        con.execute("BEGIN TRANSACTION")
+        counting = pool.submit(textfile.count_lines, path, stop)
         try:
+            con.execute("BEGIN TRANSACTION")
             load_id = con.execute("SELECT nextval('kari_load_seq')").fetchone()[0]
             con.execute(INSERT_SQL.format(staged=formats.staged_sql(src)), {"file": file, "load_id": load_id})
             inserted, added = con.execute(COUNT_SQL, [load_id]).fetchone()
             if inserted > added:
                 con.execute(DEDUPE_SQL, {"load_id": load_id})
             count = counting.result()
-            if count.first_blank is not None:
-                raise _blank(src, count.first_blank)
+            problem = count.first_problem(src.path)
+            if problem is not None:
+                raise problem
             lines = count.lines - int(src.header)
             con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                         "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
             con.execute("COMMIT")
         except duckdb.Error as exc:
-            con.execute("ROLLBACK")
+            rollback(con)
+            if interrupts.interrupted():
+                stop.set()
+                raise _interrupted(src) from None
+            database = con.execute("SELECT path FROM duckdb_databases() "
+                                   "WHERE database_name = current_database()").fetchone()[0]
+            if database and database in str(exc):    # the database (its WAL, its spill folder), not the input
+                stop.set()
+                raise KariError(f"cannot write the database: {_first_line(exc)}", file=database,
+                                code="kb-db") from None
             error = _locate(con, src, exc)
-            blank = counting.result().first_blank
-            raise (_blank(src, blank) if blank and (error.line is None or error.line > blank) else error) from None
-        except BaseException:
-            con.execute("ROLLBACK")
+            earlier = counting.result().first_problem(src.path)
+            if earlier is not None and (error.line is None or error.line > (earlier.line or 0)):
+                error = earlier
+            raise error from None
+        except BaseException as exc:
+            stop.set()
+            rollback(con)
+            if isinstance(exc, KeyboardInterrupt) or interrupts.interrupted():
+                raise _interrupted(src) from None
             raise
-    return FileLoad(str(path), src.fmt, lines, added, time.perf_counter() - start)
+    return FileLoad(str(path), src.fmt, lines, added, time.perf_counter() - start,
+                    src.header or src.json_lines)
 
 
-def _blank(src: formats.Source, line: int) -> KariError:
-    return KariError("empty line (blank lines are only allowed at the end of a file)", file=str(src.path),
-                     line=line, code="kb-blank")
+def _interrupted(src: formats.Source) -> KariError:
+    return KariError("stopped by Ctrl-C: nothing of this file was loaded (the files before it are)", file=str(src.path),
+                     code="interrupted", exit_code=130)
 
 
 def _first_line(exc: BaseException) -> str:

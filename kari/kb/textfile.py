@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import csv
 import gzip
-import json
 import re
+import threading
+import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from kari.errors import KariError
+from kari.io.text import BadJSON, decode_json
 
 _CHUNK = 1 << 24
 _BLANK = re.compile(rb"\n\r?\n")
@@ -32,6 +35,16 @@ def open_bytes(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
 
 
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """Turn what a damaged gzip file raises while it is read (corrupt or truncated data) into a KariError."""
+    try:
+        yield
+    except (zlib.error, EOFError, gzip.BadGzipFile) as exc:
+        what = "truncated" if isinstance(exc, EOFError) else "corrupt"
+        raise KariError(f"{what} gzip data: {exc}", file=str(path), code="kb-gzip") from None
+
+
 def check_readable(path: Path) -> None:
     """Raise a :class:`KariError` when ``path`` is missing, a directory or unreadable."""
     if not path.exists():
@@ -39,9 +52,9 @@ def check_readable(path: Path) -> None:
     if not path.is_file():
         raise KariError("not a regular file", file=str(path), code="missing-file")
     try:
-        with open_bytes(path) as handle:
+        with reading(path), open_bytes(path) as handle:
             handle.read(1)
-    except (OSError, EOFError) as exc:
+    except OSError as exc:
         raise KariError(f"cannot read file: {exc}", file=str(path), code="kb-read") from None
 
 
@@ -57,28 +70,50 @@ def decode_line(raw: bytes, path: Path, number: int) -> str:
 
 def first_line(path: Path) -> str | None:
     """The first line of the file (BOM removed), or None for an empty file."""
-    with open_bytes(path) as handle:
+    with reading(path), open_bytes(path) as handle:
         raw = handle.readline()
     if not raw:
         return None
     return decode_line(raw, path, 1).removeprefix("\ufeff")
 
 
+def blank_line_error(path: Path, line: int) -> KariError:
+    """The error for a blank line before the end of a file."""
+    return KariError("empty line (blank lines are only allowed at the end of a file)", file=str(path), line=line,
+                     code="kb-blank")
+
+
 @dataclass(frozen=True)
 class LineCount:
-    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any."""
+    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any;
+    ``first_nul``: first line holding a NUL byte, if any (never valid in a text KB file)."""
 
     lines: int
     first_blank: int | None
+    first_nul: int | None = None
+
+    def first_problem(self, path: Path) -> KariError | None:
+        """The blank line or NUL byte that comes first in the file, as a located error (None when neither)."""
+        found = [(line, kind) for line, kind in ((self.first_blank, "blank"), (self.first_nul, "nul")) if line]
+        if not found:
+            return None
+        line, kind = min(found)
+        if kind == "nul":
+            return KariError("NUL byte (a text KB file never holds one)", file=str(path), line=line, code="kb-nul")
+        return blank_line_error(path, line)
 
 
-def count_lines(path: Path) -> LineCount:
-    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it."""
+def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
+    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it
+    and the first NUL byte. Setting ``stop`` ends the count early (the result is then meaningless)."""
     newlines = 0          # newlines in the chunks read so far
     first_blank: int | None = None
+    first_nul: int | None = None
     tail = last = b""
-    with open_bytes(path) as handle:
-        while chunk := handle.read(_CHUNK):
+    with reading(path), open_bytes(path) as handle:
+        while (stop is None or not stop.is_set()) and (chunk := handle.read(_CHUNK)):
+            if first_nul is None and (at := chunk.find(b"\0")) >= 0:
+                first_nul = newlines + chunk.count(b"\n", 0, at) + 1
             if first_blank is None:
                 first_blank = _blank_line(tail + chunk[:2], newlines - tail.count(b"\n"))
                 if first_blank is None:
@@ -93,7 +128,7 @@ def count_lines(path: Path) -> LineCount:
         last_content = newlines - last.count(b"\n") + stripped.count(b"\n") + (1 if stripped else 0)
     if first_blank is not None and first_blank > last_content:
         first_blank = None           # only trailing blank lines: allowed
-    return LineCount(last_content, first_blank)
+    return LineCount(last_content, first_blank, first_nul)
 
 
 def _blank_line(buf: bytes, newlines_before: int) -> int | None:
@@ -105,7 +140,7 @@ def _blank_line(buf: bytes, newlines_before: int) -> int | None:
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)``; the first undecodable line raises ``FILE:LINE:COL``."""
-    with open_bytes(path) as handle:
+    with reading(path), open_bytes(path) as handle:
         for number, raw in enumerate(handle, start=1):
             yield number, decode_line(raw, path, number)
 
@@ -121,8 +156,7 @@ def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, heade
             blank = blank or number
             continue
         if blank is not None:
-            return KariError("empty line (blank lines are only allowed at the end of a file)",
-                             file=str(path), line=blank, code="kb-blank")
+            return blank_line_error(path, blank)
         if header and number == 1:
             continue
         if json_lines:
@@ -139,9 +173,9 @@ def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, heade
 
 def _json_problem(text: str) -> tuple[str, int | None] | None:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"invalid JSON: {exc.msg}", exc.colno
+        value = decode_json(text)
+    except BadJSON as exc:
+        return exc.message, exc.col
     if not isinstance(value, dict):
         return "expected a JSON object", None
     return None

@@ -1,33 +1,31 @@
 """LLM access for kari: an OpenAI-compatible chat client with an on-disk cache, replay mode, retries,
 a concurrency limit, per-run call logs, prompt files and strict JSON extraction.
 
-Heavy imports (``openai``) happen only when a live call is made.
+The names below are loaded on first use, so that importing :mod:`kari.llm.config` (the CLI does, for its
+option defaults) stays cheap; ``openai`` itself is imported only when a live call is made.
 """
 
-from .cache import ReplyCache, cache_key, request_fingerprint
-from .calllog import CallLog
-from .client import ChatClient, make_chat_client
-from .config import JSON_MODES, LLMConfig, default_cache_dir
-from .jsonreply import extract_json_object
-from .prompts import Prompt, list_prompts, load_prompt
-from .types import ChatReply, ChatRequest, Message, Usage
+from __future__ import annotations
 
-__all__ = [
-    "JSON_MODES",
-    "CallLog",
-    "ChatClient",
-    "ChatReply",
-    "ChatRequest",
-    "LLMConfig",
-    "Message",
-    "Prompt",
-    "ReplyCache",
-    "Usage",
-    "cache_key",
-    "default_cache_dir",
-    "extract_json_object",
-    "list_prompts",
-    "load_prompt",
-    "make_chat_client",
-    "request_fingerprint",
-]
+import importlib
+from typing import Any
+
+_WHERE = {
+    "ReplyCache": "cache", "cache_key": "cache", "request_fingerprint": "cache",
+    "CallLog": "calllog",
+    "ChatClient": "client", "make_chat_client": "client",
+    "JSON_MODES": "config", "LLMConfig": "config", "default_cache_dir": "config",
+    "extract_json_object": "jsonreply",
+    "Prompt": "prompts", "list_prompts": "prompts", "load_prompt": "prompts",
+    "ChatReply": "types", "ChatRequest": "types", "Message": "types", "Usage": "types",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value

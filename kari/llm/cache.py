@@ -1,9 +1,9 @@
 """Content-addressed on-disk cache of chat replies, so a rerun is free and the same inputs give the same output.
 
-The key is the sha256 of the canonical JSON of (model, messages, max_tokens, temperature, json_schema). The base
-URL is deliberately left out: the same model behind another server or port (a test server on a random port, a
-vLLM mirror) reuses recorded replies, which is what makes replay-only tests possible. The JSON mode that the
-server accepted is left out too: it changes how the request is sent, not what is asked.
+The key is the sha256 of the canonical JSON of everything that can change the answer: the backend and the
+server (base URL), the model, the messages, max_tokens, temperature, the JSON schema and the configured JSON
+mode (structured output constrains what the model may say). Another server or port, even with the same model
+name, is another key: a run never replays replies recorded against a different server.
 
 Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
 is a miss (logged once per file), never a crash; the next live reply overwrites it.
@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
 
 from .types import Message
 
 LOG = logging.getLogger("kari.llm")
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def canonical_json(obj: Any) -> str:
@@ -40,15 +41,22 @@ def request_fingerprint(
     max_tokens: int,
     temperature: float,
     json_schema: Mapping[str, Any] | None,
+    *,
+    base_url: str,
+    json_mode: str,
+    backend: str = "openai",
 ) -> dict[str, Any]:
-    """The part of a request that determines its reply (what the cache key hashes)."""
+    """Everything about a request that determines its reply (what the cache key hashes)."""
     return {
         "format": CACHE_FORMAT,
+        "backend": backend,
+        "base_url": base_url.rstrip("/"),
         "model": model,
         "messages": [dict(m) for m in messages],
         "max_tokens": int(max_tokens),
         "temperature": float(temperature),
         "json_schema": json_schema,
+        "json_mode": json_mode,
     }
 
 
@@ -76,6 +84,7 @@ class ReplyCache:
         self._reported: set[Path] = set()
         self._lock = threading.Lock()
         self.corrupt_entries = 0
+        self.write_failed = False
 
     def path(self, key: str) -> Path:
         """Where the entry for ``key`` lives."""
@@ -108,8 +117,19 @@ class ReplyCache:
         return reply
 
     def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
-        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path."""
+        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path. A cache
+        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached."""
         path = self.path(key)
+        try:
+            self._write(path, key, fingerprint, reply)
+        except KariError as exc:
+            with self._lock:
+                first, self.write_failed = not self.write_failed, True
+            if first:
+                LOG.warning("kari: the LLM reply cache cannot be written (%s); replies are not recorded", exc)
+        return path
+
+    def _write(self, path: Path, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> None:
         atomic_write_json(
             path,
             {
@@ -124,7 +144,6 @@ class ReplyCache:
                 "request": dict(fingerprint),
             },
         )
-        return path
 
     def _report(self, path: Path, why: str) -> None:
         with self._lock:

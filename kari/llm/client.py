@@ -64,7 +64,9 @@ class ChatClient:
         request = ChatRequest(_check_messages(messages), max_tokens, temperature, json_schema, role)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
-        fingerprint = request_fingerprint(self.config.model, request.messages, max_tokens, temperature, json_schema)
+        fingerprint = request_fingerprint(self.config.model, request.messages, max_tokens, temperature, json_schema,
+                                          base_url=self.config.base_url, json_mode=self.config.json_mode,
+                                          backend=self.config.backend)
         key = cache_key(fingerprint)
         started = time.perf_counter()
         if self.cache is not None:

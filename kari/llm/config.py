@@ -17,6 +17,19 @@ JSON_MODES = ("auto", "json_schema", "json_object", "off")
 ``off``: never send ``response_format`` (the prompt alone asks for JSON)."""
 
 
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_ATTEMPTS = 5
+
+
+def call_limits(timeout: float, attempts: int) -> dict[str, Any]:
+    """The :class:`LLMConfig` fields for ``--llm-timeout`` (seconds per attempt) and ``--llm-attempts`` (tries
+    per call), checked: a :class:`KariError` (code ``bad-option``) unless timeout > 0 and attempts >= 1."""
+    if not timeout > 0 or attempts < 1:
+        raise KariError(f"--llm-timeout must be > 0 and --llm-attempts >= 1 (got {timeout:g} and {attempts})",
+                        code="bad-option")
+    return {"timeout": float(timeout), "max_retries": int(attempts) - 1}
+
+
 def default_cache_dir() -> Path:
     """``$KARI_CACHE_DIR`` when set, else ``~/.cache/kari/llm``."""
     env = os.environ.get("KARI_CACHE_DIR")
@@ -36,8 +49,8 @@ class LLMConfig:
     base_url: str
     model: str
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
-    max_retries: int = 4
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_ATTEMPTS - 1
     concurrency: int = 4
     cache_dir: Path | None = None
     use_cache: bool = True

@@ -39,6 +39,10 @@ def extract_json_object(text: str, *, source: str | None = None) -> dict[str, An
                 pos = start + 1
                 continue
             raise _error(f"invalid JSON in the reply: {exc.msg}", source, exc.lineno, exc.colno, text) from None
+        except RecursionError:
+            raise _error("the reply's JSON nests too deeply", source, None, None, text) from None
+        except ValueError as exc:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+            raise _error(f"invalid JSON in the reply: {str(exc).split(';')[0]}", source, None, None, text) from None
         if isinstance(value, dict):
             objects.append(value)
         else:

@@ -115,6 +115,8 @@ class OpenAIBackend:
         started = time.perf_counter()
         try:
             completion = client.chat.completions.create(**kwargs)
+        except ValueError as exc:  # json.JSONDecodeError: a truncated body (the connection was cut) or junk
+            raise Transient(f"the HTTP 200 reply is not valid JSON ({exc})") from None
         except openai.APITimeoutError:
             raise Transient(f"timed out after {self.config.timeout:g} s") from None
         except openai.APIConnectionError as exc:
@@ -134,17 +136,42 @@ class OpenAIBackend:
                 f"{self._where()} rejected the request (HTTP {status}): {_short(exc)}", code="llm-request"
             ) from None
         latency = time.perf_counter() - started
-        if not completion.choices:
-            raise Transient("the server returned no choices")
-        choice = completion.choices[0]
-        usage = completion.usage
+        text, finish_reason = self._content(completion)
+        usage = getattr(completion, "usage", None)
         return CachedReply(
-            text=choice.message.content or "",
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            text=text,
+            prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+            completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
             latency_s=latency,
-            finish_reason=str(choice.finish_reason or ""),
+            finish_reason=str(finish_reason or ""),
         )
+
+    def _content(self, completion: Any) -> tuple[str, Any]:
+        """The reply text and finish reason of a parsed completion. A body that is not JSON at all (an HTML
+        page: usually a wrong --base-url) is a :class:`KariError`; a JSON body without a usable first choice
+        is :class:`Transient`."""
+        if isinstance(completion, (str, bytes)):
+            start = " ".join(str(completion[:80]).split())
+            raise KariError(
+                f"{self._where()} answered HTTP 200 with a body that is not a JSON chat completion "
+                f"(it starts {start!r}); is the base URL the API root (often ending in /v1)?",
+                code="llm-protocol",
+            )
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise Transient("the server returned no choices")
+        message = getattr(choices[0], "message", None)
+        if not hasattr(message, "content"):
+            raise Transient("the reply's first choice has no message object")
+        content = message.content
+        if content is not None and not isinstance(content, str):
+            raise Transient(f"the reply's message content is {type(content).__name__}, not text")
+        return content or "", getattr(choices[0], "finish_reason", "")
+
+
+def _count(value: Any) -> int:
+    """A token count from the server's usage block (0 when missing or not a number)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def response_format(mode: str, schema: Mapping[str, Any]) -> dict[str, Any]:

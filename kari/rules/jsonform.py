@@ -91,6 +91,15 @@ def _loads(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         raise RuleSyntaxError(f"JSON nests deeper than {MAX_DEPTH} levels", code="nesting-too-deep") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise
+        raise _number_too_long(exc) from None
+
+
+def _number_too_long(exc: ValueError) -> RuleSyntaxError:
+    """json's error for an integer longer than Python converts (``sys.get_int_max_str_digits``)."""
+    return RuleSyntaxError(f"invalid JSON: {str(exc).split(';')[0]}", code="json-error")
 
 
 def _objects_in(text: str) -> list[tuple[int, Any]]:
@@ -106,6 +115,8 @@ def _objects_in(text: str) -> list[tuple[int, Any]]:
             continue
         except RecursionError:
             raise RuleSyntaxError(f"JSON nests deeper than {MAX_DEPTH} levels", code="nesting-too-deep") from None
+        except ValueError as exc:
+            raise _number_too_long(exc) from None
         found.append((index, value))
         index = text.find("{", end)
     return found

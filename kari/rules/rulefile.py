@@ -2,8 +2,9 @@
 
 ``.kari``: a definition starts at the beginning of a line with an affordance id followed by ``:=`` (or ``:``,
 as the paper prints rules) and runs to the next definition; rules span lines freely; ``#`` starts a comment.
-Comment lines directly above a definition are kept as its ``metadata["comments"]`` and written back by
-:func:`dump_rules_kari`; comments inside a rule are not.
+Comment lines directly above a definition are kept as its ``metadata["comments"]`` (those after the last
+definition as its ``metadata["trailing_comments"]``) and written back by :func:`dump_rules_kari`; comments inside
+a rule are not. A UTF-8 byte-order mark at the start of a file is ignored.
 
 ``.jsonl``: ``{"affordance": id, "rule": <JSON form or text form>, "branches": [{...}, ...], ...}``; ``branches``
 (optional) holds one metadata object per top-level OR branch (round, source, objects covered), every other key
@@ -20,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.io.text import BadJSON, decode_json, read_text
 from kari.rules.ast import And, Node, Or, Part, Rule
 from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
 from kari.rules.jsonform import node_from_json, to_json
 from kari.rules.parser import parse_rule, parse_rule_located
 from kari.rules.printer import to_pretty, to_text
-from kari.rules.syntax import LineIndex, Pos, line_col
+from kari.rules.syntax import LineIndex, Pos
 
 RULE_FILE_SUFFIXES = (".kari", ".jsonl")
 _HEADER = re.compile(r"^[ \t]*(?!(?i:MADE_OF|SHAPE|SIZE|SURFACE|AND|OR|PART)\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
@@ -54,15 +56,7 @@ def read_rule_file(path: str | Path) -> tuple[list[Entry], list[RuleSyntaxError]
     if path.suffix not in RULE_FILE_SUFFIXES:
         raise KariError(f"unknown rule file type {path.suffix!r} (expected .kari or .jsonl)", file=str(path),
                         code="unknown-format")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise KariError("rule file not found", file=str(path), code="missing-file") from None
-    except IsADirectoryError:
-        raise KariError("is a directory, not a rule file", file=str(path), code="missing-file") from None
-    except UnicodeDecodeError as exc:
-        line, col = line_col(exc.object.decode("utf-8", "replace"), exc.start)
-        raise KariError("not UTF-8 text", file=str(path), line=line, col=col, code="encoding") from None
+    text = read_text(path, "rule file")
     entries, errors = (read_kari if path.suffix == ".kari" else read_jsonl)(text, str(path))
     if not entries and not errors:
         errors.append(RuleSyntaxError("the file defines no rule", file=str(path), line=1, col=1, code="empty-file"))
@@ -102,6 +96,10 @@ def read_kari(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]]
         body = text[header.end(): end]
         entries.append(_kari_entry(where, file, header, body, comments))
         comments = _trailing_comments(body) if "#" in body else []
+    if comments and entries and entries[-1].rule is not None:   # comments after the last rule: keep them too
+        last = entries[-1].rule
+        entries[-1].rule = Rule(last.affordance, last.body, {**last.metadata, "trailing_comments": comments},
+                                last.branch_metadata)
     return entries, errors
 
 
@@ -165,13 +163,10 @@ def read_jsonl(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            errors.append(RuleSyntaxError(f"invalid JSON: {exc.msg}", file=file, line=number, col=exc.colno,
-                                          code="json-error"))
-            continue
-        except RecursionError:
-            errors.append(RuleSyntaxError("JSON nests too deeply", file=file, line=number, code="nesting-too-deep"))
+            record = decode_json(line)
+        except BadJSON as exc:
+            code = "nesting-too-deep" if "nested too deeply" in exc.message else "json-error"
+            errors.append(RuleSyntaxError(exc.message, file=file, line=number, col=exc.col, code=code))
             continue
         entries.append(_jsonl_entry(record, file, number))
     return entries, errors
@@ -255,9 +250,10 @@ def dump_rules_kari(rules: Iterable[Rule], pretty: bool = False) -> str:
     """A ``.kari`` text: one canonical definition per line (``pretty``: multi-line bodies)."""
     blocks = []
     for rule in rules:
-        comments = [f"# {c}".rstrip() for c in rule.metadata.get("comments", ())]
+        comments, trailing = ([f"# {c}".rstrip() for c in rule.metadata.get(key, ())]
+                              for key in ("comments", "trailing_comments"))
         body = to_pretty(rule.body) if pretty else to_text(rule.body)
-        blocks.append("\n".join([*comments, f"{rule.affordance} := {body}"]))
+        blocks.append("\n".join([*comments, f"{rule.affordance} := {body}", *trailing]))
     separator = "\n\n" if pretty or any(rule.metadata.get("comments") for rule in rules) else "\n"
     return separator.join(blocks) + ("\n" if blocks else "")
 

@@ -65,11 +65,12 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
-    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence).
+    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). ``db``
+    must be an existing kari KB (``kari kb load``); it is opened only after every other input has been read.
     """
     from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
     from kari.domain.objects import check_semantics
-    from kari.domain.vocabulary import db_vocabulary
+    from kari.domain.vocabulary import Vocabulary, db_vocabulary
     from kari.kb import open_db
     from kari.rules import load_rules
     from kari.solver.consistency import select_representatives
@@ -77,18 +78,24 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     from kari.solver.store import kb_labels, write_coverage
 
     check_semantics(semantics)
+    if not time_limit > 0:
+        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")
     rules = load_rules(rules_file)
-    con = open_db(db)
+    benchmark = None
+    if bench is not None:
+        from kari.bench.model import load_benchmark
+        from kari.bench.validate import require_valid
+
+        require_valid(bench, Vocabulary.load(), games=False)  # structure; its words are read below
+        benchmark = load_benchmark(bench, None)  # every input is read before the database is opened for writing
+    con = open_db(db, create=False)
     try:
         vocab = db_vocabulary(con)
-        words = CanonReport()
-        if bench is not None:
-            from kari.bench.model import load_benchmark
-            from kari.bench.validate import require_valid
-
-            words = require_valid(bench, vocab, games=False).words
-            benchmark = load_benchmark(bench, vocab)
-            objects = list(benchmark.objects.values())
+        if benchmark is not None:
+            objects, words = canonical_objects(list(benchmark.objects.values()), vocab)
+            if not objects:
+                raise KariError("the benchmark has no objects", file=str(Path(bench) / "objects.jsonl"),  # type: ignore[arg-type]
+                                code="no-objects")
             labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
             games = benchmark.games
             reps: dict[str, list[str]] | None = select_representatives(benchmark)

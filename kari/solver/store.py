@@ -1,7 +1,7 @@
 """Write coverage results and representatives into a DuckDB file (tables + the views of ``kb/coverage.sql``).
 
 Everything is replaced inside one transaction, so a failure leaves the previous tables intact. Only covered
-pairs travel from Python (through a temporary CSV file); the full rule x object table is built in SQL.
+pairs travel from Python (through a temporary CSV file, none for an empty table); the full rule x object table is built in SQL.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kari.kb.store import rollback
 from kari.resources import asset_path
 from kari.solver.types import CoverageRow
 
@@ -19,21 +20,32 @@ Labels = Iterable[tuple[str, str, bool]]
 """``(affordance, object, label)`` triples."""
 
 
-def _csv(rows: Iterable[Sequence[Any]], folder: str) -> str:
+def _csv(rows: Iterable[Sequence[Any]], folder: str) -> str | None:
+    """The rows as a temporary CSV file in ``folder``, or None when there are none (DuckDB cannot read an empty
+    CSV file with a fixed schema: it has nothing to sniff)."""
     fd, path = tempfile.mkstemp(prefix=".kari-coverage-", suffix=".csv", dir=folder)
+    count = 0
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["header"])  # skipped by the reader; keeps an empty table a valid file
-        writer.writerows(["" if v is None else v for v in row] for row in rows)
+        for row in rows:
+            writer.writerow(["" if v is None else v for v in row])
+            count += 1
+    if not count:
+        os.unlink(path)
+        return None
     return path
 
 
 def _load(con: Any, table: str, columns: dict[str, str], rows: Iterable[Sequence[Any]], folder: str) -> None:
+    """(Re)create the temporary table ``table`` with ``columns`` (name -> DuckDB type) holding ``rows``."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} ({', '.join(f'{n} {t}' for n, t in columns.items())})")
     path = _csv(rows, folder)
+    if path is None:
+        return
     try:
         spec = ", ".join(f"'{name}': '{kind}'" for name, kind in columns.items())
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM read_csv(?, header=false, skip=1, "
-                    f"delim=',', quote='\"', escape='\"', nullstr='', columns={{{spec}}})", [path])
+        con.execute(f"INSERT INTO {table} SELECT * FROM read_csv(?, header=false, delim=',', quote='\"', "
+                    f"escape='\"', nullstr='', auto_detect=false, columns={{{spec}}})", [path])
     finally:
         os.unlink(path)
 
@@ -72,7 +84,7 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
             con.execute(f"DROP TABLE IF EXISTS {table}")
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
 
 
@@ -91,7 +103,7 @@ def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]]
             con.execute("COMMIT")
     except BaseException:
         if transaction:
-            con.execute("ROLLBACK")
+            rollback(con)
         raise
 
 

@@ -1,0 +1,699 @@
+"""Every CLI command on generated bad inputs (issue 12's acceptance test).
+
+A seeded mutation corpus built from the bundled files (truncation, NUL bytes, bad UTF-8, huge numbers, deep
+nesting, wrong types, garbage, empty files), bad option values, hostile SQL, and outputs that already exist as the
+wrong kind of thing (a folder, FIFO or database where a file goes; a file where a folder goes). Each case runs one
+``kari`` command line in-process (:func:`kari.cli.run`, the entry point's own code) in a fresh copy of a small
+world and asserts that the command
+
+- exits non-zero, and not with the internal-error code;
+- prints exactly one line on stderr, ``kari: ...``, and no traceback anywhere;
+- leaves every file of the world byte-identical: nothing changed, created or removed (inputs, databases and
+  the outputs it refused alike).
+
+A second, hypothesis-driven test feeds arbitrary bytes to the readers: there a success is allowed, but a failure
+must keep the same contract.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kari.cli import INTERNAL_ERROR_EXIT, run
+from kari.resources import asset_path
+
+KB_DATA = Path(__file__).parent / "data" / "kb"
+BENCH_FILES = ("objects.jsonl", "affordances.jsonl", "labels.jsonl", "games.jsonl")
+RULES = """\
+# rules over bundled affordances
+cut := OR(PART(x, AND(SHAPE:sharp_edge, MADE_OF:metal)), AND(SHAPE:sharp_edge, SIZE:hand_sized))
+attack_with := AND(SHAPE:sharp_edge, SIZE:heavy)
+make_music := OR(AND(SHAPE:hollow, MADE_OF:wood), AND(SHAPE:hollow, MADE_OF:metal))
+"""
+HUGE = "9" * 5000
+DEEP = "[" * 100_000 + "]" * 100_000
+TIMEOUT_S = 30
+
+
+# --------------------------------------------------------------------------------------------- the world
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small valid world every case starts from: a benchmark, rule files, a question list, KB files, a KB
+    database, a vocabulary folder and a finished play run."""
+    from kari.game.run import PlayConfig, play
+    from kari.kb import load_into
+    from kari.rules import load_rules
+    from kari.rules.rulefile import format_rules
+
+    root = tmp_path_factory.mktemp("world")
+    shutil.copytree(asset_path("data", "bench"), root / "bench")
+    shutil.copytree(asset_path("data", "vocabulary"), root / "vocab")
+    shutil.copy(asset_path("data", "fix20q.tsv"), root / "questions.tsv")
+    (root / "rules.kari").write_text(RULES, encoding="utf-8")
+    (root / "rules.jsonl").write_text(format_rules(load_rules(root / "rules.kari"), "json"), encoding="utf-8")
+    (root / "kb").mkdir()
+    for name in ("views_kb.tsv", "cskg_excerpt.tsv", "triples.csv", "triples.jsonl", "aristo_readme_rows.tsv",
+                 "triples_headerless.tsv"):
+        shutil.copy(KB_DATA / name, root / "kb" / name)
+    (root / "kb" / "views_kb.tsv.gz").write_bytes(gzip.compress((KB_DATA / "views_kb.tsv").read_bytes(), mtime=0))
+    load_into(root / "kb.duckdb", [KB_DATA / "views_kb.tsv"])
+    play(PlayConfig(bench=str(root / "bench"), questioner="fix20q", games=2, runs=1), root / "run", progress=False)
+    (root / "notes.txt").write_text("not a folder, not a database\n", encoding="utf-8")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, tuple]:
+    """Every entry below ``root``: kind, mode and (for files) a content digest. FIFOs are never opened."""
+    out: dict[str, tuple] = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        rel = str(path.relative_to(root))
+        if stat.S_ISREG(info.st_mode):
+            out[rel] = ("file", stat.S_IMODE(info.st_mode), hashlib.sha256(path.read_bytes()).hexdigest())
+        else:
+            out[rel] = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode))
+    return out
+
+
+# --------------------------------------------------------------------------------------------- mutations
+
+Mutation = Callable[[bytes, random.Random], bytes]
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def _pick(lines: list[bytes], rng: random.Random, skip_header: bool) -> int:
+    """A random line holding content (not the header)."""
+    first = 1 if skip_header else 0
+    candidates = [i for i in range(first, len(lines)) if lines[i].strip()]
+    return rng.choice(candidates)
+
+
+def _with_line(data: bytes, rng: random.Random, skip_header: bool, change: Callable[[bytes], bytes]) -> bytes:
+    lines = _lines(data)
+    i = _pick(lines, rng, skip_header)
+    lines[i] = change(lines[i])
+    return b"".join(lines)
+
+
+def _record_change(edit: Callable[[dict], object]) -> Callable[[bytes], bytes]:
+    """Edit one JSON record (``edit`` may return a replacement text)."""
+    def change(line: bytes) -> bytes:
+        record = json.loads(line)
+        text = edit(record)
+        return (text if isinstance(text, str) else json.dumps(record)).encode() + b"\n"
+    return change
+
+
+def jsonl_mutations(wrong_types: dict[str, object], skip_header: bool = False,
+                    read_field: str | None = None) -> dict[str, Mutation]:
+    """Mutations that make a JSON Lines file invalid whatever line they hit. Huge numbers and deep nesting go
+    into an extra key (kari's JSON reader fails on them), or into ``read_field`` for a reader that ignores
+    unknown keys."""
+    def cut(line: bytes) -> bytes:
+        body = line.rstrip(b"\n")
+        return body[: random.Random(len(body)).randrange(1, len(body) - 1)] + b"\n"
+
+    def nul(line: bytes) -> bytes:
+        at = line.index(b'"') + 1
+        return line[:at] + b"\x00" + line[at:]
+
+    def extra(value: str) -> Callable[[bytes], bytes]:
+        if read_field is not None:
+            return _record_change(lambda r: json.dumps({**r, read_field: "@"}).replace('"@"', value))
+        return _record_change(lambda r: json.dumps(r)[:-1] + f', "extra": {value}}}')
+
+    mutations: dict[str, Mutation] = {
+        "truncated-line": lambda d, rng: _with_line(d, rng, skip_header, cut),
+        "nul": lambda d, rng: _with_line(d, rng, skip_header, nul),
+        "bad-utf8": lambda d, rng: _with_line(d, rng, skip_header, lambda line: line[:3] + b"\xff\xfe" + line[3:]),
+        "huge-number": lambda d, rng: _with_line(d, rng, skip_header, extra(HUGE)),
+        "deep-nesting": lambda d, rng: _with_line(d, rng, skip_header, extra(DEEP)),
+        "not-an-object": lambda d, rng: _with_line(d, rng, skip_header, lambda line: b'["a", 1]\n'),
+        "garbage-line": lambda d, rng: _with_line(d, rng, skip_header, lambda line: b"%%% this is not json\n"),
+    }
+    for key, value in wrong_types.items():
+        def set_field(record: dict, key: str = key, value: object = value) -> None:
+            record[key] = value
+        mutations[f"wrong-type-{key}"] = (lambda d, rng, f=set_field: _with_line(d, rng, skip_header,
+                                                                                 _record_change(f)))
+    return mutations
+
+
+def _cut_before_last_delimiter(delim: bytes) -> Mutation:
+    def mutate(data: bytes, rng: random.Random) -> bytes:
+        lines = _lines(data)
+        i = _pick(lines, rng, skip_header=True)
+        line = lines[i]
+        return b"".join(lines[:i]) + line[: rng.randrange(0, line.rindex(delim))]
+    return mutate
+
+
+def table_mutations(delim: bytes, numeric_column: int | None, header: bool = True) -> dict[str, Mutation]:
+    """Mutations that make a delimited KB file invalid whatever line they hit."""
+    def in_line(change: Callable[[bytes], bytes]) -> Mutation:
+        return lambda d, rng: _with_line(d, rng, header, change)
+
+    def huge(line: bytes) -> bytes:
+        fields = line.rstrip(b"\r\n").split(delim)
+        fields[numeric_column] = HUGE.encode()  # type: ignore[index]
+        return delim.join(fields) + b"\n"
+
+    mutations: dict[str, Mutation] = {
+        "truncated": _cut_before_last_delimiter(delim),
+        "nul": in_line(lambda line: line[:2] + b"\x00" + line[2:]),
+        "bad-utf8": in_line(lambda line: line[:2] + b"\xff\xfe" + line[2:]),
+        "extra-column": in_line(lambda line: line.rstrip(b"\r\n") + delim + b"extra\n"),
+        "blank-line": in_line(lambda line: b"\n" + line),
+        "garbage": lambda d, rng: bytes(rng.randrange(256) for _ in range(4000)),
+        "empty": lambda d, rng: b"",
+    }
+    if numeric_column is not None:
+        mutations["huge-number"] = in_line(huge)
+    return mutations
+
+
+def kari_mutations() -> dict[str, Mutation]:
+    """Mutations that make a .kari rule file fail to parse."""
+    def cut(data: bytes, rng: random.Random) -> bytes:
+        start = data.rindex(b":=") + 3
+        return data[: rng.randrange(start, data.rindex(b")"))]
+
+    def in_body(insert: bytes) -> Mutation:
+        def mutate(data: bytes, rng: random.Random) -> bytes:
+            at = data.index(b":= ") + 3 + rng.randrange(0, 10)
+            return data[:at] + insert + data[at:]
+        return mutate
+
+    return {
+        "truncated": cut,
+        "nul": in_body(b"\x00"),
+        "bad-utf8": in_body(b"\xff"),
+        "deep-nesting": lambda d, rng: d + b"deep := " + b"AND(" * 100_000 + b"SHAPE:flat" + b")" * 100_000 + b"\n",
+        "garbage": lambda d, rng: d + b"%%% not a rule\n",
+        "empty": lambda d, rng: b"",
+        "no-rule": lambda d, rng: b"# only a comment\n",
+    }
+
+
+def gzip_mutations() -> dict[str, Mutation]:
+    def corrupt(data: bytes, rng: random.Random) -> bytes:
+        body = bytearray(data)
+        for _ in range(8):
+            body[rng.randrange(12, len(body) - 8)] ^= 0xFF
+        return bytes(body)
+    return {"gz-truncated": lambda d, rng: d[: len(d) * 2 // 3], "gz-corrupt": corrupt}
+
+
+def database_mutations() -> dict[str, Mutation]:
+    def flip(data: bytes, rng: random.Random) -> bytes:
+        body = bytearray(data)
+        for _ in range(64):
+            body[rng.randrange(8192, len(body))] ^= 0xFF
+        return bytes(body)
+    return {
+        "db-truncated": lambda d, rng: d[:10_000],
+        "db-garbled": flip,
+        "db-garbage": lambda d, rng: bytes(rng.randrange(256) for _ in range(len(d) // 64)),
+        "db-text": lambda d, rng: b"this is a text file\n",
+    }
+
+
+# --------------------------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True)
+class Case:
+    """One command line (``{w}`` is the world folder) and what to do to the world before it runs."""
+
+    name: str
+    argv: tuple[str, ...]
+    target: str | None = None            # file to replace with ``mutate(original)``
+    mutate: Mutation | None = None
+    kind: str | None = None              # or: make ``target`` a "dir", "fifo", "missing" or copy of "db"
+
+
+BENCH_WRONG_TYPES = {
+    "objects.jsonl": {"id": 7, "properties": {"a": 1}, "parts": [{"x": 1}]},
+    "affordances.jsonl": {"id": ["cut"]},
+    "labels.jsonl": {"label": "yes", "object": None},
+    "games.jsonl": {"candidates": [{"x": 1}] * 8, "target": 3.5},
+}
+BENCH_COMMANDS = {
+    "validate": ("bench", "validate", "{w}/bench"),
+    "build": ("bench", "build", "{w}/bench", "-o", "{w}/new_games.jsonl"),
+    "play": ("play", "--bench", "{w}/bench", "-o", "{w}/out", "-n", "2"),
+    "induce": ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "-q"),
+    "coverage": ("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/kb.duckdb", "--bench", "{w}/bench"),
+    "export-prompts": ("export-prompts", "--rules", "{w}/rules.kari", "--bench", "{w}/bench", "--match", "exact",
+                       "--out", "{w}/out"),
+    "pipeline": ("pipeline", "--bench", "{w}/bench", "--out", "{w}/out", "-n", "1"),
+}
+RULE_COMMANDS = {
+    "check": ("rules", "check", "{r}"),
+    "fmt": ("rules", "fmt", "{r}"),
+    "fmt-i": ("rules", "fmt", "-i", "{r}"),
+    "stats": ("rules", "stats", "{r}"),
+    "compile": ("rules", "compile", "{r}"),
+    "coverage": ("coverage", "--rules", "{r}", "--db", "{w}/kb.duckdb", "--bench", "{w}/bench"),
+    "play": ("play", "-q", "rules", "--rules", "{r}", "--match", "exact", "-o", "{w}/out", "-n", "1"),
+    "export-prompts": ("export-prompts", "--rules", "{r}", "--match", "exact", "--out", "{w}/out"),
+}
+DB_COMMANDS = {
+    "stats": ("kb", "stats", "--db", "{w}/kb.duckdb"),
+    "sql": ("kb", "sql", "SELECT count(*) FROM edges", "--db", "{w}/kb.duckdb"),
+    "show": ("kb", "show", "knife", "--db", "{w}/kb.duckdb"),
+    "export": ("kb", "export", "{w}/out.tsv", "--db", "{w}/kb.duckdb"),
+    "load": ("kb", "load", "{w}/kb/triples.csv", "--db", "{w}/kb.duckdb"),
+    "coverage": ("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/kb.duckdb"),
+    "induce": ("induce", "--db", "{w}/kb.duckdb", "--out", "{w}/out.kari", "-q"),
+}
+
+
+# Commands for which a missing or empty file is bad input (elsewhere it is an empty list: no games to score)
+NEEDS = {"objects.jsonl": set(BENCH_COMMANDS) - {"validate"}, "games.jsonl": {"play", "pipeline"}}
+
+
+def spread(index: int, commands: dict[str, tuple[str, ...]], every: int = 3) -> dict[str, tuple[str, ...]]:
+    """Every ``every``-th command, starting at a point that moves with ``index``: each mutation runs on a few
+    commands, and each command meets every file with a share of the mutations (the corpus stays fast)."""
+    return {k: v for i, (k, v) in enumerate(commands.items()) if (i + index) % every == 0}
+
+
+def bench_cases() -> Iterator[Case]:
+    for number, name in enumerate(BENCH_FILES):
+        mutations = {**jsonl_mutations(BENCH_WRONG_TYPES[name]), "empty-file": lambda d, rng: b"",
+                     "missing": None, "fifo": None}
+        for index, (label, mutate) in enumerate(mutations.items()):
+            needed = NEEDS.get(name, set()) if label in ("empty-file", "missing") else set(BENCH_COMMANDS)
+            for command, argv in spread(number + index, {k: v for k, v in BENCH_COMMANDS.items() if k in needed},
+                                        every=1 if label in ("empty-file", "missing") else 3).items():
+                if command == "build" and name == "games.jsonl":
+                    continue                  # bench build does not read the games it replaces
+                kind = label if label in ("missing", "fifo") else None
+                yield Case(f"bench/{name}/{label}/{command}", argv, f"bench/{name}", mutate, kind)
+
+
+def rule_cases() -> Iterator[Case]:
+    for name, mutations in (("rules.kari", kari_mutations()),
+                            ("rules.jsonl", {**jsonl_mutations({"rule": 7, "affordance": ["x"], "branches": "b"}),
+                                             "empty": lambda d, rng: b""})):
+        for index, (label, mutate) in enumerate(mutations.items()):
+            for command, argv in spread(index, RULE_COMMANDS).items():
+                target = f"{{w}}/{name}"
+                yield Case(f"{name}/{label}/{command}", tuple(a.replace("{r}", target) for a in argv), name, mutate)
+    for kind in ("missing", "dir", "fifo"):
+        for command in ("check", "stats", "coverage"):
+            argv = tuple(a.replace("{r}", "{w}/rules.kari") for a in RULE_COMMANDS[command])
+            yield Case(f"rules.kari/{kind}/{command}", argv, "rules.kari", kind=kind)
+    yield Case("rules/unknown-suffix", ("rules", "check", "{w}/notes.txt"))
+
+
+def kb_file_cases() -> Iterator[Case]:
+    files = {
+        "views_kb.tsv": table_mutations(b"\t", None),
+        "cskg_excerpt.tsv": table_mutations(b"\t", 4),
+        "triples.csv": table_mutations(b",", 3),
+        "aristo_readme_rows.tsv": table_mutations(b"\t", 6),
+        "triples_headerless.tsv": {k: v for k, v in table_mutations(b"\t", None, header=False).items()
+                                   if k not in ("truncated",)},
+        "triples.jsonl": jsonl_mutations({"subject": {"a": 1}, "object": [1, 2], "weight": "heavy"},
+                                         read_field="weight"),
+        "views_kb.tsv.gz": gzip_mutations(),
+    }
+    for name, mutations in files.items():
+        for index, (label, mutate) in enumerate(mutations.items()):
+            for db in ("kb.duckdb", "new.duckdb")[index % 2: index % 2 + 1]:
+                yield Case(f"kb/{name}/{label}/{db}", ("kb", "load", f"{{w}}/kb/{name}", "--db", f"{{w}}/{db}"),
+                           f"kb/{name}", mutate)
+    for kind in ("missing", "dir", "fifo"):
+        yield Case(f"kb/views_kb.tsv/{kind}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
+                   "kb/views_kb.tsv", kind=kind)
+    yield Case("kb/unknown-header", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
+               "kb/views_kb.tsv", lambda d, rng: b"id\tnode1\trel\tnode2\ne1\ta\tb\tc\n")
+
+
+def database_cases() -> Iterator[Case]:
+    for label, mutate in database_mutations().items():
+        for command, argv in DB_COMMANDS.items():
+            yield Case(f"db/{label}/{command}", argv, "kb.duckdb", mutate)
+    for kind in ("missing", "dir", "fifo"):
+        for command, argv in DB_COMMANDS.items():
+            if kind == "missing" and command == "load":
+                continue                          # kb load creates a missing database: that is its job
+            yield Case(f"db/{kind}/{command}", argv, "kb.duckdb", kind=kind)
+    not_kari = lambda d, rng: _duckdb_without_edges()  # noqa: E731
+    for command in ("stats", "sql", "coverage", "induce"):
+        yield Case(f"db/not-a-kari-kb/{command}", DB_COMMANDS[command], "kb.duckdb", not_kari)
+
+
+def _duckdb_without_edges() -> bytes:
+    import tempfile
+
+    import duckdb
+
+    with tempfile.TemporaryDirectory() as tmp:
+        con = duckdb.connect(f"{tmp}/other.duckdb")
+        con.execute("CREATE TABLE t AS SELECT 1 AS x")
+        con.close()
+        return Path(f"{tmp}/other.duckdb").read_bytes()
+
+
+SQL = [
+    "SELEC 1", "DELETE FROM edges", "DROP TABLE edges", "CREATE TABLE t AS SELECT 1",
+    "ATTACH '{w}/kb.duckdb' AS again (READ_WRITE)", "COPY edges TO '{w}/leak.csv'",
+    "EXPORT DATABASE '{w}/exported'", "SELECT * FROM read_csv('{w}/notes.txt')", "INSTALL httpfs", "LOAD httpfs",
+    "SET threads = 1", "PRAGMA memory_limit = '1GB'", "SET enable_external_access = true", "SELECT $1",
+    "SELECT 'unterminated", "SELECT \x00", "", "CALL dbgen(sf = 0.01)",
+]
+
+
+def sql_cases() -> Iterator[Case]:
+    for number, query in enumerate(SQL):
+        yield Case(f"sql/{number}", ("kb", "sql", query, "--db", "{w}/kb.duckdb"))
+
+
+def run_dir_cases() -> Iterator[Case]:
+    play_again = ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/run", "-n", "2")
+    report = ("report", "{w}/run")
+    wrong = {"success": "maybe", "turns": [{"turn": "one"}], "game": 7, "run": "first"}
+    games = {k: v for k, v in jsonl_mutations(wrong, skip_header=True).items() if k != "truncated-line"}
+    games["cut-middle-line"] = lambda d, rng: (lambda lines: lines[0][: len(lines[0]) // 2] + b"\n" + b"".join(
+        lines[1:]))(_lines(d))
+    for label, mutate in games.items():
+        for command, argv in (("play", play_again), ("report", report)):
+            yield Case(f"run/games.jsonl/{label}/{command}", argv, "run/games.jsonl", mutate)
+    broken_json = {"truncated": lambda d, rng: d[: len(d) // 2], "huge-number": lambda d, rng: HUGE.encode(),
+                   "deep-nesting": lambda d, rng: DEEP.encode(), "bad-utf8": lambda d, rng: b"\xff" + d,
+                   "not-an-object": lambda d, rng: b"[1, 2]\n"}
+    for name, commands in (("config.json", (("play", play_again), ("report", report))),
+                           ("summary.json", (("report", report),))):
+        for label, mutate in broken_json.items():
+            for command, argv in commands:
+                yield Case(f"run/{name}/{label}/{command}", argv, f"run/{name}", mutate)
+    yield Case("run/not-a-run/report", ("report", "{w}/bench"))
+    yield Case("run/missing/report", ("report", "{w}/nowhere"))
+
+
+def question_cases() -> Iterator[Case]:
+    argv = ("play", "-q", "fix20q", "--questions", "{w}/questions.tsv", "-o", "{w}/out", "-n", "1")
+    mutations: dict[str, Mutation] = {
+        "bad-utf8": lambda d, rng: d + b"SHAPE\t\xff\xfe\n",
+        "truncated": _cut_before_last_delimiter(b"\t"),
+        "nul": lambda d, rng: d + b"SHAPE\tfl\x00at\n",
+        "unknown-dimension": lambda d, rng: d + b"COLOUR\tred\n",
+        "empty": lambda d, rng: b"",
+        "no-header": lambda d, rng: b"MATERIAL\tmetal\n",
+    }
+    for label, mutate in mutations.items():
+        yield Case(f"questions/{label}", argv, "questions.tsv", mutate)
+    for kind in ("missing", "dir", "fifo"):
+        yield Case(f"questions/{kind}", argv, "questions.tsv", kind=kind)
+
+
+def vocabulary_cases() -> Iterator[Case]:
+    commands = {"check": ("rules", "check", "{w}/rules.kari", "--vocab", "{w}/vocab"),
+                "play": ("play", "--vocab", "{w}/vocab", "-o", "{w}/out", "-n", "1")}
+    mutations = {"bad-utf8": lambda d, rng: d + b"\xff\n", "truncated": _cut_before_last_delimiter(b"\t"),
+                 "empty": lambda d, rng: b""}
+    for name in ("values.tsv", "isa.tsv"):
+        for label, mutate in mutations.items():
+            for command, argv in commands.items():
+                yield Case(f"vocab/{name}/{label}/{command}", argv, f"vocab/{name}", mutate)
+    for command, argv in commands.items():
+        yield Case(f"vocab/missing/{command}", argv, "vocab", kind="missing")
+
+
+def option_cases() -> Iterator[Case]:
+    db = ("--db", "{w}/kb.duckdb")
+    play = ("play", "-o", "{w}/out", "-n", "1")
+    induce = ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "-q")
+    prompts = ("export-prompts", "--rules", "{w}/rules.kari", "--match", "exact", "--out", "{w}/out")
+    lines = {
+        "kb-sql-negative-rows": ("kb", "sql", "SELECT 1", "--max-rows", "-1", *db),
+        "kb-sql-format": ("kb", "sql", "SELECT 1", "--format", "xml", *db),
+        "kb-sql-rows-not-int": ("kb", "sql", "SELECT 1", "--max-rows", "many", *db),
+        "kb-show-negative-limit": ("kb", "show", "knife", "--limit", "-5", *db),
+        "kb-show-zero-limit": ("kb", "show", "knife", "--limit", "0", *db),
+        "kb-show-unknown": ("kb", "show", "\x00unicorn", *db),
+        "kb-load-format": ("kb", "load", "{w}/kb/views_kb.tsv", "--format", "rdf", *db),
+        "kb-load-no-files": ("kb", "load", *db),
+        "kb-load-lexicon": ("kb", "load", "{w}/kb/views_kb.tsv", "--lexicon", "{w}/notes.txt", *db),
+        "kb-unknown-command": ("kb", "drop"),
+        "unknown-option": ("rules", "check", "{w}/rules.kari", "--frobnicate"),
+        "rules-fmt-to": ("rules", "fmt", "{w}/rules.kari", "--to", "yaml"),
+        "rules-fmt-inplace-english": ("rules", "fmt", "-i", "{w}/rules.kari", "--to", "english"),
+        "rules-compile-semantics": ("rules", "compile", "{w}/rules.kari", "--semantics", "loose"),
+        "coverage-semantics": ("coverage", "--rules", "{w}/rules.kari", *db, "--semantics", "loose"),
+        "coverage-no-rules": ("coverage", *db),
+        "coverage-time-limit": ("coverage", "--rules", "{w}/rules.kari", *db, "--time-limit", "0"),
+        "induce-backend": (*induce, "--llm", "magic"),
+        "induce-negatives": (*induce, "--negatives", "some"),
+        "induce-max-atoms": (*induce, "--max-atoms", "0"),
+        "induce-limit": (*induce, "--limit", "0"),
+        "induce-min-precision": (*induce, "--min-precision", "2"),
+        "induce-unknown-affordance": (*induce, "--affordance", "fly_to_the_moon"),
+        "induce-no-input": ("induce", "--out", "{w}/out.kari"),
+        "induce-db-is-a-folder": ("induce", "--bench", "{w}/bench", "--db", "{w}", "--out", "{w}/out.kari"),
+        "induce-jsonl-out": ("induce", "--bench", "{w}/bench", "--out", "{w}/out.jsonl"),
+        "induce-openai-no-model": (*induce, "--llm", "openai", "--base-url", "http://127.0.0.1:9/v1"),
+        "induce-llm-timeout": (*induce, "--llm-timeout", "0"),
+        "induce-llm-attempts": (*induce, "--llm-attempts", "0"),
+        "play-questioner": (*play, "-q", "nobody"),
+        "play-rules-without-file": (*play, "-q", "rules"),
+        "play-games": ("play", "-o", "{w}/out", "--games", "0"),
+        "play-runs": (*play, "--runs", "0"),
+        "play-budget": (*play, "--budget", "0"),
+        "play-reps": (*play, "--reps", "0"),
+        "play-game-id": (*play, "--game", "nope"),
+        "play-softmax-temperature": (*play, "-q", "fix20q", "--softmax-temperature", "0"),
+        "play-match": (*play, "--rules", "{w}/rules.kari", "--match", "fuzzy"),
+        "play-top-k": (*play, "--rules", "{w}/rules.kari", "--match", "exact", "--top-k", "0"),
+        "play-oracle": (*play, "--oracle", "psychic"),
+        "play-checker": (*play, "--checker", "lenient"),
+        "play-llm-without-model": (*play, "-q", "llm"),
+        "play-llm-attempts": (*play, "--llm-attempts", "0"),
+        "play-llm-timeout": (*play, "--llm-timeout", "-1"),
+        "play-max-tokens": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--max-tokens",
+                            "0"),
+        "play-bench-missing": ("play", "--bench", "{w}/nowhere", "-o", "{w}/out"),
+        "report-nothing": ("report",),
+        "prompts-top-k": (*prompts, "--top-k", "0"),
+        "prompts-match": ("export-prompts", "--rules", "{w}/rules.kari", "--match", "fuzzy", "--out", "{w}/out"),
+        "prompts-games": (*prompts, "--games", "0"),
+        "pipeline-questioner": ("pipeline", "--out", "{w}/out", "-q", "nonsense"),
+        "pipeline-online-questioner": ("pipeline", "--out", "{w}/out", "-q", "llm"),
+        "pipeline-games": ("pipeline", "--out", "{w}/out", "-n", "0"),
+        "pipeline-kb-missing": ("pipeline", "--out", "{w}/out", "--kb", "{w}/nowhere.tsv"),
+        "bench-build-games": ("bench", "build", "{w}/bench", "-o", "{w}/g.jsonl", "--games", "0"),
+        "bench-build-min-positives": ("bench", "build", "{w}/bench", "-o", "{w}/g.jsonl", "--min-positives", "0"),
+        "bench-build-no-eligible": ("bench", "build", "{w}/bench", "-o", "{w}/g.jsonl", "--min-positives", "100000"),
+        "bench-validate-file": ("bench", "validate", "{w}/notes.txt"),
+        "bench-validate-missing": ("bench", "validate", "{w}/nowhere"),
+        "vocab-predicate": ("vocab", "--predicate", "COLOUR"),
+        "vocab-db-missing": ("vocab", "--db", "{w}/nowhere.duckdb"),
+        "vocab-both-sources": ("vocab", "--db", "{w}/kb.duckdb", "--vocab", "{w}"),
+        "vocab-bench-missing": ("vocab", "--bench", "{w}/nowhere"),
+    }
+    for name, argv in lines.items():
+        yield Case(f"option/{name}", argv)
+
+
+def output_kind_cases() -> Iterator[Case]:
+    """Outputs that exist as the wrong kind of thing: each is refused before any work and left as it was."""
+    file_outputs = {
+        "kb-export": ("kb", "export", "{o}", "--db", "{w}/kb.duckdb"),
+        "bench-build": ("bench", "build", "{w}/bench", "-o", "{o}"),
+        "induce-out": ("induce", "--bench", "{w}/bench", "--out", "{o}", "-q"),
+    }
+    for command, argv in file_outputs.items():
+        for kind, target in (("dir", "out.kari"), ("fifo", "out.kari"), ("db", "out.kari"),
+                             ("under-a-file", "notes.txt/out.kari")):
+            resolved = tuple(a.replace("{o}", f"{{w}}/{target}") for a in argv)
+            yield Case(f"output/{command}/{kind}", resolved, None if kind == "under-a-file" else target,
+                       kind=None if kind == "under-a-file" else kind)
+    yield Case("output/kb-export/the-database", ("kb", "export", "{w}/kb.duckdb", "--db", "{w}/kb.duckdb"))
+    yield Case("output/bench-build/the-bench", ("bench", "build", "{w}/bench", "-o", "{w}/bench"))
+    dir_outputs = {
+        "play": ("play", "-o", "{o}", "-n", "1"),
+        "report": ("report", "{w}/run", "-o", "{o}"),
+        "export-prompts": ("export-prompts", "--rules", "{w}/rules.kari", "--match", "exact", "--out", "{o}"),
+        "pipeline": ("pipeline", "--out", "{o}", "-n", "1"),
+        "induce-run-dir": ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "--run-dir", "{o}", "-q"),
+    }
+    for command, argv in dir_outputs.items():
+        for kind, target in (("file", "notes.txt"), ("fifo", "out"), ("under-a-file", "notes.txt/out")):
+            resolved = tuple(a.replace("{o}", f"{{w}}/{target}") for a in argv)
+            yield Case(f"output/{command}/{kind}", resolved, "out" if kind == "fifo" else None,
+                       kind="fifo" if kind == "fifo" else None)
+    yield Case("output/report/report.md-is-a-dir", ("report", "{w}/run", "-o", "{w}/rep"), "rep/report.md",
+               kind="dir")
+    for kind in ("dir", "fifo"):
+        yield Case(f"output/kb-load-db/{kind}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/x.duckdb"),
+                   "x.duckdb", kind=kind)
+        yield Case(f"output/coverage-db/{kind}", ("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/x.duckdb"),
+                   "x.duckdb", kind=kind)
+
+
+CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),
+         *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases()]
+
+
+# --------------------------------------------------------------------------------------------- running
+
+
+class Hung(BaseException):
+    """A case ran longer than TIMEOUT_S (a FIFO opened for reading would block forever)."""
+
+
+# Files a command may write in place (DuckDB, an appended games.jsonl): each case gets its own copy. Every
+# other file is a hard link to the template (cheap): kari replaces files only by renaming a new one over them.
+IN_PLACE = ("kb.duckdb", "run/games.jsonl")
+
+
+def _copy_world(template: Path, world: Path) -> None:
+    def link(src: str, dst: str) -> None:
+        if Path(src).relative_to(template).as_posix() in IN_PLACE:
+            shutil.copy2(src, dst)
+        else:
+            os.link(src, dst)
+    shutil.copytree(template, world, copy_function=link)
+
+
+def _prepare(case: Case, world: Path) -> None:
+    if case.target is None:
+        return
+    path = world / case.target
+    if case.mutate is not None:
+        data = case.mutate(path.read_bytes(), random.Random(case.name))
+        path.unlink()                       # break the hard link before writing
+        path.write_bytes(data)
+        return
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if case.kind == "dir":
+        path.mkdir()
+    elif case.kind == "fifo":
+        os.mkfifo(path)
+    elif case.kind == "db":
+        shutil.copy(world / "kb.duckdb", path)
+
+
+def _run(argv: list[str]) -> int:
+    def hung(signum: int, frame: object) -> None:
+        raise Hung(f"no answer after {TIMEOUT_S} s: {argv}")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(TIMEOUT_S)
+    try:
+        return run(argv)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check_contract(code: int, out: str, err: str) -> None:
+    """The one-line-error contract of a failed command."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code != 0, f"exit 0 on a bad input\nstdout: {out[-2000:]}\nstderr: {err[-2000:]}"
+    assert "Traceback" not in out + err, err[-3000:]
+    assert len(lines) == 1 and lines[0].startswith("kari: "), f"stderr is not one 'kari:' line:\n{err[-3000:]}"
+    assert code != INTERNAL_ERROR_EXIT and "internal-error" not in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input_gives_one_line_and_changes_nothing(case: Case, template: Path, tmp_path: Path,
+                                                      capfd: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    world = tmp_path / "w"
+    _copy_world(template, world)
+    try:
+        _prepare(case, world)
+        monkeypatch.chdir(world)
+        monkeypatch.setenv("KARI_CACHE_DIR", str(tmp_path / "llm-cache"))
+        before = snapshot(world)
+        capfd.readouterr()
+        code = _run([arg.replace("{w}", str(world)) for arg in case.argv])
+        out, err = capfd.readouterr()
+        check_contract(code, out, err)
+        after = snapshot(world)
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        assert not changed, f"the failed command changed the world: {changed[:10]}"
+    finally:
+        shutil.rmtree(world, ignore_errors=True)
+
+
+def test_the_corpus_is_large_and_covers_every_command() -> None:
+    """The corpus drives every command of the CLI (a new command must be added here)."""
+    from typer.main import get_command
+
+    from kari.cli import app
+
+    def leaves(command: object, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+        children = getattr(command, "commands", None)
+        if not children:
+            yield prefix
+            return
+        for name, child in children.items():
+            yield from leaves(child, (*prefix, name))
+
+    commands = set(leaves(get_command(app)))
+    driven = {tuple(c.argv[:2]) if c.argv[0] in ("kb", "bench", "rules") else (c.argv[0],) for c in CASES}
+    assert commands <= driven, commands - driven
+    assert len(CASES) >= 300
+
+
+# --------------------------------------------------------------------------------------------- hypothesis
+
+READERS = {
+    "kgtk": ("kb", "load", "{f}.tsv", "--db", "{w}/kb.duckdb"),
+    "jsonl-triples": ("kb", "load", "{f}.jsonl", "--db", "{w}/kb.duckdb"),
+    "kari": ("rules", "stats", "{f}.kari"),
+    "rules-jsonl": ("rules", "check", "{f}.jsonl"),
+}
+PREFIXES = {"kgtk": b"node1\tlabel\tnode2\n/c/en/a\t/r/IsA\t", "jsonl-triples": b'{"subject": "a", "relation": ',
+            "kari": b"cut := ", "rules-jsonl": b'{"affordance": "cut", "rule": '}
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(reader=st.sampled_from(sorted(READERS)), tail=st.binary(max_size=300))
+def test_arbitrary_bytes_never_break_the_contract(reader: str, tail: bytes, template: Path,
+                                                  tmp_path_factory: pytest.TempPathFactory,
+                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    world = tmp_path_factory.mktemp("h")
+    shutil.copy(template / "kb.duckdb", world / "kb.duckdb")
+    argv = [a.replace("{w}", str(world)) for a in READERS[reader]]
+    path = Path(next(a for a in argv if "{f}" in a).replace("{f}", str(world / "input")))
+    path.write_bytes(PREFIXES[reader] + tail)
+    argv = [str(path) if "{f}" in a else a for a in argv]
+    database = (world / "kb.duckdb").read_bytes()
+    capfd.readouterr()
+    code = _run(argv)
+    out, err = capfd.readouterr()
+    if code != 0:
+        check_contract(code, out, err)
+        assert (world / "kb.duckdb").read_bytes() == database
+    else:
+        assert "Traceback" not in out + err
