@@ -70,17 +70,20 @@ def plot_dimension_share(shares: Sequence[Mapping[str, float]], counts: Sequence
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     turns = reliable_turns(counts, min_games)
     bottom = [0.0] * len(turns)
+    drawn = False
     for kind, colour in KIND_COLOURS.items():
         heights = [shares[t - 1].get(kind, 0.0) for t in turns]
         if any(heights):
             ax.bar(turns, heights, bottom=bottom, color=colour, label=kind)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+            drawn = True
     ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
     ax.set_ylabel("share of questions")
     ax.set_title(title)
     ax.set_ylim(0, 1.0)
     _integer_turns(ax)
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.18))
+    if drawn:  # a run without any question (e.g. a game ended at once) has nothing to label
+        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     _save(fig, path)
 
 
