@@ -5,7 +5,7 @@
 # llama-cpp-python ships only a source distribution, so llama.cpp is compiled ONCE into a wheel kept in a local
 # wheel folder outside the checkout, ${KARI_WHEELHOUSE:-$HOME/.cache/kari/wheels}; every later install (a new
 # venv, a new clone, CI) installs that wheel in seconds. The compile needs cmake and a C/C++ compiler and takes
-# about 11 minutes on 2 cores (progress is printed every 30 s; the full log is kept next to the wheel).
+# about 6 minutes on 2 cores (progress is printed every 30 s; the full log is kept next to the wheel).
 # The build must not be native (-DGGML_NATIVE=OFF): a native build SEGFAULTs on VMs that report AMX instructions,
 # so the folder only ever holds wheels this script built that way.
 set -euo pipefail
@@ -29,7 +29,7 @@ build_wheel() {
     tmp="$(mktemp -d "$WHEELHOUSE/.build.XXXXXX")"
     log="$WHEELHOUSE/llama-cpp-python-$VERSION-build.log"
     started=$SECONDS
-    echo "install-llm-server: compiling llama-cpp-python==$VERSION once into $WHEELHOUSE (about 11 minutes on 2 cores; log: $log)"
+    echo "install-llm-server: compiling llama-cpp-python==$VERSION once into $WHEELHOUSE (about 6 minutes on 2 cores; log: $log)"
     CMAKE_ARGS="-DGGML_NATIVE=OFF" "$PYTHON" -m pip wheel -v --no-deps --no-cache-dir -w "$tmp" \
         "llama-cpp-python==$VERSION" >"$log" 2>&1 &
     local pid=$!
