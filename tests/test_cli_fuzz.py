@@ -512,6 +512,11 @@ def option_cases() -> Iterator[Case]:
         "vocab-db-missing": ("vocab", "--db", "{w}/nowhere.duckdb"),
         "vocab-both-sources": ("vocab", "--db", "{w}/kb.duckdb", "--vocab", "{w}"),
         "vocab-bench-missing": ("vocab", "--bench", "{w}/nowhere"),
+        "bench-show-missing": ("bench", "show", "{w}/nowhere"),
+        "bench-show-file": ("bench", "show", "{w}/notes.txt"),
+        "llm-serve-model-missing": ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
+        "llm-serve-not-gguf": ("llm", "serve", "--model-file", "{w}/notes.txt"),
+        "llm-serve-port": ("llm", "serve", "--port", "0"),
     }
     for name, argv in lines.items():
         yield Case(f"option/{name}", argv)
@@ -659,7 +664,7 @@ def test_the_corpus_is_large_and_covers_every_command() -> None:
             yield from leaves(child, (*prefix, name))
 
     commands = set(leaves(get_command(app)))
-    driven = {tuple(c.argv[:2]) if c.argv[0] in ("kb", "bench", "rules") else (c.argv[0],) for c in CASES}
+    driven = {tuple(c.argv[:2]) if c.argv[0] in ("kb", "bench", "rules", "llm") else (c.argv[0],) for c in CASES}
     assert commands <= driven, commands - driven
     assert len(CASES) >= 300
 

@@ -115,8 +115,26 @@ def test_report_compares_runs(runs, world):
     assert "| run-optimal | optimal |" in text and "| rules | 100.0 |" not in text
     row = next(line for line in text.splitlines() if line.startswith("| run-optimal "))
     assert "| 100.0 | 100.0 |" in row  # covered/uncovered borrowed from the rules run
-    assert "Games whose target has a matched rule: 24 of 48 (50.0%)" in text
+    assert (f"a matched rule in `{world['rules']}`, 4 rules, matched to candidates by identical verb id, as recorded "
+            "by run `run-rules`: 24 of 48 games (50.0%) are covered") in text
+    assert "- **turns**: mean number of question turns" in text and "SOLVED games only" in text
+    assert "Figure: [ig_over_turns.png](ig_over_turns.png)" in text
+    assert "| optimal | 100.0 | 1.00 | - | - | - |" in text  # no optimal run with rules: no delta
     assert (world["root"] / "report" / "ig_over_turns.png").exists()
+
+
+def test_report_delta_is_with_rules_minus_without(runs):
+    from kari.game.report import RunData, compare, load_run
+
+    base = load_run(runs["greedy-ig"][0])
+    ruled = load_run(runs["rules"][0])  # stands in for a greedy-ig+rules run: same games, other results
+    ruled = RunData(ruled.path.with_name("greedy-rules"), {**ruled.config, "questioner": "greedy-ig+rules"},
+                    ruled.summary, ruled.records)
+    text = compare([base, ruled])
+    delta = 100 * (ruled.summary["success_rate"] - base.summary["success_rate"])
+    row = next(line for line in text.splitlines() if line.startswith("| greedy-ig | "))
+    assert row.endswith(f"| {delta:+.1f} |"), row
+    assert "Figure:" not in text  # no figure is written without --out
 
 
 def test_interactive_human_game_is_recorded(world):

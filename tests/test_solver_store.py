@@ -30,7 +30,7 @@ def test_views_compute_recall_precision_and_the_game_figure(tmp_path: Path) -> N
     assert con.execute("SELECT recall FROM rule_recall WHERE rule = 1").fetchone() == (None,)
     assert con.execute("SELECT true_positives, false_positives, precision, false_positive_rate FROM rule_precision "
                        "WHERE rule = 0").fetchone() == (1, 1, 0.5, 1.0)
-    assert con.execute("SELECT covered_objects, share FROM affordance_coverage WHERE affordance = 'cut'").fetchone() == (2, 2 / 3)
+    assert con.execute("SELECT covered_objects, share FROM affordance_coverage WHERE affordance = 'cut'").fetchone() == (2, 0.6667)
     assert con.execute("SELECT game, has_rule, target_covers_object FROM game_rule_match ORDER BY game").fetchall() == [
         ("g1", True, True), ("g2", True, False), ("g3", False, False)]
     assert con.execute("SELECT * FROM representatives ORDER BY rank").fetchall() == [("cut", "knife", 1, 0), ("cut", "saw", 2, 0)]

@@ -1,18 +1,32 @@
-"""``kari bench validate`` / ``kari bench build``: check a benchmark directory, sample its games."""
+"""``kari bench show`` / ``validate`` / ``build``: summarise and check a benchmark directory, sample its games."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 if TYPE_CHECKING:
     from kari.domain.canon import CanonReport
 
-bench_app = typer.Typer(help="Affordance20Q benchmark directories: validate, build games.", no_args_is_help=True)
+bench_app = typer.Typer(help="Affordance20Q benchmark directories: show, validate, build games. "
+                             "File formats: docs/formats.md.", no_args_is_help=True)
+
+
+@bench_app.command("show")
+def show(
+    directory: Optional[Path] = typer.Argument(None, help="Benchmark directory (default: the bundled one)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List the affordance ids (with descriptions, label and game counts) and count objects, labels and games."""
+    import json
+
+    from kari.bench.show import bench_overview
+    from kari.resources import bundled_bench_dir
+
+    overview = bench_overview(directory if directory is not None else bundled_bench_dir())
+    typer.echo(json.dumps(overview.to_json(), indent=2, ensure_ascii=False) if as_json else overview.text(), nl=as_json)
 
 
 @bench_app.command("validate")

@@ -42,7 +42,11 @@ def induce(
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no timer table."),
 ) -> None:
-    """Induce one rule per affordance verb (method.md 2) and write RULES.kari, RULES.jsonl and the run directory."""
+    """Induce one rule per affordance verb and write RULES.kari, RULES.jsonl and the run directory.
+
+    The Proposer / Validator / Auditor loop is described in docs/method.md (section 2); the files it writes in
+    docs/formats.md.
+    """
     from kari.induce.config import InduceConfig
     from kari.induce.run import induce as run_induce
     from kari.llm.config import call_limits

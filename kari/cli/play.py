@@ -58,9 +58,13 @@ def play(
                                       "before the attempt counts as failed."),
     llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call (timeouts, "
                                      "connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1,
+                                    help="Games in flight at once (for LLM players: also the LLM client's limit of "
+                                         "calls in flight). Records and their order are those of a sequential run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
-    """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT."""
+    """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
+    docs/formats.md; the game and its metrics: docs/method.md)."""
     from kari.game.run import LLM_PARTS, PlayConfig
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
@@ -88,15 +92,21 @@ def play(
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits)
+                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
+                                        concurrency=concurrency if concurrency > 1 else None)
     if interactive:
+        from kari.errors import KariError
         from kari.game.interactive import play_interactive
+
+        if concurrency > 1:
+            raise KariError("--interactive plays one game at a time (no --concurrency)", code="game-config")
 
         play_interactive(config, out, games=games or 1)
         return
     from kari.game.run import play as run_play
 
-    summary = run_play(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+    summary = run_play(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
+                       concurrency=concurrency)
     typer.echo(_line(summary, out))
 
 

@@ -115,9 +115,24 @@ def compile_(
     typer.echo(compile_rules(load_rules(file), open_vocabulary(vocab, db), semantics), nl=False)
 
 
+def _language_pointer() -> str:
+    from kari.resources import asset_path
+
+    try:
+        grammar = asset_path("grammar")
+    except FileNotFoundError:
+        return ""
+    return (f" The language and every check code: {grammar / 'README.md'}; grammar: {grammar / 'kari.ebnf'}; "
+            f"worked examples: {grammar / 'examples' / 'valid'} and {grammar / 'examples' / 'invalid'}. "
+            "File formats: docs/formats.md; the method: docs/method.md.")
+
+
+_GROUP_HELP = "KARI rules: check, format, summarise and compile rule files." + _language_pointer()
+
+
 def register(app: typer.Typer) -> None:
     """Add ``kari rules ...`` to the root app."""
-    group = typer.Typer(help="KARI rules: check, format, summarise and compile rule files.", no_args_is_help=True)
+    group = typer.Typer(help=_GROUP_HELP, no_args_is_help=True)
     group.command("check")(check)
     group.command("fmt")(fmt)
     group.command("stats")(stats)

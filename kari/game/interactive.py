@@ -1,8 +1,13 @@
 """``kari play --interactive``: a person plays as Questioner in the terminal; games are recorded in the same
-``games.jsonl`` format as every other player (the human baseline)."""
+``games.jsonl`` format as every other player (the human baseline).
+
+When the questions come from a pipe or a file rather than a terminal, each line read is echoed after its prompt,
+so the transcript shows what was asked. End of input ends the session after the current game.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -25,10 +30,33 @@ def next_game_id(config: Any, out: Path) -> str:
                     code="game-config")
 
 
-def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Callable[[str], str] = input,
+def terminal_reader(stream: Any = None, write: Callable[[str], None] = print) -> Callable[[str], str]:
+    """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal."""
+    stream = sys.stdin if stream is None else stream
+    if stream.isatty():
+        return input
+
+    def read(prompt: str) -> str:
+        sys.stdout.write(prompt)
+        line = stream.readline()
+        if not line:
+            write("")
+            raise EOFError
+        write(line.rstrip("\n"))
+        return line
+
+    return read
+
+
+def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Callable[[str], str] | None = None,
                      write: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Play ``games`` games (or the ones in ``config.game_ids``) with a person; returns their records."""
+    """Play ``games`` games (or the ones in ``config.game_ids``) with a person; returns their records.
+
+    ``read`` defaults to :func:`terminal_reader`; a game that input ended stops the session."""
+    from kari.game.questioners.human import END_OF_INPUT
     from kari.game.run import GAMES_FILE, load_records, play
+
+    read = read if read is not None else terminal_reader(write=write)
 
     out = Path(out)
     config = replace(config, questioner="human")
@@ -39,6 +67,8 @@ def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Call
         play(replace(config, game_ids=(game_id,), games=None), out, progress=False, read=read, write=write)
         record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r["game"] == game_id)
         verdict = "Correct!" if record["success"] else f"Wrong: the answer was {record['target']}."
-        write(f"{verdict} The hidden object was {record['object']}. ({record['n_turns']} questions)")
+        write(f"{verdict} The hidden object was {record['object']}. ({record['n_turns']} question{'' if record['n_turns'] == 1 else 's'})")
         played.append(record)
+        if record.get("guess_raw") == END_OF_INPUT:
+            break
     return played

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 DIMENSIONS = ("MATERIAL", "SHAPE", "SIZE", "SURFACE")
+MIN_GAMES_PER_TURN = 10
+"""Per-turn means over fewer games than this are left out of figures (they stay in ``summary.json``)."""
 OTHER_KINDS = ("FUNCTION", "CATEGORY", "REJECTED")
 
 
@@ -51,6 +53,24 @@ def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[
     last = max(counts, default=0)
     return ([round(sums[t] / counts[t], 6) if counts[t] else 0.0 for t in range(1, last + 1)],
             [counts[t] for t in range(1, last + 1)])
+
+
+RULE_PLAYERS = ("llm", "rules")
+RULES_SUFFIX = "+rules"
+
+
+def sees_rules(config: Mapping[str, Any]) -> bool:
+    """Did a run's questioner see matched rules (an llm, rules or ``*+rules`` questioner given a rules file)?"""
+    name = str(config.get("questioner"))
+    return bool(config.get("rules")) and (name in RULE_PLAYERS or name.endswith(RULES_SUFFIX))
+
+
+def reliable_turns(games_by_turn: Sequence[int], min_games: int = MIN_GAMES_PER_TURN) -> list[int]:
+    """The turns (1-based) that at least ``min_games`` games reached; every turn when the run itself has fewer
+    games than that (nothing would be left to show, and every point is then equally thin)."""
+    if not games_by_turn or max(games_by_turn) < min_games:
+        return list(range(1, len(games_by_turn) + 1))
+    return [t for t, n in enumerate(games_by_turn, 1) if n >= min_games]
 
 
 def dimension_share_by_turn(records: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:

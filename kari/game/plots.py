@@ -1,5 +1,8 @@
 """PNG figures of runs (matplotlib, Agg backend, atomic writes): IG per turn, question dimensions per turn,
-success rate per affordance, and IG over turns for several runs side by side."""
+success rate per affordance, and IG over turns for several runs side by side.
+
+Per-turn figures have integer turn ticks, show how many games reached each turn, and leave out turns reached by
+fewer than :data:`~kari.game.metrics.MIN_GAMES_PER_TURN` games (a mean over two games is noise)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, reliable_turns, sees_rules
 from kari.io.atomic import atomic_open
 
 KIND_COLOURS = {"MATERIAL": "#4477aa", "SHAPE": "#ee6677", "SIZE": "#228833", "SURFACE": "#ccbb44",
@@ -28,41 +32,63 @@ def _save(fig: Any, path: Path) -> None:
     _pyplot().close(fig)
 
 
-def plot_ig(series: Mapping[str, Sequence[float]], path: Path, title: str = "Information gain per turn") -> None:
-    """One line per labelled IG_t series (turn 1, 2, ...)."""
+def _integer_turns(ax: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: Path,
+            title: str = "Information gain per turn", min_games: int = MIN_GAMES_PER_TURN) -> None:
+    """Mean IG_t per turn, one line per labelled ``(ig_by_turn, games_by_turn)`` series, above the number of
+    games that reached each turn; turns reached by fewer than ``min_games`` games are not drawn."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for label, values in series.items():
-        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, label=label)
-    ax.set_xlabel("turn t")
+    fig, (ax, games_ax) = plt.subplots(2, 1, figsize=(6.4, 4.8), sharex=True,
+                                       gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08})
+    for label, (values, counts) in series.items():
+        turns = reliable_turns(counts, min_games)
+        ax.plot(turns, [values[t - 1] for t in turns], marker="o", markersize=3, label=label)
+        games_ax.plot(turns, [counts[t - 1] for t in turns], marker=".", markersize=3, label=label)
     ax.set_ylabel("mean IG_t (bits)")
+    ax.set_ylim(bottom=0)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if len(series) > 1:
         ax.legend(fontsize=8)
+    games_ax.set_ylabel("games at t", fontsize=8)
+    games_ax.set_ylim(bottom=0)
+    games_ax.grid(alpha=0.3)
+    games_ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
+    _integer_turns(games_ax)
     _save(fig, path)
 
 
-def plot_dimension_share(shares: Sequence[Mapping[str, float]], path: Path) -> None:
-    """Stacked bars: the share of each question kind at each turn."""
+def plot_dimension_share(shares: Sequence[Mapping[str, float]], counts: Sequence[int], path: Path,
+                         title: str = "Question dimensions per turn", min_games: int = MIN_GAMES_PER_TURN) -> None:
+    """Stacked bars: the share of each question kind at each turn reached by at least ``min_games`` games."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    turns = list(range(1, len(shares) + 1))
-    bottom = [0.0] * len(shares)
+    turns = reliable_turns(counts, min_games)
+    bottom = [0.0] * len(turns)
+    drawn = False
     for kind, colour in KIND_COLOURS.items():
-        heights = [s.get(kind, 0.0) for s in shares]
+        heights = [shares[t - 1].get(kind, 0.0) for t in turns]
         if any(heights):
             ax.bar(turns, heights, bottom=bottom, color=colour, label=kind)
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    ax.set_xlabel("turn t")
+            drawn = True
+    ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
     ax.set_ylabel("share of questions")
-    ax.set_title("Question dimensions per turn")
+    ax.set_title(title)
     ax.set_ylim(0, 1.0)
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    _integer_turns(ax)
+    if drawn:  # a run without any question (e.g. a game ended at once) has nothing to label
+        ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     _save(fig, path)
 
 
-def plot_success_by_affordance(by_affordance: Mapping[str, Mapping[str, Any]], path: Path) -> None:
+def plot_success_by_affordance(by_affordance: Mapping[str, Mapping[str, Any]], path: Path,
+                               title: str = "Success rate per target affordance") -> None:
     """Horizontal bars: success rate per target affordance, best first."""
     plt = _pyplot()
     items = sorted(by_affordance.items(), key=lambda kv: (kv[1]["success_rate"] or 0.0, kv[0]))
@@ -70,15 +96,26 @@ def plot_success_by_affordance(by_affordance: Mapping[str, Mapping[str, Any]], p
     ax.barh([k for k, _ in items], [v["success_rate"] or 0.0 for _, v in items], color="#4477aa")
     ax.set_xlim(0, 1.0)
     ax.set_xlabel("success rate")
-    ax.set_title("Success rate per target affordance")
+    ax.set_title(title)
     ax.tick_params(axis="y", labelsize=7)
     _save(fig, path)
 
 
+def run_title(config: Mapping[str, Any]) -> str:
+    """Who played: ``"greedy-ig (oracle kb, checker symbolic)"``, with ``+ rules`` when rules were given."""
+    text = str(config.get("questioner", "run"))
+    if sees_rules(config) and not text.endswith(RULES_SUFFIX):
+        text += " + rules"
+    return f"{text} (oracle {config.get('oracle', 'kb')}, checker {config.get('checker', 'symbolic')})"
+
+
 def plot_run(summary: Mapping[str, Any], out: Path) -> list[Path]:
-    """The three figures of one run, written into ``out``."""
+    """The three figures of one run, written into ``out``, titled with the players."""
     paths = [out / "ig_by_turn.png", out / "dimensions_by_turn.png", out / "success_by_affordance.png"]
-    plot_ig({summary.get("config", {}).get("questioner", "run"): summary["ig_by_turn"]}, paths[0])
-    plot_dimension_share(summary["dimension_share_by_turn"], paths[1])
-    plot_success_by_affordance(summary["by_affordance"], paths[2])
+    who = run_title(summary.get("config", {}))
+    counts = summary["ig_by_turn_games"]
+    plot_ig({who: (summary["ig_by_turn"], counts)}, paths[0], title=f"Information gain per turn: {who}")
+    plot_dimension_share(summary["dimension_share_by_turn"], counts, paths[1],
+                         title=f"Question dimensions per turn: {who}")
+    plot_success_by_affordance(summary["by_affordance"], paths[2], title=f"Success rate per target affordance: {who}")
     return paths

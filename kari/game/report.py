@@ -1,10 +1,12 @@
 """``kari report``: compare run directories side by side (Markdown, like the paper's Table 1) and draw IG over
 turns for all runs.
 
-Rows: one per run (questioner, oracle, checker, rules in the prompt or not, SR, turns, and SR / turns on games
-whose target has a matched rule vs. not). When a run has no rule facts of its own (played without ``--rules``),
-the covered/uncovered split borrows them, by game id, from any other run in the comparison. A second table
-pivots SR and turns per questioner, without and with rules.
+Rows: one per run (questioner, oracle, checker, rules seen or not, SR, turns, and SR / turns on games whose
+target has a matched rule vs. not). The covered/uncovered split of every row follows ONE source: the first run
+(in the order given) whose records carry rule facts, and the report names that run, its rules file and how
+many rules it holds. A second table pivots SR and turns per questioner, without and with rules; its delta is
+"with rules minus without rules" for a questioner that has both kinds of run. Every column is defined in the
+report itself.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import coverage_split, ig_by_turn, score
+from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
+
+FIGURE_FILE = "ig_over_turns.png"
+REPORT_FILE = "report.md"
 
 
 @dataclass
@@ -32,9 +37,15 @@ class RunData:
         return self.path.name
 
     @property
+    def questioner(self) -> str:
+        """The questioner without a ``+rules`` suffix (the Table 1 row)."""
+        name = str(self.config.get("questioner"))
+        return name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
+
+    @property
     def with_rules(self) -> bool:
-        """Did the player see matched rules (an LLM/rules questioner run with a rules file)?"""
-        return bool(self.config.get("rules")) and self.config.get("questioner") in ("llm", "rules")
+        """Did the player see matched rules (:func:`kari.game.metrics.sees_rules`)?"""
+        return sees_rules(self.config)
 
 
 def load_run(path: str | Path) -> RunData:
@@ -54,6 +65,45 @@ def load_run(path: str | Path) -> RunData:
     return RunData(root, config, summary, records)
 
 
+@dataclass(frozen=True)
+class CoverageSource:
+    """Where the covered/uncovered split comes from: one run, its rules file and the per-game facts."""
+
+    run: RunData
+    rules_file: str
+    rule_count: int | None  # None when the file can no longer be read
+    covered: dict[str, bool]  # game id -> does the target have a matched rule
+
+    def describe(self) -> str:
+        count = "" if self.rule_count is None else f", {self.rule_count} rules"
+        config = self.run.config
+        match = ("matched to candidates by identical verb id" if config.get("rule_match") == "exact" else
+                 f"matched to candidates by verb embedding similarity >= {config.get('rule_threshold', 0.7)}")
+        hits = sum(self.covered.values())
+        return (f"Coverage split: a game is *covered* when its target has a matched rule in `{self.rules_file}`"
+                f"{count}, {match}, as recorded by run `{self.run.label}`: {hits} of {len(self.covered)} games "
+                f"({100 * hits / len(self.covered):.1f}%) are covered. Every row is split by these same games.")
+
+
+def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
+    """The first run whose records carry rule facts, with its rules file (None when no run has any)."""
+    for run in runs:
+        covered = {r["game"]: bool(r["rules"].get("target_has_rule")) for r in run.records if r.get("rules") is not None}
+        if covered:
+            rules_file = str(run.config.get("rules"))
+            return CoverageSource(run, rules_file, _rule_count(rules_file), covered)
+    return None
+
+
+def _rule_count(path: str) -> int | None:
+    from kari.rules import load_rules
+
+    try:
+        return len(load_rules(path))
+    except (KariError, OSError):
+        return None
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
@@ -62,20 +112,34 @@ def _turns(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def coverage_map(runs: Sequence[RunData]) -> dict[str, bool]:
-    """game id -> does the target have a matched rule, from every run that recorded it (first run wins)."""
-    out: dict[str, bool] = {}
-    for run in runs:
-        for record in run.records:
-            rules = record.get("rules")
-            if rules is not None:
-                out.setdefault(record["game"], bool(rules.get("target_has_rule")))
-    return out
+COLUMNS = (
+    ("run", "the run directory's name"),
+    ("questioner / oracle / checker", "the three players (docs/method.md, section 3)"),
+    ("rules", "yes when the questioner saw matched rules (an llm, rules or +rules questioner run with --rules)"),
+    ("games", "distinct games played (a fix20q run plays each game 5 times and its SR is the mean over the runs)"),
+    ("SR %", "success rate: the share of games whose final guess was the target, in percent"),
+    ("turns", "mean number of question turns (accepted or rejected; the final guess not counted) over the "
+              "SOLVED games only; '-' when no game was solved"),
+    ("SR % covered / uncovered", "SR on the games whose target has / has no matched rule (see the coverage split "
+                                 "below); '-' without rule facts"),
+    ("turns covered / uncovered", "turns on those same two groups of games"),
+)
 
 
-def compare(runs: Sequence[RunData]) -> str:
-    """The Markdown report text."""
-    covered = coverage_map(runs)
+def _definitions(figure: str | None) -> list[str]:
+    lines = ["Columns:", ""] + [f"- **{name}**: {text}." for name, text in COLUMNS]
+    if figure:
+        lines += ["", f"Figure: [{figure}]({figure}), the mean information gain IG_t (bits) at each turn t, one line "
+                      "per run, above the number of games that reached that turn; turns reached by fewer than "
+                      f"{MIN_GAMES_PER_TURN} games are not drawn. Each run directory also holds its own "
+                      "`ig_by_turn.png`, `dimensions_by_turn.png` and `success_by_affordance.png`."]
+    return lines
+
+
+def compare(runs: Sequence[RunData], figure: str | None = None) -> str:
+    """The Markdown report text (``figure``: the IG figure's file name, to point to)."""
+    source = coverage_source(runs)
+    covered = source.covered if source else None
     lines = ["# Affordance20Q runs", "",
              "| run | questioner | oracle | checker | rules | games | SR % | turns | SR % covered | SR % uncovered "
              "| turns covered | turns uncovered |",
@@ -91,22 +155,27 @@ def compare(runs: Sequence[RunData]) -> str:
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
+    lines += ["", *_definitions(figure), ""]
+    lines.append(source.describe() if source else
+                 "Coverage split: none of these runs was played with a rules file (--rules), so the covered / "
+                 "uncovered columns are empty.")
     lines += ["", "## SR and turns per questioner, without and with rules (Table 1 layout)", "",
               "| questioner | SR % | turns | SR % +rules | turns +rules | delta SR (points) |",
               "|---|---:|---:|---:|---:|---:|"]
     table: dict[str, dict[bool, dict[str, Any]]] = {}
     for run in runs:
-        table.setdefault(str(run.config.get("questioner")), {}).setdefault(run.with_rules, score(run.records))
+        table.setdefault(run.questioner, {}).setdefault(run.with_rules, score(run.records))
     for name, cells in table.items():
         base, ruled = cells.get(False, {}), cells.get(True, {})
         delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
                  else f"{100 * (ruled['success_rate'] - base['success_rate']):+.1f}")
         lines.append(f"| {name} | {_pct(base.get('success_rate'))} | {_turns(base.get('avg_turns_solved'))} | "
                      f"{_pct(ruled.get('success_rate'))} | {_turns(ruled.get('avg_turns_solved'))} | {delta} |")
-    if covered:
-        share = sum(covered.values()) / len(covered)
-        lines += ["", f"Games whose target has a matched rule: {sum(covered.values())} of {len(covered)} "
-                      f"({100 * share:.1f}%)."]
+    lines += ["", "SR % / turns: runs of that questioner without rules; SR % +rules / turns +rules: runs with matched "
+                  "rules (the first run of each kind counts). **delta SR** is SR with rules minus SR without, in "
+                  "percentage points; it is '-' unless the comparison holds both a run without and a run with rules "
+                  "for that questioner (e.g. `llm` with and without `--rules`; the `rules` player always sees "
+                  "rules, the symbolic baselines never do)."]
     return "\n".join(lines) + "\n"
 
 
@@ -115,16 +184,24 @@ def report(run_dirs: Sequence[str | Path], out: str | Path | None = None) -> str
     if not run_dirs:
         raise KariError("give at least one run directory", code="report-run")
     runs = [load_run(p) for p in run_dirs]
-    text = compare(runs)
+    text = compare(runs, FIGURE_FILE if out is not None else None)
     if out is not None:
         from kari.game.plots import plot_ig
         from kari.io.atomic import atomic_write_text
 
         folder = Path(out)
-        atomic_write_text(folder / "report.md", text)
-        plot_ig(_ig_series(runs), folder / "ig_over_turns.png", title="Information gain over turns")
+        atomic_write_text(folder / REPORT_FILE, text)
+        plot_ig(_ig_series(runs), folder / FIGURE_FILE, title="Information gain over turns, per run")
     return text
 
 
-def _ig_series(runs: Sequence[RunData]) -> Mapping[str, list[float]]:
-    return {run.label: ig_by_turn(run.records)[0] for run in runs}
+def _ig_series(runs: Sequence[RunData]) -> Mapping[str, tuple[list[float], list[int]]]:
+    """IG per turn and games per turn of each run, labelled with the run and, when it differs, its questioner."""
+    from kari.game.plots import run_title
+
+    series = {}
+    for run in runs:
+        who = run_title(run.config)
+        label = who if run.label == run.config.get("questioner") else f"{run.label}: {who}"
+        series[label] = ig_by_turn(run.records)
+    return series

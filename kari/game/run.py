@@ -180,8 +180,12 @@ def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
 
 
 def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-         read: Any = input, write: Any = print) -> dict[str, Any]:
-    """Play the configured games into ``out`` (resuming) and return the run summary."""
+         read: Any = input, write: Any = print, concurrency: int = 1) -> dict[str, Any]:
+    """Play the configured games into ``out`` (resuming) and return the run summary.
+
+    ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
+    records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
+    """
     from kari.bench.model import load_benchmark
     from kari.bench.validate import require_valid
     from kari.domain.canon import canonical_rules
@@ -201,6 +205,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     bench = load_benchmark(config.bench, vocab)
     games = select_games(bench.games, config.games, config.game_ids)
     cls = questioner_class(config.questioner)
+    if concurrency < 1 or (concurrency > 1 and cls.name == "human"):
+        raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
     if cls.name == "rules" and config.rules is None:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
     matcher = None
@@ -210,16 +216,18 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
         matcher = RuleMatcher(canonical_rules(load_rules(config.rules), vocab), config.rule_threshold,
                               config.rule_top_k, mode=config.rule_match)
     with output_folder(out):
-        return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write)
+        return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write,
+                            concurrency)
 
 
 def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: list[Any], cls: Any, matcher: Any,
-                 llm_config: Any, progress: bool, read: Any, write: Any) -> dict[str, Any]:
+                 llm_config: Any, progress: bool, read: Any, write: Any, concurrency: int) -> dict[str, Any]:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
     from kari.game.checker import make_checker
     from kari.game.engine import play_game
     from kari.game.metrics import summarise
     from kari.game.oracle import make_oracle
+    from kari.game.parallel import PerThread, ordered_map
     from kari.game.plots import plot_run
     from kari.game.questioners import QuestionerOptions, make_questioner
     from kari.game.setup import SetupBuilder
@@ -230,9 +238,12 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
                                 questions=Path(config.questions) if config.questions else None,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
                                 read=read, write=write, extra=dict(config.extra))
-    questioner = make_questioner(config.questioner, options)
-    oracle = make_oracle(config.oracle, vocab, client)
-    checker = make_checker(config.checker, vocab, client)
+
+    def make_players() -> tuple[Any, Any, Any]:
+        return (make_questioner(config.questioner, options), make_checker(config.checker, vocab, client),
+                make_oracle(config.oracle, vocab, client))
+
+    players = PerThread(make_players, first=make_players())  # built once here: bad settings fail before any game
     builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
                            leave_one_out=config.leave_one_out, matcher=matcher, eps=config.eps, smoothing=config.smoothing,
                            rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
@@ -251,15 +262,21 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     from tqdm import tqdm
 
     bar = tqdm(total=len(todo), desc=f"{config.questioner}", unit="game", disable=not progress, leave=False)
+
+    def play_one(job: tuple[int, Any, Any]) -> dict[str, Any]:
+        run, game, (setup, hidden, rules) = job
+        questioner, checker, oracle = players.get()
+        record = {"run": run, "questioner": config.questioner,
+                  **play_game(game, hidden, setup, questioner, checker, oracle, vocab,
+                              max_rejections=config.max_rejections)}
+        if rules is not None:
+            record["rules"] = rules
+        return record
+
+    jobs = ((run, game, builder.build(game, run)) for run, game in todo)  # setups are built in this thread
     try:
         with path.open("a", encoding="utf-8") as handle:
-            for run, game in todo:
-                setup, hidden, rules = builder.build(game, run)
-                record = {"run": run, "questioner": config.questioner,
-                          **play_game(game, hidden, setup, questioner, checker, oracle, vocab,
-                                      max_rejections=config.max_rejections)}
-                if rules is not None:
-                    record["rules"] = rules
+            for _, record in ordered_map(play_one, jobs, concurrency):
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                 handle.flush()
                 records.append(record)

@@ -1,7 +1,9 @@
 """The human Questioner: a person plays in the terminal (the paper's human baseline).
 
 They see the candidates, type one question a turn and read the answer; ``guess <candidate>`` (or
-``FINAL_GUESS: <candidate>``) ends the game. Input and output functions are injectable for tests.
+``FINAL_GUESS: <candidate>``) ends the game. A guess that names no candidate (``guess 9`` with 8 candidates) is
+asked again; ``help`` prints the instructions and costs no turn; end of input ends the game with no guess (a
+loss, ``guess_raw`` :data:`END_OF_INPUT`). Input and output functions are injectable for tests.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess
 
 _GUESS = re.compile(r"^\s*(?:guess|final[_ ]guess)\s*:?\s*(.*)$", re.IGNORECASE)
+_HELP = re.compile(r"^\s*(?:help|\?)\s*$", re.IGNORECASE)
+END_OF_INPUT = "(end of input)"
+HELP = ("Ask one yes/no question a turn about ONE material, shape, size or surface property of the hidden object,\n"
+        "e.g. 'Is it made of metal?', 'Is it flat?' or 'SHAPE:pointed'. Questions about use, function or what kind of\n"
+        "thing it is are rejected and still cost a turn. 'guess <candidate or number>' ends the game; 'help' shows\n"
+        "this again (free).")
 
 
 class HumanQuestioner(Questioner):
@@ -34,7 +42,7 @@ class HumanQuestioner(Questioner):
             desc = setup.descriptions.get(cand)
             self.write(f"  {number}. {cand}" + (f" - {desc}" if desc else ""))
         self.write(f"Ask up to {setup.budget} yes/no questions about ONE material, shape, size or surface property.\n"
-                   "Type 'guess <candidate or number>' to finish.")
+                   "Type 'guess <candidate or number>' to finish, 'help' for help.")
 
     def _report_last(self, state: GameState) -> None:
         if not state.turns:
@@ -46,32 +54,56 @@ class HumanQuestioner(Questioner):
         else:
             self.write(f"  -> {'Yes' if turn.answer else 'No'}   ({state.turns_left} questions left)")
 
-    def _read(self, prompt: str) -> str:
+    def _read(self, prompt: str) -> str | None:
+        """One line, or None at end of input."""
         try:
             return self.read(prompt)
         except EOFError:
-            return "guess"
+            return None
 
-    def _resolve(self, raw: str) -> str:
+    def _resolve(self, raw: str) -> str | None:
+        """The candidate a guess names (by number or by name), else None."""
+        from kari.game.engine import resolve_guess
+
         raw = raw.strip()
-        if raw.isdigit() and 1 <= int(raw) <= len(self.setup.candidates):
-            return self.setup.candidates[int(raw) - 1]
-        return raw
+        if raw.isdigit():
+            number = int(raw)
+            return self.setup.candidates[number - 1] if 1 <= number <= len(self.setup.candidates) else None
+        return resolve_guess(raw, self.setup.candidates)
+
+    def _guess(self, text: str) -> Guess:
+        """Ask until ``text`` names a candidate (or input ends)."""
+        while True:
+            if text.strip():
+                chosen = self._resolve(text)
+                if chosen is not None:
+                    return Guess(chosen, raw=text)
+                self.write(f"  '{text.strip()}' is not a candidate: give a number from 1 to "
+                           f"{len(self.setup.candidates)} or a candidate's name.")
+            line = self._read("Your guess> ")
+            if line is None:
+                return Guess(None, raw=END_OF_INPUT)
+            prefixed = _GUESS.match(line)
+            text = prefixed.group(1) if prefixed else line
 
     def act(self, state: GameState) -> Action:
         self._report_last(state)
         while True:
-            line = self._read(f"Q{len(state.turns) + 1}> ").strip()
+            line = self._read(f"Q{len(state.turns) + 1}> ")
+            if line is None:
+                return Guess(None, raw=END_OF_INPUT)
+            line = line.strip()
             if not line:
+                continue
+            if _HELP.match(line):
+                self.write(HELP)
                 continue
             guess = _GUESS.match(line)
             if guess:
-                text = guess.group(1) or self._read("Your guess> ")
-                return Guess(self._resolve(text), raw=text)
+                return self._guess(guess.group(1))
             return Ask(line)
 
     def forced_guess(self, state: GameState, reason: str) -> Guess:
         self._report_last(state)
         self.write("No more questions" + (" (too many rejected questions)." if reason == "rejections" else "."))
-        text = self._read("Your guess> ")
-        return Guess(self._resolve(text), raw=text)
+        return self._guess("")
