@@ -101,6 +101,22 @@ def plot_success_by_affordance(by_affordance: Mapping[str, Mapping[str, Any]], p
     _save(fig, path)
 
 
+def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: Path, *, title: str, xlabel: str,
+               ylabel: str) -> None:
+    """One line with markers per labelled series of (x, y) points (e.g. success rate against Oracle noise)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, points in series.items():
+        ax.plot([x for x, _ in points], [y for _, y in points], marker="o", markersize=3, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if series:
+        ax.legend(fontsize=8)
+    _save(fig, path)
+
+
 def run_title(config: Mapping[str, Any]) -> str:
     """Who played: ``"greedy-ig (oracle kb, checker symbolic)"``, with ``+ rules`` when rules were given."""
     text = str(config.get("questioner", "run"))
