@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.game.metrics import RULES_SUFFIX
 
-DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "fix20q", "rules")
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "fix20q", "rules")
 ONLINE_QUESTIONERS = ("llm", "human")
 
 
@@ -80,8 +81,11 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     play_dirs: dict[str, Path] = {}
     for name in questioners:
         folder = out / "play" / name
-        result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=name, seed=seed, games=games,
-                                 rules=str(rules.resolve()), db=str(db.resolve())), folder, progress=progress)
+        player = name.removesuffix(RULES_SUFFIX)
+        sees = name != player or player == "rules"  # "greedy-ig+rules": the same player, given the rules
+        result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
+                                 rules=str(rules.resolve()) if sees else None, db=str(db.resolve())),
+                      folder, progress=progress)
         play_dirs[name] = folder
         turns = result["avg_turns_solved"]
         step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
@@ -99,7 +103,7 @@ def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequ
     from kari.kb.textfile import check_readable
 
     for name in questioners:
-        questioner_class(name)
+        questioner_class(name.removesuffix(RULES_SUFFIX))
         if name in ONLINE_QUESTIONERS:
             raise KariError(f"the pipeline runs offline; play {name!r} with `kari play` instead", code="bad-option")
     if games is not None and games < 1:

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from kari.bench.model import ObjectRecord
-from kari.domain.objects import object_view, rule_status
+from kari.domain.objects import answered, object_view
 from kari.domain.terms import History, Question
 from kari.domain.vocabulary import Vocabulary
 from kari.game.defaults import EPS, SMOOTHING
-from kari.rules.ast import Node
+from kari.rules.ast import Node, Rule
 
 
 
@@ -59,22 +59,91 @@ def _entropy(mass: np.ndarray) -> np.ndarray:
 class RuleEvidence:
     """Matched rules as evidence: a candidate whose rule the answers satisfy gets its belief multiplied by
     ``satisfied``, one whose rule they falsify by ``falsified`` (rules state sufficient conditions, so a false
-    rule is weak evidence against). Candidates without a rule keep factor 1."""
+    rule is weak evidence against). Candidates without a rule keep factor 1. The status of a rule given the
+    answers is three-valued (any-part reading, the taxonomy applied: :func:`kari.domain.objects.rule_status`)."""
 
     bodies: Mapping[str, Node]
     vocab: Vocabulary
     satisfied: float = 4.0
     falsified: float = 0.5
 
-    def factors(self, candidates: Sequence[str], history: History) -> np.ndarray:
+    def compile(self, candidates: Sequence[str], pool: Sequence[Question]) -> CompiledRules:
+        """The rules of ``candidates`` as DNFs over their distinct atoms, with which atoms a "yes" or a "no" to
+        each pool question decides (for fast what-if updates over the whole pool)."""
+        return CompiledRules(self, candidates, pool)
+
+
+class CompiledRules:
+    """One game's matched rules, vectorised: the factor of each candidate after each possible next answer.
+
+    A rule's body is put in disjunctive normal form (any-part reading: :func:`kari.solver.compile.branch_disjuncts`);
+    for monotone formulas, Kleene evaluation equals "true when some conjunct has only true atoms, false when every
+    conjunct has a false atom". A "yes" to ``q`` makes every atom that ``q`` is-a true; a "no" makes every atom
+    that is-a ``q`` false (:func:`kari.domain.objects.answered`)."""
+
+    def __init__(self, evidence: RuleEvidence, candidates: Sequence[str], pool: Sequence[Question]) -> None:
+        from kari.solver.compile import branch_disjuncts
+
+        vocab = evidence.vocab
+        self.evidence = evidence
+        index: dict[tuple[str, str], int] = {}
+        self.dnf: list[list[list[int]] | None] = []
+        for cand in candidates:
+            body = evidence.bodies.get(cand)
+            if body is None:
+                self.dnf.append(None)
+                continue
+            rule = Rule(cand, body)
+            conjuncts = [[index.setdefault((p, v), len(index)) for _, p, v in d.atoms]
+                         for branch in rule.branches() for d in branch_disjuncts(rule, branch, "any-part")]
+            self.dnf.append(conjuncts)
+        self.atoms = list(index)
+        conjuncts = [(i, atoms) for i, dnf in enumerate(self.dnf) if dnf is not None for atoms in dnf]
+        self._members = np.zeros((len(conjuncts), len(self.atoms)))  # conjunct x atom
+        self._owners = np.zeros((len(self.dnf), len(conjuncts)))  # candidate x conjunct
+        for k, (i, atoms) in enumerate(conjuncts):
+            self._members[k, atoms] = 1.0
+            self._owners[i, k] = 1.0
+        self._sizes = self._members.sum(axis=1)
+        self._has_rule = np.array([dnf is not None for dnf in self.dnf])
+        self._known: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self.yes = np.array([[qp == p and vocab.satisfies(p, qv, v) for p, v in self.atoms] for qp, qv in pool],
+                            dtype=bool).reshape(len(pool), len(self.atoms))
+        self.no = np.array([[qp == p and vocab.satisfies(p, v, qv) for p, v in self.atoms] for qp, qv in pool],
+                           dtype=bool).reshape(len(pool), len(self.atoms))
+
+    def known(self, history: History) -> tuple[np.ndarray, np.ndarray]:
+        """Which atoms the answers so far make true, and which false (cached per history)."""
+        key = tuple(history)
+        if key not in self._known:
+            truth = [answered(atom, history, self.evidence.vocab) for atom in self.atoms]
+            self._known[key] = (np.array([t is True for t in truth], dtype=bool),
+                                np.array([t is False for t in truth], dtype=bool))
+        return self._known[key]
+
+    def _factors(self, true: np.ndarray, false: np.ndarray) -> np.ndarray:
+        """Candidates x rows: the factor of each candidate for each row of atom truths (rows x atoms)."""
+        conjunct_true = (true @ self._members.T) >= self._sizes  # every atom of the conjunct is true
+        conjunct_false = (false @ self._members.T) > 0  # some atom of the conjunct is false
+        holds = (self._owners @ conjunct_true.T) > 0
+        fails = (self._owners @ conjunct_false.T) >= self._owners.sum(axis=1)[:, None]
+        out = np.where(holds, self.evidence.satisfied, np.where(fails, self.evidence.falsified, 1.0))
+        return np.where(self._has_rule[:, None], out, 1.0)
+
+    def factors(self, history: History) -> np.ndarray:
         """The factor of each candidate given the answers so far."""
-        out = np.ones(len(candidates))
-        for i, cand in enumerate(candidates):
-            body = self.bodies.get(cand)
-            if body is not None:
-                status = rule_status(body, history, self.vocab)
-                out[i] = self.satisfied if status is True else self.falsified if status is False else 1.0
-        return out
+        true, false = self.known(history)
+        return self._factors(true[None, :], false[None, :])[:, 0]
+
+    def after_answers(self, history: History, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates x ``columns``: the factors after a "yes", and after a "no", to each of those pool questions."""
+        true, false = self.known(history)
+        rows = len(columns)
+        # an atom the answers so far already decide keeps that value (the earliest answer wins, as in answered())
+        yes = self._factors(true[None, :] | (self.yes[columns] & ~false[None, :]),
+                            np.broadcast_to(false, (rows, len(false))))
+        no = self._factors(np.broadcast_to(true, (rows, len(true))), false[None, :] | (self.no[columns] & ~true[None, :]))
+        return yes, no
 
 
 class BeliefModel:
@@ -90,7 +159,6 @@ class BeliefModel:
         self.eps = eps
         self.delta = eps / (1.0 + eps)
         self.smoothing = smoothing
-        self.rules = rules
         self._views = [object_view(obj, vocab).whole for c in self.candidates for obj in reps[c]]
         owner = [i for i, c in enumerate(self.candidates) for _ in reps[c]]
         self.owner = np.zeros((len(self.candidates), len(owner)))
@@ -102,7 +170,7 @@ class BeliefModel:
             self.facts[row, columns] = True
         self._owner_index = np.array(owner, dtype=int)
         self._yes_like = self._likelihood(self.facts)  # P(yes | representative, question)
-        self._rule_questions = self._questions_touching_rules()
+        self._rules = rules.compile(self.candidates, self.pool) if rules is not None else None
 
     # --- belief ------------------------------------------------------------------------------------------------
     def _likelihood(self, facts: np.ndarray) -> np.ndarray:
@@ -142,8 +210,8 @@ class BeliefModel:
     def masses(self, weights: np.ndarray, history: History) -> np.ndarray:
         """Unnormalised belief per candidate: rule factor times the candidate's total weight."""
         mass = self.owner @ weights
-        if self.rules is not None:
-            mass = mass * self.rules.factors(self.candidates, history)
+        if self._rules is not None:
+            mass = mass * self._rules.factors(history)
         return mass
 
     def fractions(self, weights: np.ndarray) -> dict[str, float]:
@@ -178,18 +246,10 @@ class BeliefModel:
         weighted_owner = self.owner * weights  # candidates x representatives
         yes = weighted_owner @ yes_like
         no = weighted_owner.sum(axis=1)[:, None] - yes
-        if self.rules is not None:
-            base = self.rules.factors(self.candidates, history)
-            yes, no = yes * base[:, None], no * base[:, None]
-            index = range(len(self.pool)) if columns is None else columns
-            position = {int(c): i for i, c in enumerate(index)}
-            for column in self._rule_questions:
-                if column not in position:
-                    continue
-                question = self.pool[column]
-                for answer, mass in ((True, yes), (False, no)):
-                    changed = self.rules.factors(self.candidates, [*history, (question, answer)])
-                    mass[:, position[column]] = mass[:, position[column]] / base * changed
+        if self._rules is not None:
+            index = np.arange(len(self.pool)) if columns is None else np.asarray(columns)
+            after_yes, after_no = self._rules.after_answers(history, index)
+            yes, no = yes * after_yes, no * after_no
         return yes, no
 
     def gains(self, weights: np.ndarray, history: History, columns: np.ndarray | None = None) -> np.ndarray:
@@ -229,17 +289,3 @@ class BeliefModel:
         """P(the next answer is yes) for a question with these per-representative yes likelihoods."""
         total = weights.sum()
         return 0.5 if total <= 0 else float((weights * yes_like).sum() / total)
-
-    def _questions_touching_rules(self) -> list[int]:
-        """Pool questions whose answer can change some rule's status (rule atoms and their is-a relatives)."""
-        if self.rules is None:
-            return []
-        atoms = {(a.predicate, a.value) for body in self.rules.bodies.values() for a in body.atoms()}
-        out = []
-        for column, (predicate, value) in enumerate(self.pool):
-            for atom_predicate, atom_value in atoms:
-                if atom_predicate == predicate and (self.vocab.satisfies(predicate, value, atom_value)
-                                                    or self.vocab.satisfies(predicate, atom_value, value)):
-                    out.append(column)
-                    break
-        return out

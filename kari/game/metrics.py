@@ -55,14 +55,18 @@ def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[
             [counts[t] for t in range(1, last + 1)])
 
 
-RULE_PLAYERS = ("llm", "rules")
 RULES_SUFFIX = "+rules"
 
 
 def sees_rules(config: Mapping[str, Any]) -> bool:
-    """Did a run's questioner see matched rules (an llm, rules or ``*+rules`` questioner given a rules file)?"""
+    """Did a run's questioner see matched rules: given a rules file, and a player that uses them (its class says
+    ``sees_rules``: llm, rules, greedy-ig) or a ``*+rules`` name?"""
+    from kari.game.questioners import QUESTIONERS, questioner_class
+
     name = str(config.get("questioner"))
-    return bool(config.get("rules")) and (name in RULE_PLAYERS or name.endswith(RULES_SUFFIX))
+    if not config.get("rules"):
+        return False
+    return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith(RULES_SUFFIX)
 
 
 def reliable_turns(games_by_turn: Sequence[int], min_games: int = MIN_GAMES_PER_TURN) -> list[int]:
