@@ -81,7 +81,7 @@ def choose(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affor
         return None, "none", None
     outcome = solve([program(candidates, rule, vocab, affordance_words)], ["facts.lp", "creativity.lp"],
                     time_limit=time_limit, what="creativity query")
-    if outcome.timed_out or not outcome.proven:
+    if outcome.timed_out:
         raise KariError(f"the creativity query did not finish in {time_limit:g} s", code="solver-timeout")
     chosen = next((a[1] for a in outcome.atoms if a[0] == "choose"), None)
     if chosen is None:
