@@ -147,8 +147,6 @@ def _text(rec: Located, data: Mapping[str, Any], key: str, *, required: bool = T
     value = data.get(key)
     if value is None and not required:
         return ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
     if not isinstance(value, str) or (required and not value.strip()):
         raise rec.error(f"{where}field {key!r} must be a non-empty string" if required else
                         f"{where}field {key!r} must be a string")
