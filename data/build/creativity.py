@@ -130,10 +130,8 @@ def physical(props: list[tuple[str, str]]) -> dict[str, str]:
         by[predicate].append(value.replace("_", " "))
     fields = {"shape": ", ".join(by["SHAPE"]) or "NA", "size": ", ".join(by["SIZE"]) or "NA",
               "material": ", ".join(by["MADE_OF"]) or "NA", "surface": ", ".join(by["SURFACE"]) or "NA"}
-    words = [w for k in ("material", "shape", "size", "surface") for w in [fields[k]] if w != "NA"]
-    fields["summary"] = "; ".join(f"{k} {fields[k]}" for k in ("material", "shape", "size", "surface")
-                                  if fields[k] != "NA") or "no physical attributes recorded"
-    del words
+    values = [fields[k] for k in ("material", "shape", "size", "surface") if fields[k] != "NA"]
+    fields["summary"] = ("; ".join(values) if values else "no physical attributes recorded") + "."
     return fields
 
 
@@ -152,7 +150,7 @@ def description(record: dict, gold_part: str | None) -> str:
     for part in record["parts"]:
         mark = " [gold part]" if part["part_name"] == gold_part else ""
         segments.append(f"{part['part_name']}{mark}: physical — {part['physical_attributes']['summary']}; "
-                        f"state — not annotated.")
+                        f"state — not annotated..")
     return " ".join(segments)
 
 
