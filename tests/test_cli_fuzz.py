@@ -75,7 +75,22 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     load_into(root / "kb.duckdb", [KB_DATA / "views_kb.tsv"])
     play(PlayConfig(bench=str(root / "bench"), questioner="fix20q", games=2, runs=1), root / "run", progress=False)
     (root / "notes.txt").write_text("not a folder, not a database\n", encoding="utf-8")
+    _creativity_world(root / "cb")
     return root
+
+
+def _creativity_world(folder: Path) -> None:
+    """Two bundled CreativityBench tasks (as JSON Lines), their entities and the bundled rules."""
+    from kari.creativity.records import read_records
+
+    folder.mkdir()
+    tasks = [r.data for r in read_records(asset_path("data", "creativity", "tasks.json"))][:2]
+    names = {e["name"] for t in tasks for e in t["entities"]}
+    entities = [r.data for r in read_records(asset_path("data", "creativity", "entities.jsonl"))
+                if r.data["entity_name"] in names]
+    for name, records in (("tasks.jsonl", tasks), ("entities.jsonl", entities)):
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    shutil.copy(asset_path("data", "creativity", "rules.kari"), folder / "rules.kari")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -558,8 +573,62 @@ def output_kind_cases() -> Iterator[Case]:
                    "x.duckdb", kind=kind)
 
 
+CB_SOLVE = ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/cb/rules.kari", "-o", "{w}/out",
+            "--quiet")
+CB_LOAD = ("creativity", "load", "{w}/cb/entities.jsonl", "{w}/cb/tasks.jsonl")
+
+
+def creativity_cases() -> Iterator[Case]:
+    """kari creativity load / solve on broken task and entity files, bad options and wrong output kinds."""
+    files = {
+        "tasks.jsonl": (jsonl_mutations({"task_id": 7, "entities": "scene", "golds": [1], "task": ["x"]}),
+                        {"solve": CB_SOLVE, "load": (*CB_LOAD, "--db", "{w}/kb.duckdb"),
+                         "load-new-db": (*CB_LOAD, "--db", "{w}/new.duckdb")}),
+        "entities.jsonl": (jsonl_mutations({"entity_name": ["x"], "parts": {"a": 1}}),
+                           {"load": (*CB_LOAD, "--db", "{w}/kb.duckdb"),
+                            "load-new-db": (*CB_LOAD, "--db", "{w}/new.duckdb")}),
+    }
+    for name, (mutations, commands) in files.items():
+        mutations = {**mutations, "empty": lambda d, rng: b"", "array-cut": lambda d, rng: b"[" + d[: len(d) // 2]}
+        for index, (label, mutate) in enumerate(mutations.items()):
+            for command, argv in spread(index, commands, every=2).items():
+                yield Case(f"creativity/{name}/{label}/{command}", argv, f"cb/{name}", mutate)
+        for kind in ("missing", "dir", "fifo"):
+            command, argv = next(iter(commands.items()))
+            yield Case(f"creativity/{name}/{kind}/{command}", argv, f"cb/{name}", kind=kind)
+    options = {
+        "solver": (*CB_SOLVE, "--solver", "oracle"),
+        "goal": (*CB_SOLVE, "--goal", "psychic"),
+        "no-rules": ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "-o", "{w}/out"),
+        "llm-no-model": (*CB_SOLVE, "--solver", "llm"),
+        "llm-goal-no-model": (*CB_SOLVE, "--goal", "llm"),
+        "limit": (*CB_SOLVE, "-n", "0"),
+        "max-tokens": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                       "--max-tokens", "0"),
+        "db-missing": (*CB_SOLVE, "--db", "{w}/nowhere.duckdb"),
+        "db-not-kari": (*CB_SOLVE, "--db", "{w}/notes.txt"),
+        "rules-not-rules": ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/notes.txt",
+                            "-o", "{w}/out"),
+        "rules-broken": ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/rules.kari",
+                         "-o", "{w}/out"),
+        "affordances-missing": (*CB_SOLVE, "--affordances", "{w}/nowhere.jsonl"),
+        "load-no-files": ("creativity", "load", "--db", "{w}/kb.duckdb"),
+        "load-db-is-a-folder": (*CB_LOAD, "--db", "{w}/cb"),
+        "unknown-command": ("creativity", "judge"),
+    }
+    for name, argv in options.items():
+        yield Case(f"option/creativity-{name}", argv, "rules.kari" if name == "rules-broken" else None,
+                   (lambda d, rng: b"cut := AND(\n") if name == "rules-broken" else None)
+    for kind, target in (("file", "notes.txt"), ("fifo", "out"), ("under-a-file", "notes.txt/out")):
+        argv = tuple(a.replace("{w}/out", f"{{w}}/{target}") for a in CB_SOLVE)
+        yield Case(f"output/creativity-solve/{kind}", argv, "out" if kind == "fifo" else None,
+                   kind="fifo" if kind == "fifo" else None)
+    for kind in ("dir", "fifo"):
+        yield Case(f"output/creativity-load-db/{kind}", (*CB_LOAD, "--db", "{w}/x.duckdb"), "x.duckdb", kind=kind)
+
+
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),
-         *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases()]
+         *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases(), *creativity_cases()]
 
 
 # --------------------------------------------------------------------------------------------- running
@@ -664,7 +733,8 @@ def test_the_corpus_is_large_and_covers_every_command() -> None:
             yield from leaves(child, (*prefix, name))
 
     commands = set(leaves(get_command(app)))
-    driven = {tuple(c.argv[:2]) if c.argv[0] in ("kb", "bench", "rules", "llm") else (c.argv[0],) for c in CASES}
+    driven = {tuple(c.argv[:2]) if c.argv[0] in ("kb", "bench", "rules", "llm", "creativity") else (c.argv[0],)
+              for c in CASES}
     assert commands <= driven, commands - driven
     assert len(CASES) >= 300
 

@@ -18,7 +18,7 @@ import typer
 from kari import __version__
 from kari.errors import KariError
 
-COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "pipeline", "llm")
+COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "pipeline", "llm", "creativity")
 
 app = typer.Typer(
     name="kari",

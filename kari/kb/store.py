@@ -26,7 +26,7 @@ from kari.kb.maps import refresh_maps
 from kari.resources import asset_path
 
 DEFAULT_DB = "kari.duckdb"
-SQL_FILES = ("schema.sql", "vocabulary.sql", "macros.sql", "views.sql")
+SQL_FILES = ("schema.sql", "vocabulary.sql", "macros.sql", "views.sql", "creativity.sql")
 _BAD_LINE = "kari: malformed line"
 LOAD_MEMORY_LIMIT = "1GB"
 # While loading: rows need not be stored in file order (``line`` records it), which lets DuckDB insert on all

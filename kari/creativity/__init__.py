@@ -1,0 +1,17 @@
+"""CreativityBench in kari: a part-level affordance KB, tool-choice tasks and their solvers (docs/creativity.md).
+
+One module per concern:
+
+- :mod:`kari.creativity.records`: reading CreativityBench files (a JSON array, JSON Lines or concatenated objects),
+  each record with its FILE:LINE;
+- :mod:`kari.creativity.model`: the typed KB (entity -> parts -> physical / state attributes -> affordances) and
+  tasks, parsed from CreativityBench's assembled-entity and task records;
+- :mod:`kari.creativity.attributes`: free-text attributes read into KARI atoms (lexicon, then optional embedding
+  match; the raw text kept) and a part's state (accessible, safe);
+- :mod:`kari.creativity.store`: the DuckDB tables and views of ``kb/creativity.sql`` (``kari creativity load``);
+- :mod:`kari.creativity.goals`: a task's goal mapped to an affordance that has a KARI rule;
+- :mod:`kari.creativity.symbolic`: tool choice as a clingo query (``solver/creativity.lp``), with its proof;
+- :mod:`kari.creativity.llm_solver`: the LLM solver (static prompt, optionally with the matched rules);
+- :mod:`kari.creativity.metrics`: CreativityBench's scoring (word-F1 snapping, entity / gold correct);
+- :mod:`kari.creativity.run`: ``kari creativity solve`` (resumable answers.jsonl, summary.json).
+"""

@@ -1,0 +1,119 @@
+"""A task's goal mapped to an affordance that has a KARI rule.
+
+Methods (``--goal``):
+
+- ``lexical``: the affordance whose words and description share the most content words with the task text
+  (word F1 over content-word lemmas); no model needed;
+- ``embedding``: the affordance whose text is nearest to the task text by all-MiniLM-L6-v2 cosine;
+- ``llm``: the LLM picks one affordance id from the list (one JSON object);
+- ``oracle``: the gold's affordance (the upper bound): the task's ``gold_affordance.kari_affordance`` when the
+  task names one, else the gold affordance's text mapped lexically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kari.creativity.model import Task
+from kari.domain.morphology import singular
+from kari.errors import KariError
+
+METHODS = ("lexical", "embedding", "llm", "oracle")
+_WORD = re.compile(r"[a-z]+")
+_STOP = frozenset("""a an the i my me we our you your it its this that these those is are was were be been am do does
+did have has had can could would should will shall may might must to of in on at by for with from into onto
+over under about as and or but if so not no nor than then there here what which who whom how why when where
+some any all each every other another just only very too also up down out off again still even want need
+something anything thing things use using used get got make made around near now right before after while
+because don t s""".split())
+
+
+@dataclass(frozen=True, slots=True)
+class GoalMatch:
+    """The affordance a goal was mapped to (None: none), the match score and how."""
+
+    affordance: str | None
+    score: float
+    how: str
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case content words, plurals made singular."""
+    words = [w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2]
+    return [singular(w) or w for w in words]
+
+
+def overlap(a: Sequence[str], b: Sequence[str]) -> float:
+    common = sum((Counter(a) & Counter(b)).values())
+    return 0.0 if not common else 2 * common / (len(a) + len(b))
+
+
+class GoalMapper:
+    """Maps tasks to affordance ids, given each id's description (may be empty)."""
+
+    def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Any = None,
+                 client: Any = None, max_tokens: int = 64) -> None:
+        if method not in METHODS:
+            raise KariError(f"unknown goal mapping {method!r} (expected one of {', '.join(METHODS)})",
+                            code="creativity-config")
+        if not affordances:
+            raise KariError("no affordance to map goals to (the rules file holds no rule)", code="creativity-config")
+        if method == "llm" and client is None:
+            raise KariError("--goal llm needs an LLM endpoint (--model / --base-url)", code="creativity-config")
+        self.affordances = dict(affordances)
+        self.method = method
+        self._embedder = embedder
+        self.client = client
+        self.max_tokens = max_tokens
+        self._texts = {a: f"{a.replace('_', ' ')}. {d}".strip() for a, d in self.affordances.items()}
+        self._words = {a: content_words(t) for a, t in self._texts.items()}
+
+    def lexical(self, text: str) -> GoalMatch:
+        words = content_words(text)
+        best = max(self.affordances, key=lambda a: (overlap(words, self._words[a]), -list(self.affordances).index(a)))
+        value = overlap(words, self._words[best])
+        return GoalMatch(best if value > 0 else None, round(value, 4), "lexical")
+
+    def embedding(self, text: str) -> GoalMatch:
+        if self._embedder is None:
+            from kari.embeddings import Embedder
+
+            self._embedder = Embedder()
+        keys = list(self._texts.values())
+        hit = self._embedder.best_matches([text], keys, -1.0, 1)[0][0]
+        by_text = {t: a for a, t in self._texts.items()}
+        return GoalMatch(by_text[hit[0]], round(hit[1], 4), "embedding")
+
+    def llm(self, task: Task) -> GoalMatch:
+        from kari.llm import extract_json_object
+
+        listing = "\n".join(f"- {a}: {d}" if d else f"- {a}" for a, d in self.affordances.items())
+        messages = [{"role": "system", "content": "You map a request for help to the one affordance it needs."},
+                    {"role": "user", "content": f"REQUEST:\n{task.task}\n\nAFFORDANCES:\n{listing}\n\nReply with one "
+                                                'JSON object: {"affordance": "<one id from the list>"}'}]
+        reply = self.client.chat(messages, max_tokens=self.max_tokens, role="creativity-goal")
+        try:
+            chosen = str(extract_json_object(reply.text).get("affordance", ""))
+        except KariError:
+            return GoalMatch(None, 0.0, "llm")
+        return GoalMatch(chosen if chosen in self.affordances else None, 1.0, "llm")
+
+    def oracle(self, task: Task) -> GoalMatch:
+        named = task.gold.affordance.get("kari_affordance")
+        if isinstance(named, str) and named in self.affordances:
+            return GoalMatch(named, 1.0, "oracle")
+        found = self.lexical(task.gold.action)
+        return GoalMatch(found.affordance, found.score, "oracle")
+
+    def map(self, task: Task, method: str | None = None) -> GoalMatch:
+        """The affordance of ``task``'s goal by ``method`` (default: the mapper's)."""
+        method = method or self.method
+        if method == "oracle":
+            return self.oracle(task)
+        if method == "llm":
+            return self.llm(task)
+        return self.embedding(task.task) if method == "embedding" else self.lexical(task.task)

@@ -1,0 +1,117 @@
+"""Read the JSON records of a CreativityBench file, each with the line it starts on.
+
+CreativityBench writes JSON Lines (its pipeline outputs), one indented JSON array (``*_readable.json``,
+``sample_tasks.json``) or single objects; all three are read by scanning top-level JSON values, so every record
+knows its FILE:LINE and every malformed one fails with ``kari: FILE:LINE:COL: code: message``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.io.text import read_text
+
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\r\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """One record of a file and where it starts."""
+
+    data: dict[str, Any]
+    file: str
+    line: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def error(self, message: str, code: str = "creativity-schema") -> KariError:
+        """A one-line error about this record."""
+        return KariError(message, file=self.file, line=self.line, code=code)
+
+
+class _Lines:
+    """Offsets of a text's line starts, for turning an offset into (line, column) in O(log n)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index + 1, offset - self.starts[index] + 1
+
+
+def _decode(text: str, pos: int, file: str, lines: _Lines) -> tuple[Any, int]:
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        line, col = lines.position(exc.pos)
+        raise KariError(f"invalid JSON: {exc.msg}", file=file, line=line, col=col, code="json") from None
+    except RecursionError:
+        line, col = lines.position(pos)
+        raise KariError("invalid JSON: nested too deeply", file=file, line=line, col=col, code="json") from None
+    except ValueError as exc:  # an integer too long to convert
+        line, col = lines.position(pos)
+        raise KariError(f"invalid JSON: {str(exc).split(';')[0]}", file=file, line=line, col=col,
+                        code="json") from None
+
+
+def _skip(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _SPACE:
+        pos += 1
+    return pos
+
+
+def read_records(path: str | Path, what: str = "CreativityBench file") -> Iterator[Located]:
+    """Every top-level JSON object of ``path`` (the elements of a top-level array), in order."""
+    file = str(path)
+    text = read_text(path, what)
+    lines = _Lines(text)
+    pos = _skip(text, 0)
+    if pos == len(text):
+        raise KariError(f"empty {what}: no records", file=file, line=1, code="creativity-empty")
+    if text[pos] == "[":
+        pos = _skip(text, pos + 1)
+        first = True
+        while True:
+            if pos >= len(text):
+                line, col = lines.position(pos)
+                raise KariError("invalid JSON: unterminated array", file=file, line=line, col=col, code="json")
+            if text[pos] == "]":
+                pos = _skip(text, pos + 1)
+                break
+            if not first:
+                if text[pos] != ",":
+                    line, col = lines.position(pos)
+                    raise KariError("invalid JSON: expected ',' or ']'", file=file, line=line, col=col, code="json")
+                pos = _skip(text, pos + 1)
+            record, end = _record(text, pos, file, lines)
+            yield record
+            pos = _skip(text, end)
+            first = False
+        if pos < len(text):
+            line, col = lines.position(pos)
+            raise KariError("unexpected text after the JSON array", file=file, line=line, col=col, code="json")
+        return
+    while pos < len(text):
+        record, end = _record(text, pos, file, lines)
+        yield record
+        pos = _skip(text, end)
+
+
+def _record(text: str, pos: int, file: str, lines: _Lines) -> tuple[Located, int]:
+    value, end = _decode(text, pos, file, lines)
+    line, col = lines.position(pos)
+    if not isinstance(value, dict):
+        raise KariError(f"expected a JSON object, got {type(value).__name__}", file=file, line=line, col=col,
+                        code="json")
+    return Located(value, file, line), end

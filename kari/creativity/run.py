@@ -1,0 +1,208 @@
+"""``kari creativity solve``: answer a task file into a run directory (``answers.jsonl``, ``summary.json``).
+
+Resumable like ``kari play``: a task already in ``answers.jsonl`` is skipped on rerun, a half-written last line
+is dropped, each record is appended whole and flushed, ``summary.json`` and ``config.json`` are written
+atomically, a rerun with other settings is refused and the directory is locked while a command writes it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+from kari.io.lock import output_folder
+from kari.io.text import load_json, read_text
+
+ANSWERS_FILE = "answers.jsonl"
+SUMMARY_FILE = "summary.json"
+CONFIG_FILE = "config.json"
+SOLVERS = ("symbolic", "llm", "llm+rules")
+
+
+@dataclass(frozen=True)
+class SolveConfig:
+    """One run's settings (``config.json``); all but ``limit`` must match on resume."""
+
+    tasks: str
+    solver: str = "symbolic"
+    rules: str | None = None
+    db: str | None = None
+    goal: str = "lexical"
+    affordances: str | None = None
+    seed: int = 0
+    limit: int | None = None
+    max_tokens: int = 512
+    model: str | None = None
+    base_url: str | None = None
+
+    def identity(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("limit")
+        return data
+
+
+def read_affordances(path: str | None) -> dict[str, str]:
+    """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
+    from kari.bench.model import read_jsonl
+    from kari.resources import asset_path
+
+    file = Path(path) if path else asset_path("data", "bench", "affordances.jsonl")
+    out = {}
+    for line, rec in read_jsonl(file):
+        if not isinstance(rec.get("id"), str):
+            raise KariError("field 'id' must be a string", file=str(file), line=line, code="schema")
+        out[rec["id"]] = str(rec.get("description") or "")
+    return out
+
+
+def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """Records already in ``answers.jsonl``, and whether a broken last line must be dropped."""
+    if not path.exists():
+        return [], False
+    text = read_text(path, "answers file")
+    lines = text.split("\n")
+    tail = lines.pop() if not text.endswith("\n") else ""
+    records = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            record = load_json(line, file=str(path), line=number, code="run-corrupt")
+            if not isinstance(record, dict) or not isinstance(record.get("task_id"), str) \
+                    or not isinstance(record.get("score"), dict) or not isinstance(record.get("answer"), dict) \
+                    or not isinstance(record.get("random"), dict) or not isinstance(record.get("goal"), dict):
+                raise KariError("corrupt record (not an answer record)", file=str(path), line=number,
+                                code="run-corrupt")
+            records.append(record)
+    return records, bool(tail.strip())
+
+
+def _check_resume(out: Path, config: SolveConfig) -> None:
+    path = out / CONFIG_FILE
+    if not path.exists():
+        return
+    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
+    new = json.loads(json.dumps(config.identity()))
+    if not isinstance(old, dict):
+        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
+    diff = sorted(k for k in set(old) | set(new) if k != "limit" and old.get(k) != new.get(k))
+    if diff:
+        raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
+                        file=str(path), code="run-config")
+
+
+def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
+                embedder: Any = None) -> dict[str, Any]:
+    """Answer the configured tasks into ``out`` (resuming) and return the run summary."""
+    from kari.creativity.goals import METHODS, GoalMapper
+    from kari.creativity.model import read_tasks
+    from kari.domain.canon import canonical_rules
+    from kari.domain.vocabulary import open_vocabulary
+
+    out = Path(out)
+    if config.solver not in SOLVERS:
+        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
+                        code="creativity-config")
+    if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
+        raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
+    if config.rules is None and config.solver != "llm":
+        raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+    vocab = open_vocabulary(None, config.db)
+    tasks = read_tasks(config.tasks)[: config.limit]
+    rules = []
+    if config.rules is not None:
+        from kari.rules import load_rules
+
+        rules = canonical_rules(load_rules(config.rules), vocab)
+    descriptions = read_affordances(config.affordances)
+    affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or descriptions
+    if config.goal not in METHODS:
+        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
+                        code="creativity-config")
+    uses_llm = config.solver != "symbolic" or config.goal == "llm"
+    if uses_llm and llm_config is None:
+        raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
+                        code="creativity-config")
+    GoalMapper(affordances, "lexical")  # no affordance to map to fails here, before the run directory exists
+    kb_con = None
+    if config.db is not None:
+        from kari.creativity.store import open_kb
+
+        kb_con = open_kb(config.db)
+    try:
+        with output_folder(out):
+            client = None
+            if uses_llm:
+                from kari.llm import CallLog, make_chat_client
+
+                _check_resume(out, config)
+                client = make_chat_client(llm_config,
+                                          CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
+            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=64)
+            return _solve_locked(config, out, tasks, rules, vocab, mapper, client, kb_con, progress)
+    finally:
+        if kb_con is not None:
+            kb_con.close()
+
+
+def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[Any], vocab: Any, mapper: Any,
+                  client: Any, kb_con: Any, progress: bool) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from kari.creativity.llm_solver import LLMSolver
+    from kari.creativity.metrics import random_rates, score, summarise
+    from kari.creativity.scene import scene
+    from kari.creativity.store import kb_parts
+    from kari.creativity.symbolic import SymbolicSolver
+
+    _check_resume(out, config)
+    symbolic = SymbolicSolver(rules, vocab) if rules else None
+    solver = symbolic if config.solver == "symbolic" else LLMSolver(
+        client, vocab, rules, with_rules=config.solver == "llm+rules", max_tokens=config.max_tokens)
+    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "limit": config.limit})
+    path = out / ANSWERS_FILE
+    records, dirty = load_records(path)
+    if dirty:
+        atomic_write_jsonl(path, records)
+    done = {r["task_id"] for r in records}
+    todo = [t for t in tasks if t.id not in done]
+    bar = tqdm(total=len(todo), desc=f"creativity {config.solver}", unit="task", disable=not progress, leave=False)
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            for task in todo:
+                kb = kb_parts(kb_con, [e.name for e in task.entities]) if kb_con is not None else None
+                candidates = scene(task, vocab, kb, config.seed)
+                goal = mapper.map(task)
+                gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
+                if config.solver == "symbolic":
+                    answer = solver.answer(candidates, goal.affordance)
+                else:
+                    answer = solver.answer(task, candidates, goal.affordance)
+                record = {"task_id": task.id, "solver": config.solver,
+                          "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
+                                   "oracle": gold_goal.affordance,
+                                   "correct": None if gold_goal.affordance is None
+                                   else goal.affordance == gold_goal.affordance},
+                          "answer": answer.to_json(), "score": score(task, answer.entity, answer.part),
+                          "random": random_rates(task),
+                          "candidates": len(candidates), "kb_candidates": sum(c.source == "kb" for c in candidates)}
+                if symbolic is not None and config.solver == "symbolic":
+                    oracle = answer if gold_goal.affordance == goal.affordance else \
+                        symbolic.answer(candidates, gold_goal.affordance)
+                    record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,
+                                        "part": oracle.part, "score": score(task, oracle.entity, oracle.part)}
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.flush()
+                records.append(record)
+                bar.update(1)
+    finally:
+        bar.close()
+    summary = summarise(records)
+    summary["config"] = config.identity()
+    if client is not None:
+        summary["llm_usage"] = client.usage.as_dict()
+    atomic_write_json(out / SUMMARY_FILE, summary)
+    return summary

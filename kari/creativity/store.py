@@ -1,0 +1,173 @@
+"""The part-level KB in DuckDB (tables and views of ``kb/creativity.sql``): ``kari creativity load`` and the
+reads the solvers make.
+
+Each file is parsed whole first (a malformed record fails with its FILE:LINE before the database is touched), then
+written in one transaction: an entity or task loaded again replaces its rows, so a reload adds nothing. The
+attributes' KARI atoms are read with the database's own vocabulary, which learns the new material words
+(:meth:`~kari.domain.vocabulary.Vocabulary.canonicalise`) and is stored back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kari.creativity.attributes import AtomReading, PartState, part_state, read_attributes
+from kari.creativity.model import Entity, Part, PartAffordance, Task, read_file
+from kari.domain.vocabulary import Vocabulary, db_vocabulary
+from kari.errors import KariError
+
+TABLES = ("cb_entities", "cb_parts", "cb_part_attributes", "cb_part_atoms", "cb_part_affordances",
+          "cb_affordance_attributes")
+
+
+@dataclass(frozen=True, slots=True)
+class KBPart:
+    """A part as the solvers see it: its atoms (with raw text), its state and its affordances."""
+
+    entity: str
+    part: str
+    readings: tuple[AtomReading, ...]
+    state: PartState
+    affordances: tuple[PartAffordance, ...] = ()
+
+
+@dataclass
+class LoadSummary:
+    """What one ``kari creativity load`` did, per file."""
+
+    files: list[tuple[str, int, int, int]] = field(default_factory=list)  # (file, entities, tasks, atoms)
+    vocabulary_added: int = 0
+
+    def text(self) -> str:
+        lines = [f"{f}: {e} entities, {t} tasks, {a} part atoms" for f, e, t, a in self.files]
+        return "\n".join([*lines, f"vocabulary: {self.vocabulary_added} new values"])
+
+
+def part_readings(entity: Entity, part: Part, vocab: Vocabulary, embedder: Any = None) -> list[AtomReading]:
+    """The atoms of one KB part (physical attributes; moisture and temperature of its state)."""
+    texts = {**{k: v for k, v in part.physical.items()},
+             **{k: v for k, v in part.state.items() if k in ("moisture", "temperature")}}
+    return read_attributes(texts, vocab, entity.source, embedder)
+
+
+def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: Any = None) -> LoadSummary:
+    """Load CreativityBench entity and task files into the KB database ``db`` (created when missing)."""
+    from kari.kb.store import open_db, rollback
+
+    parsed = [(str(p), *read_file(Path(p))) for p in paths]  # every file is read before the database is touched
+    summary = LoadSummary()
+    where = Path(db)
+    created = str(db) != ":memory:" and not where.exists()
+    con = open_db(db)
+    try:
+        vocab = db_vocabulary(con)
+        before = len(vocab.added_values())
+        for file, entities, tasks in parsed:
+            rows = _entity_rows(entities, vocab, embedder)
+            con.execute("BEGIN TRANSACTION")
+            try:
+                _write(con, entities, tasks, rows)
+                con.execute("COMMIT")
+            except BaseException:
+                rollback(con)
+                raise
+            summary.files.append((file, len(entities), len(tasks), len(rows["cb_part_atoms"])))
+        summary.vocabulary_added = len(vocab.added_values()) - before
+        if summary.vocabulary_added:
+            vocab.link_compounds()
+            vocab.to_db(con)
+    except BaseException:
+        con.close()
+        if created and not summary.files:
+            for leftover in (where, where.with_name(where.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise
+    con.close()
+    return summary
+
+
+def _entity_rows(entities: Iterable[Entity], vocab: Vocabulary, embedder: Any) -> dict[str, list[tuple]]:
+    rows: dict[str, list[tuple]] = {name: [] for name in TABLES}
+    for entity in entities:
+        file, _, line = entity.source.rpartition(":")
+        rows["cb_entities"].append((entity.name, entity.scenario, file, int(line) if line.isdigit() else None))
+        for part in entity.parts:
+            key = (entity.name, part.name)
+            rows["cb_parts"].append((*key, list(part.connected_to), part.connection))
+            rows["cb_part_attributes"] += [(*key, "physical", k, v) for k, v in part.physical.items()]
+            rows["cb_part_attributes"] += [(*key, "state", k, v) for k, v in part.state.items()]
+            rows["cb_part_atoms"] += [(*key, r.attribute, r.predicate, r.value, r.raw, r.how, r.score)
+                                      for r in part_readings(entity, part, vocab, embedder)]
+            for n, aff in enumerate(part.affordances, 1):
+                rows["cb_part_affordances"].append(
+                    (*key, n, aff.action, aff.kind, aff.level, aff.typicality, aff.use_condition,
+                     aff.environment_condition, aff.recipient_condition, aff.example_recipient, aff.failure_case))
+                rows["cb_affordance_attributes"] += [(*key, n, s, k) for s, k in aff.attributes]
+    return rows
+
+
+def _write(con: Any, entities: Sequence[Entity], tasks: Sequence[Task], rows: dict[str, list[tuple]]) -> None:
+    names = [[e.name] for e in entities]
+    for table in TABLES:
+        if names:
+            con.executemany(f"DELETE FROM {table} WHERE entity = ?", names)
+        if rows[table]:
+            marks = ", ".join("?" * len(rows[table][0]))
+            con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows[table])
+    ids = [[t.id] for t in tasks]
+    if ids:
+        con.executemany("DELETE FROM cb_tasks WHERE task_id = ?", ids)
+        con.executemany("DELETE FROM cb_task_entities WHERE task_id = ?", ids)
+        con.executemany("INSERT INTO cb_tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(t.id, t.scenario, t.task, t.environment, len(t.entities), t.gold.entity, t.gold.part,
+                          t.gold.action, json.dumps(dict(t.raw), ensure_ascii=False), *_where(t.source))
+                         for t in tasks])
+        con.executemany("INSERT INTO cb_task_entities VALUES (?, ?, ?, ?)",
+                        [(t.id, e.name, i, list(e.parts)) for t in tasks for i, e in enumerate(t.entities)])
+
+
+def _where(source: str) -> tuple[str, int | None]:
+    file, _, line = source.rpartition(":")
+    return file, int(line) if line.isdigit() else None
+
+
+def kb_parts(con: Any, entities: Iterable[str]) -> dict[tuple[str, str], KBPart]:
+    """The KB's parts of the named entities: ``(entity, part) -> KBPart``."""
+    wanted = sorted(set(entities))
+    if not wanted:
+        return {}
+    try:
+        atoms = con.execute("SELECT entity, part, attribute, predicate, value, raw, how, score FROM cb_part_atoms "
+                            "WHERE entity IN (SELECT unnest(?)) ORDER BY rowid", [wanted]).fetchall()
+        states = con.execute("SELECT entity, part, attribute, raw FROM cb_part_attributes WHERE kind = 'state' "
+                             "AND entity IN (SELECT unnest(?))", [wanted]).fetchall()
+        parts = con.execute("SELECT entity, part FROM cb_parts WHERE entity IN (SELECT unnest(?))",
+                            [wanted]).fetchall()
+        affs = con.execute("SELECT entity, part, action, kind, level FROM cb_part_affordances "
+                           "WHERE entity IN (SELECT unnest(?)) ORDER BY entity, part, n", [wanted]).fetchall()
+    except Exception as exc:  # a database without the CreativityBench tables
+        raise KariError(f"cannot read the CreativityBench tables: {str(exc).splitlines()[0]}",
+                        code="creativity-db") from None
+    readings: dict[tuple[str, str], list[AtomReading]] = {}
+    for entity, part, attribute, predicate, value, raw, how, score in atoms:
+        readings.setdefault((entity, part), []).append(AtomReading(attribute, predicate, value, raw, how, score))
+    state: dict[tuple[str, str], dict[str, str]] = {}
+    for entity, part, attribute, raw in states:
+        state.setdefault((entity, part), {})[attribute] = raw
+    affordances: dict[tuple[str, str], list[PartAffordance]] = {}
+    for entity, part, action, kind, level in affs:
+        affordances.setdefault((entity, part), []).append(PartAffordance(action, kind, level or 0))
+    return {key: KBPart(*key, tuple(readings.get(key, ())), part_state(state.get(key, {})),
+                        tuple(affordances.get(key, ())))
+            for key in map(tuple, parts)}
+
+
+def open_kb(db: str | Path) -> Any:
+    """A read-only connection to a KB database holding CreativityBench tables."""
+    from kari.kb.store import open_db
+
+    return open_db(db, read_only=True)

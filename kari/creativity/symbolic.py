@@ -1,0 +1,165 @@
+"""Tool choice as a solver query: rank a scene's (entity, part) pairs for the goal's affordance with clingo.
+
+The query (``solver/creativity.lp``) takes each candidate part alone as an object, so the strict PART reading
+(:func:`kari.domain.objects.evaluate_rule` with ``"strict"``) asks whether *that part* satisfies the affordance's
+KARI rule; the entity as a whole is a second object, for the fallback when no part does by itself. Among the
+usable candidates weak constraints prefer, in order: a part that satisfies the rule itself, the part its entity
+binds, an accessible part, a safe part, the most typical use (the KB's normal use, then emergency level 5..1),
+then a seeded tie-break. The answer is CreativityBench's (entity, part, how to use) plus the proof: the rule
+branch and the part's attributes (raw text kept) that satisfy each of its atoms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kari.creativity.scene import Candidate, entity_object
+from kari.domain.objects import object_view
+from kari.domain.vocabulary import Vocabulary
+from kari.errors import KariError
+from kari.rules.ast import Atom, Rule
+from kari.solver.compile import compile_rule
+from kari.solver.control import solve
+from kari.solver.facts import object_facts, taxonomy_facts
+
+TIME_LIMIT = 10.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A solver's answer in CreativityBench's form, with how it was found."""
+
+    entity: str
+    part: str
+    how_to_use: str
+    affordance: str | None = None
+    reading: str = "none"  # part | entity | none (no candidate satisfies the rule: no answer) | llm
+    proof: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"gold_entity": self.entity, "gold_part": self.part, "how_to_use": self.how_to_use,
+                "affordance": self.affordance, "reading": self.reading, "proof": self.proof, **self.extra}
+
+
+def typicality(candidate: Candidate, affordance_words: set[str]) -> int:
+    """The best typicality of the part's KB affordances that name the goal's affordance words (0: none)."""
+    best = 0
+    for aff in candidate.affordances:
+        if affordance_words & set(aff.action.lower().replace("_", " ").split()):
+            best = max(best, aff.typicality)
+    return best
+
+
+def program(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affordance_words: set[str]) -> str:
+    """The facts and compiled rule of one task for ``solver/creativity.lp``."""
+    entities = list(dict.fromkeys(c.entity for c in candidates))
+    wholes = [entity_object(e, [c for c in candidates if c.entity == e]) for e in entities]
+    objects = [c.object for c in candidates] + wholes
+    lines = [object_facts(objects, vocab), taxonomy_facts(vocab), *compile_rule(rule, 0, "strict"), "goal(0)."]
+    n = len(candidates)
+    index = {e: i for i, e in enumerate(entities)}
+    for o, cand in enumerate(candidates):
+        lines.append(f"cand({o},{index[cand.entity]}). order({o},{cand.order}).")
+        if cand.state.accessible is False:
+            lines.append(f"inaccessible({o}).")
+        if cand.state.safe is False:
+            lines.append(f"unsafe({o}).")
+        level = typicality(cand, affordance_words)
+        if level:
+            lines.append(f"typicality({o},{level}).")
+    lines += [f"whole({i},{n + i})." for i in range(len(entities))]
+    return "\n".join(lines)
+
+
+def choose(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affordance_words: set[str],
+           time_limit: float = TIME_LIMIT) -> tuple[int | None, str, int | None]:
+    """``(candidate index, reading, branch)`` of the best candidate; ``(None, "none", None)`` when none is usable."""
+    if not candidates:
+        return None, "none", None
+    outcome = solve([program(candidates, rule, vocab, affordance_words)], ["facts.lp", "creativity.lp"],
+                    time_limit=time_limit, what="creativity query")
+    if outcome.timed_out:
+        raise KariError(f"the creativity query did not finish in {time_limit:g} s", code="solver-timeout")
+    chosen = next((a[1] for a in outcome.atoms if a[0] == "choose"), None)
+    if chosen is None:
+        return None, "none", None
+    part_branch = next((a[2] for a in outcome.atoms if a[0] == "part_branch"), None)
+    if part_branch is not None:
+        return int(chosen), "part", int(part_branch)
+    entity_branch = next((a[2] for a in outcome.atoms if a[0] == "entity_branch"), None)
+    return int(chosen), "entity", None if entity_branch is None else int(entity_branch)
+
+
+def proof(candidate: Candidate, rule: Rule, branch: int, vocab: Vocabulary, reading: str,
+          entity_candidates: Sequence[Candidate] = ()) -> dict[str, Any]:
+    """The rule branch and, for each of its atoms, the part's attribute that makes it true."""
+    from kari.rules.printer import to_text
+
+    body = rule.branches()[branch]
+    facts = [(c, r) for c in (entity_candidates or [candidate]) for r in c.readings]
+    shapes = {c.part: c for c in (entity_candidates or [candidate])}
+    support = []
+    for atom in dict.fromkeys(body.atoms()):
+        support.append(_support(atom, facts, shapes, vocab))
+    return {"reading": reading, "rule": rule.affordance, "branch": branch, "branch_text": to_text(body),
+            "attributes": support}
+
+
+def _support(atom: Atom, facts: list[tuple[Candidate, Any]], shapes: dict[str, Candidate],
+             vocab: Vocabulary) -> dict[str, Any]:
+    for cand, reading in facts:
+        if reading.predicate == atom.predicate and vocab.satisfies(atom.predicate, reading.value, atom.value):
+            return {"atom": f"{atom.predicate}:{atom.value}", "part": cand.part, "attribute": reading.attribute,
+                    "value": reading.value, "raw": reading.raw, "how": reading.how}
+    for part, cand in shapes.items():  # a part's name is a SHAPE fact of that part
+        if atom.predicate == "SHAPE" and (atom.predicate, atom.value) in object_view(cand.object, vocab).parts[part]:
+            return {"atom": f"{atom.predicate}:{atom.value}", "part": part, "attribute": "part name",
+                    "value": atom.value, "raw": part, "how": "part"}
+    return {"atom": f"{atom.predicate}:{atom.value}", "part": None, "attribute": None, "value": None, "raw": None,
+            "how": "unsupported"}
+
+
+def how_to_use(candidate: Candidate, affordance: str, support: list[dict[str, Any]]) -> str:
+    """A plain instruction naming the part and the attributes that enable the use."""
+    raws = [s["raw"] for s in support if s.get("raw")]
+    because = f", because it is {', '.join(dict.fromkeys(raws))}" if raws else ""
+    part = candidate.part.replace("_", " ")
+    return (f"Take the {part} of the {candidate.entity} and use it to {affordance.replace('_', ' ')}{because}; "
+            f"handle it so that only the {part} touches what it acts on.")
+
+
+class SymbolicSolver:
+    """Answers tasks from their candidates and the affordance rules (canonical, by affordance id)."""
+
+    name = "symbolic"
+
+    def __init__(self, rules: Sequence[Rule], vocab: Vocabulary, time_limit: float = TIME_LIMIT) -> None:
+        self.rules = {r.affordance: r for r in rules}
+        self.vocab = vocab
+        self.time_limit = time_limit
+
+    def answer(self, candidates: Sequence[Candidate], affordance: str | None) -> Answer:
+        rule = self.rules.get(affordance) if affordance else None
+        if rule is None:
+            return Answer("", "", "", affordance, "none", None, {"reason": "no rule for the goal's affordance"})
+        words = set(affordance.replace("_", " ").split())
+        index, reading, branch = choose(candidates, rule, self.vocab, words, self.time_limit)
+        if index is None:
+            return Answer("", "", "", affordance, "none", None,
+                          {"reason": "no candidate part or entity satisfies the rule"})
+        chosen = candidates[index]
+        siblings = [c for c in candidates if c.entity == chosen.entity] if reading == "entity" else []
+        made = proof(chosen, rule, branch, self.vocab, reading, siblings) if branch is not None else None
+        return Answer(chosen.entity, chosen.part, how_to_use(chosen, affordance, made["attributes"] if made else []),
+                      affordance, reading, made)
+
+
+def check_strict(candidate: Candidate, rule: Rule, vocab: Vocabulary) -> bool:
+    """The domain core's strict reading of ``rule`` on the part alone (the ASP query must agree)."""
+    from kari.domain.objects import evaluate_rule
+
+    return evaluate_rule(rule, object_view(candidate.object, vocab), "strict")[0]
+
