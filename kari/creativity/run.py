@@ -16,7 +16,7 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.text import load_json, read_text
+from kari.io.runlog import check_settings, load_log
 
 ANSWERS_FILE = "answers.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -61,37 +61,20 @@ def read_affordances(path: str | None) -> dict[str, str]:
 
 
 def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Records already in ``answers.jsonl``, and whether a broken last line must be dropped."""
-    if not path.exists():
-        return [], False
-    text = read_text(path, "answers file")
-    lines = text.split("\n")
-    tail = lines.pop() if not text.endswith("\n") else ""
-    records = []
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            record = load_json(line, file=str(path), line=number, code="run-corrupt")
-            if not isinstance(record, dict) or not isinstance(record.get("task_id"), str) \
-                    or not isinstance(record.get("score"), dict) or not isinstance(record.get("answer"), dict) \
-                    or not isinstance(record.get("random"), dict) or not isinstance(record.get("goal"), dict):
-                raise KariError("corrupt record (not an answer record)", file=str(path), line=number,
-                                code="run-corrupt")
-            records.append(record)
-    return records, bool(tail.strip())
+    """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
+    return load_log(path, _checked)
+
+
+def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    """``record`` if it is an answer record (the fields the summary reads), else a ``run-corrupt`` error."""
+    if not isinstance(record.get("task_id"), str) or not all(
+            isinstance(record.get(key), dict) for key in ("score", "answer", "random", "goal")):
+        raise KariError("corrupt record (not an answer record)", file=str(path), line=line, code="run-corrupt")
+    return record
 
 
 def _check_resume(out: Path, config: SolveConfig) -> None:
-    path = out / CONFIG_FILE
-    if not path.exists():
-        return
-    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
-    new = json.loads(json.dumps(config.identity()))
-    if not isinstance(old, dict):
-        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
-    diff = sorted(k for k in set(old) | set(new) if k != "limit" and old.get(k) != new.get(k))
-    if diff:
-        raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
-                        file=str(path), code="run-config")
+    check_settings(out / CONFIG_FILE, config.identity(), ignore=("limit",))
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,

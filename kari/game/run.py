@@ -22,7 +22,7 @@ from kari.errors import KariError
 from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.text import load_json, read_text
+from kari.io.runlog import check_settings, load_log
 
 GAMES_FILE = "games.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -73,35 +73,8 @@ class PlayConfig:
 
 
 def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Records already in ``games.jsonl`` and whether the file must be rewritten to be clean again: a last line
-    without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a line
-    holding several records back to back (glued by an older kari resuming after such a crash) is split."""
-    if not path.exists():
-        return [], False
-    data = path.read_bytes()
-    end = data.rfind(b"\n") + 1
-    body, tail = data[:end], data[end:]
-    try:
-        lines = body.decode("utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        line = body.count(b"\n", 0, exc.start) + 1
-        raise KariError("corrupt record (not UTF-8)", file=str(path), line=line, code="run-corrupt") from None
-    records: list[dict[str, Any]] = []
-    dirty = False
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            found = _line_records(line)
-            if found is None:
-                raise KariError("corrupt record (not a JSON object)", file=str(path), line=number,
-                                code="run-corrupt")
-            records += [_checked(record, path, number) for record in found]
-            dirty = dirty or len(found) > 1
-    if tail.strip():
-        found = _line_records(tail.decode("utf-8", "replace"))
-        if found is not None and len(found) == 1:
-            records.append(_checked(found[0], path, len(lines) + 1))
-        dirty = True
-    return records, dirty
+    """Records already in ``games.jsonl`` and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
+    return load_log(path, _checked)
 
 
 RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
@@ -122,35 +95,8 @@ def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
     return record
 
 
-def _line_records(line: str) -> list[dict[str, Any]] | None:
-    """The JSON objects a line holds back to back (normally one), or None when it is anything else."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    pos = 0
-    line = line.strip()
-    try:
-        while pos < len(line):
-            value, pos = decoder.raw_decode(line, pos)
-            if not isinstance(value, dict):
-                return None
-            found.append(value)
-    except (ValueError, RecursionError):   # JSONDecodeError, or a number too long to convert
-        return None
-    return found
-
-
 def _check_resume(out: Path, config: PlayConfig) -> None:
-    path = out / CONFIG_FILE
-    if not path.exists():
-        return
-    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
-    if not isinstance(old, dict):
-        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
-    new = json.loads(json.dumps(config.identity()))
-    diff = sorted(k for k in set(old) | set(new) if k not in ("games", "game_ids") and old.get(k) != new.get(k))
-    if diff:
-        raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
-                        file=str(path), code="run-config")
+    check_settings(out / CONFIG_FILE, config.identity(), ignore=("games", "game_ids"))
 
 
 def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) -> list[Any]:

@@ -1,0 +1,83 @@
+"""A resumable run directory's two records: its settings (``config.json``) and its append-only JSONL log.
+
+``kari play`` (``games.jsonl``) and ``kari creativity solve`` (``answers.jsonl``) append one record per finished
+item and flush it; a rerun reads what is there and does the rest. :func:`check_settings` refuses a rerun with
+other settings; :func:`load_log` reads the log back, tolerating what a crash can leave.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+from kari.io.text import load_json, read_text
+
+RecordCheck = Callable[[dict[str, Any], Path, int], dict[str, Any]]
+"""Returns the record when it has the fields its readers need, else raises a ``run-corrupt`` :class:`KariError`."""
+
+
+def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[str] = ()) -> None:
+    """Refuse to resume a run whose ``config.json`` at ``path`` differs from ``settings`` (keys in ``ignore``
+    may differ: how many items to do, for example)."""
+    if not path.exists():
+        return
+    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
+    if not isinstance(old, dict):
+        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
+    new = json.loads(json.dumps(dict(settings)))
+    diff = sorted(k for k in set(old) | set(new) if k not in ignore and old.get(k) != new.get(k))
+    if diff:
+        raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
+                        file=str(path), code="run-config")
+
+
+def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool]:
+    """Records already in the log at ``path`` and whether the file must be rewritten to be clean again: a last
+    line without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a
+    line holding several records back to back (glued by a resume after such a crash) is split."""
+    if not path.exists():
+        return [], False
+    data = path.read_bytes()
+    end = data.rfind(b"\n") + 1
+    body, tail = data[:end], data[end:]
+    try:
+        lines = body.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = body.count(b"\n", 0, exc.start) + 1
+        raise KariError("corrupt record (not UTF-8)", file=str(path), line=line, code="run-corrupt") from None
+    records: list[dict[str, Any]] = []
+    dirty = False
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            found = _line_records(line)
+            if found is None:
+                raise KariError("corrupt record (not a JSON object)", file=str(path), line=number,
+                                code="run-corrupt")
+            records += [check(record, path, number) for record in found]
+            dirty = dirty or len(found) > 1
+    if tail.strip():
+        found = _line_records(tail.decode("utf-8", "replace"))
+        if found is not None and len(found) == 1:
+            records.append(check(found[0], path, len(lines) + 1))
+        dirty = True
+    return records, dirty
+
+
+def _line_records(line: str) -> list[dict[str, Any]] | None:
+    """The JSON objects a line holds back to back (normally one), or None when it is anything else."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    pos = 0
+    line = line.strip()
+    try:
+        while pos < len(line):
+            value, pos = decoder.raw_decode(line, pos)
+            if not isinstance(value, dict):
+                return None
+            found.append(value)
+    except (ValueError, RecursionError):   # JSONDecodeError, or a number too long to convert
+        return None
+    return found
