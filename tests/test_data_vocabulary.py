@@ -8,7 +8,7 @@ import pytest
 
 from kari.bench.model import load_benchmark
 from kari.resources import asset_path, bundled_bench_dir
-from kari.rules.ast import PREDICATES
+from kari.domain.terms import PREDICATES
 from kari.domain.vocabulary import Vocabulary
 
 
