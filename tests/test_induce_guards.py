@@ -15,9 +15,10 @@ from kari.induce.guards import Guard, guard_branch, subsumed_by, tidy
 from kari.induce.inputs import Evidence
 from kari.induce.loop import Components, induce_affordance
 from kari.induce.offline import KBValidator, ProposerSettings, best_branch
-from kari.induce.proposer import Proposal, ProposalTask
+from kari.induce.proposer import Proposal
 from kari.rules import to_text
 from kari.rules.ast import And, Atom, Or, Part
+from test_induce_units import _ScriptedProposer  # an LLM stand-in that records the feedback it gets
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +80,21 @@ def test_lifting_while_precision_holds(vocab: Vocabulary) -> None:
     # a tolerance of 60 points lets precision fall from 1.0 to 0.5
     loose = guard_branch(Atom("MADE_OF", "aluminum"), [can], [pot, plank], vocab, lift_tolerance=0.6)
     assert loose.branch == Atom("MADE_OF", "metal")
-    # a PART branch keeps its form
+    # a PART branch keeps its form; read strictly, the lifted atoms must hold on one part
     part = guard_branch(Part("x", Atom("MADE_OF", "aluminum", "x")), [can, pot], [plank], vocab)
     assert part.branch == Part("x", Atom("MADE_OF", "metal", "x"))
+    tin = ObjectRecord("tin", parts=("lid",), properties=(Property("lid", "MADE_OF", "aluminum"),
+                                                          Property("lid", "SHAPE", "flat")))
+    kettle = ObjectRecord("kettle", parts=("lid", "body"), properties=(Property("lid", "SHAPE", "flat"),
+                                                                      Property("body", "MADE_OF", "copper")))
+    board = obj("board", ("MADE_OF", "wood"), ("SHAPE", "flat"))
+    branch = Part("x", And((Atom("MADE_OF", "aluminum", "x"), Atom("SHAPE", "flat", "x"))))
+    # any-part: metal adds the kettle (a positive); rigid_material would add the wooden board (a negative)
+    assert guard_branch(branch, [tin, kettle], [board], vocab).changes == ["lifted MADE_OF:aluminum to MADE_OF:metal"]
+    # strict: the kettle's copper and flat lid are different parts, the board has no part: nothing is added, so
+    # the most general value stands
+    strict = guard_branch(branch, [tin, kettle], [board], vocab, strict=True)
+    assert strict.changes == ["lifted MADE_OF:aluminum to MADE_OF:rigid_material"]
 
 
 def test_subsumed_branches_with_the_taxonomy(vocab: Vocabulary) -> None:
@@ -94,33 +107,19 @@ def test_subsumed_branches_with_the_taxonomy(vocab: Vocabulary) -> None:
     assert branches == [Atom("SHAPE", "round"), metal] and meta == [{"n": 1}, {"n": 2}]
 
 
-class _Scripted:
-    """An LLM stand-in: returns the given proposals in order and records the feedback it got."""
-
-    name = "llm"
-
-    def __init__(self, proposals: list[object]) -> None:
-        self.proposals = proposals
-        self.feedback: list[tuple[str, ...]] = []
-
-    def propose(self, task: ProposalTask) -> Proposal:
-        self.feedback.append(task.feedback)
-        return Proposal(self.proposals.pop(0), "{}")  # type: ignore[arg-type]
-
-
 def test_llm_proposals_pass_the_same_guards(vocab: Vocabulary) -> None:
     local = Vocabulary.load()
     knife = obj("knife", ("MADE_OF", "steel"), ("SHAPE", "sharp_edge"), ("SIZE", "small"))
     axe = obj("axe", ("MADE_OF", "iron"), ("SHAPE", "sharp_edge"), ("SIZE", "large"))
     spoon = obj("spoon", ("MADE_OF", "steel"), ("SHAPE", "round"))
     sharp = Atom("SHAPE", "sharp_edge")
-    proposer = _Scripted([
+    proposer = _ScriptedProposer([Proposal(body, "{}") for body in (
         And((Atom("SIZE", "small"), Atom("SIZE", "large"))),        # excludes itself: rejected, fed back
         And((sharp, sharp)),                                         # duplicate atom: simplified
         Or((sharp, And((sharp, Atom("MADE_OF", "steel"))))),         # round 2: subsumed by branch 1: rejected
         Or((sharp, And((sharp, Atom("MADE_OF", "steel"))))),
         Or((sharp, And((sharp, Atom("MADE_OF", "steel"))))),
-    ])
+    )])
     comps = Components(proposer, KBValidator(local), Auditor(local), local, Guard(local))
     ev = Evidence("cut", "", (knife, axe), (spoon,), ())
     result = induce_affordance(ev, comps, InduceConfig(groups=2, repair_attempts=2, backend="openai"))

@@ -20,8 +20,7 @@ from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve
-from kari.solver.facts import ASP_PREDICATE, PREDICATE_OF_ASP, asp_string, exclusive_facts, marks, object_facts, \
-    taxonomy_facts
+from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
 
 
 @dataclass
@@ -65,14 +64,14 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     var, atoms = shape
     positives, negatives = _reachable(atoms, positives, vocab), _reachable(atoms, negatives, vocab)
     objects = [*positives, *negatives]
-    given = "\n".join(f"given({ASP_PREDICATE[a.predicate]},{asp_string(a.value)})." for a in atoms)
     program = "\n".join([
-        object_facts(objects, vocab), given, "part_form." if strict and var is not None else "",
+        object_facts(objects, vocab), value_facts("given", [(a.predicate, a.value) for a in atoms]),
         marks("positive", range(len(positives))), marks("negative", range(len(positives), len(objects))),
         taxonomy_facts(vocab), avoid_facts(vocab), exclusive_facts(vocab),
     ])
+    options = ["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}", "-c", f"part={int(strict and var is not None)}"]
     outcome = solve([program], ["facts.lp", "exclusive.lp", "branch.lp"], time_limit=time_limit,
-                    what="branch guard", options=["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}"])
+                    what="branch guard", options=options)
     found = [(str(a[0]), PREDICATE_OF_ASP[str(a[1])], *map(str, a[2:])) for a in outcome.atoms]
     conflicts = [f"{p}:{v1} and {p}:{v2}" for name, p, v1, v2 in (f for f in found if f[0] == "conflict")]
     if conflicts:

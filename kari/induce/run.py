@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -185,15 +185,15 @@ def induce(
     }
     finished = _matching(run.open(manifest, fresh=fresh), evidence)
     timers = Timers()
-    results, rules, tuning = _induce_set(chosen, finished, config, vocab, llm, run, timers, progress, key)
+    job = _Job(config, vocab, llm, progress)
+    results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key)
     from kari.induce.report import rare_branches, render_report, score_rules
 
     with timers("score"):
         scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
     cv_summary = None
     if cv is not None:
-        cv_summary = _cross_validate(cv, chosen, evidence, rules, scores, config, vocab, llm, run, timers, progress,
-                                     key, out, fresh)
+        cv_summary = _cross_validate(cv, chosen, evidence, rules, scores, job, run, timers, key, out, fresh)
     _write_rules(out, rules)
     atomic_write_jsonl(
         run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
@@ -239,22 +239,23 @@ def _matching(finished: dict[str, dict[str, Any]], evidence: dict[str, Evidence]
     return {a: r for a, r in finished.items() if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
 
 
-def _induce_set(
-    chosen: list[Evidence],
-    finished: dict[str, dict[str, Any]],
-    config: InduceConfig,
-    vocab: Vocabulary,
-    llm: Any,
-    run: RunDir,
-    timers: Timers,
-    progress: bool,
-    key: str,
-) -> tuple[dict[str, dict[str, Any]], list[Rule], dict[str, Any] | None]:
+@dataclass(frozen=True)
+class _Job:
+    """What every induction of one command shares (the main run and each fold)."""
+
+    config: InduceConfig
+    vocab: Vocabulary
+    llm: Any
+    progress: bool
+
+
+def _induce_set(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir, timers: Timers,
+                key: str) -> tuple[dict[str, dict[str, Any]], list[Rule], dict[str, Any] | None]:
     """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
     chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
-    replay_vocabulary(vocab, finished)
-    config, tuning = _tuned(chosen, config, vocab, run, timers)
-    results = _run_loop(chosen, finished, config, vocab, llm, run, timers, progress)
+    replay_vocabulary(job.vocab, finished)
+    config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
+    results = _run_loop(chosen, finished, replace(job, config=config), run, timers)
     rules = [
         r for ev in chosen if (r := rule_from_result(results[ev.affordance], {"run": key, "backend": config.backend}))
     ]
@@ -287,12 +288,9 @@ def _cross_validate(
     evidence: dict[str, Evidence],
     final_rules: list[Rule],
     in_sample: dict[str, Any],
-    config: InduceConfig,
-    vocab: Vocabulary,
-    llm: Any,
+    job: _Job,
     run: RunDir,
     timers: Timers,
-    progress: bool,
     key: str,
     out: Path,
     fresh: bool,
@@ -304,6 +302,7 @@ def _cross_validate(
     from kari.io.atomic import atomic_write_json, atomic_write_text
     from kari.rules import dump_rules_jsonl, dump_rules_kari
 
+    config, vocab = job.config, job.vocab
     names = [ev.affordance for ev in chosen]
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
     fold_rules: dict[int, list[Rule]] = {}
@@ -316,8 +315,7 @@ def _cross_validate(
                                             "config": config.to_json()}, fresh=fresh), train)
         usable = [train[a] for a in names if train[a].positives]
         with timers(f"cv fold {fold}"):
-            _, fold_rules[fold], tuning = _induce_set(usable, finished, config, vocab, llm, fold_run, Timers(),
-                                                      progress, fold_key)
+            _, fold_rules[fold], tuning = _induce_set(usable, finished, job, fold_run, Timers(), fold_key)
         if tuning is not None:
             settings[fold] = tuning["chosen"]
         fold_run.update_manifest(status="finished")
@@ -340,19 +338,12 @@ def _cross_validate(
     return summary
 
 
-def _run_loop(
-    chosen: list[Evidence],
-    finished: dict[str, dict[str, Any]],
-    config: InduceConfig,
-    vocab: Vocabulary,
-    llm: Any,
-    run: RunDir,
-    timers: Timers,
-    progress: bool,
-) -> dict[str, dict[str, Any]]:
+def _run_loop(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir,
+              timers: Timers) -> dict[str, dict[str, Any]]:
     """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
     from tqdm import tqdm
 
+    config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
     log = client = None
@@ -365,7 +356,7 @@ def _run_loop(
     try:
         comps = _components(config, vocab, LLMSession(client) if client is not None else None)
         names = [ev.affordance for ev in chosen]
-        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not progress):
+        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
             results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
             run.save(results[ev.affordance])
     except KeyboardInterrupt:
