@@ -27,8 +27,9 @@ def induce(
                                            "that hold each of its atoms (default 2)."),
     min_coverage: float | None = typer.Option(None, "--min-coverage", help="Offline: share of the positives a "
                                               "branch covers (default 0.1; tuned unless --no-tune)."),
-    min_objects: int | None = typer.Option(None, "--min-objects", help="Offline: input objects that hold each "
-                                           "atom of a branch (default 3: rare values are never proposed)."),
+    min_objects: int | None = typer.Option(None, "--min-objects", help="Offline: known objects (positives and "
+                                           "negatives) that hold each atom of a branch (default 3: rare values are "
+                                           "never proposed)."),
     min_gain: float | None = typer.Option(None, "--min-gain", help="Offline: training F1 a branch must add "
                                           "(default 0.02)."),
     tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "

@@ -155,7 +155,12 @@ def render_heldout(summary: Mapping[str, Any], folder: str) -> str:
         h, i = held[kind], ins[kind]
         lines.append(f"| {kind} | {h['precision']:.3f} | {h['recall']:.3f} | {h['f1']:.3f} | {i['precision']:.3f} "
                      f"| {i['recall']:.3f} | {i['f1']:.3f} |")
-    lines += ["", f"Gap (in-sample minus held-out macro F1): {p['gap_macro_f1']:.3f}.", "",
+    lines += ["", f"Gap (in-sample minus held-out macro F1): {p['gap_macro_f1']:.3f}."]
+    if summary.get("settings_by_fold"):
+        lines += ["", "Settings each fold chose by inner cross-validation on its own training objects: " + "; ".join(
+            f"fold {f}: " + ", ".join(f"{k}={v}" for k, v in chosen.items())
+            for f, chosen in summary["settings_by_fold"].items()) + "."]
+    lines += ["",
               "| affordance | positives | held-out P | R | F1 | in-sample F1 | failing branches |",
               "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for aff, row in summary["affordances"].items():
