@@ -148,3 +148,20 @@ def test_real_local_server(tiny_bench: Path, tmp_path: Path, llm_server: str) ->
     calls2 = [json.loads(x) for x in next((second.run_dir / "calls").glob("*.jsonl")).read_text().splitlines()]
     assert len(calls2) == len(calls) and all(c["cached"] for c in calls2)
     assert second.out.read_text() == first.out.read_text()
+
+
+def test_cv_with_an_llm_proposer(tiny_bench: Path, tmp_path: Path, llm_stub) -> None:
+    """--cv works for the LLM backend too: one run directory per fold, fold rule sets, held-out scores."""
+    llm_stub.respond = ScriptedModel()
+    llm = LLMConfig(base_url=llm_stub.base_url, model="stub", cache_dir=tmp_path / "cache", max_retries=0)
+    outcome = induce(out=tmp_path / "rules.kari", bench=tiny_bench, config=InduceConfig(backend="openai"), llm=llm,
+                     argv=[], cv=2)
+    assert outcome.cv is not None and outcome.cv["k"] == 2
+    row = outcome.cv["affordances"][AFFORDANCE]
+    assert row["positives"] == 5 and row["negatives"] == 4
+    assert row["heldout"]["true_positives"] + row["heldout"]["false_negatives"] == 5
+    folder = tmp_path / "rules.cv"
+    assert {p.name for p in folder.iterdir()} >= {"folds.json", "cv.json", "fold0.kari", "fold1.jsonl"}
+    assert all((outcome.run_dir / "cv" / f"fold{k}" / "calls").is_dir() for k in (0, 1))
+    report = (outcome.run_dir / "report.md").read_text()
+    assert "## Held-out evaluation" in report and "## LLM calls" in report

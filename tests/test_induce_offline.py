@@ -32,13 +32,13 @@ def test_rules_are_valid_and_recall_is_sensible(run) -> None:
     assert [r.affordance for r in rules] == list(AFFORDANCES)
     for rule in rules:
         assert [d for d in check_rule(rule, vocab, AFFORDANCES) if d.is_error] == []
-        assert 1 <= len(rule.branches()) <= 5  # at most 3 seed branches + one per later round
+        assert 1 <= len(rule.branches()) <= 3  # one round offline: at most 3 seed branches
         assert all(a.value != "material" for a in rule.atoms())
     for aff, score in run.scores.items():
-        assert score.recall >= 0.3, aff
+        assert score.f1 >= 0.35, aff
         assert score.precision is not None and score.precision >= 0.5, aff
     mean_recall = sum(s.recall for s in run.scores.values()) / len(run.scores)
-    assert mean_recall >= 0.5
+    assert mean_recall >= 0.4
 
 
 def test_beats_the_one_atom_baseline_on_f1(run) -> None:
@@ -68,16 +68,23 @@ def test_outputs_and_provenance(run) -> None:
         assert len(rule.branch_metadata) == len(rule.branches())
         positives = {o.id for o in evidence[rule.affordance].positives}
         for meta in rule.branch_metadata:
-            assert meta["round"] in (1, 2, 3)
+            assert meta["round"] == 1
             assert set(meta["motivated_by"]) <= positives and meta["motivated_by"]
             assert set(meta["covers"]) <= positives
+            found = meta["evidence"]  # the branch's training evidence, by the objects' facts
+            assert set(found["positives"]) <= positives and len(found["positives"]) == found["support"] >= 2
+            assert found["precision"] == round(found["support"] / (found["support"] + found["negatives_covered"]), 4)
     manifest = json.loads((run.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["seed"] == 0 and manifest["cache_key"]
     assert manifest["models"]["proposer"].startswith("symbolic")
     coverage = [json.loads(x) for x in (run.run_dir / "coverage.jsonl").read_text().splitlines()]
-    assert {(c["affordance"], c["round"]) for c in coverage} == {(a, r) for a in AFFORDANCES for r in (1, 2, 3)}
+    assert {(c["affordance"], c["round"]) for c in coverage} == {(a, 1) for a in AFFORDANCES}
     report = (run.run_dir / "report.md").read_text()
     assert "| slice |" in report and "Vocabulary growth" in report and "## Timers" in report
+    assert "Settings chosen by 3-fold inner cross-validation" in report and "# support" in report
+    tuning = json.loads((run.run_dir / "tuning.json").read_text())
+    assert tuning["chosen"] in [c for c in ({k: v for k, v in c.items() if k != "inner_macro_f1"}
+                                            for c in tuning["candidates"])]
 
 
 def test_resume_after_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run) -> None:

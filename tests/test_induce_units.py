@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kari.bench.model import ObjectRecord, Property
@@ -9,7 +11,7 @@ from kari.induce.auditor import Auditor
 from kari.induce.config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.loop import Components, add_only_problems, induce_affordance
-from kari.induce.offline import KBValidator, SymbolicProposer, best_branch
+from kari.induce.offline import KBValidator, ProposerSettings, SymbolicProposer, best_branch
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.split import split_groups
 from kari.rules.ast import And, Atom, Or, Part
@@ -53,14 +55,16 @@ def test_proposer_generalises_with_the_taxonomy(vocab: Vocabulary) -> None:
     assert choice.covers == ("axe", "knife", "scissors") and choice.negatives == ()
 
 
+EXACT = ProposerSettings(min_support=1, min_objects=1, min_precision=1.0, m_estimate=0)
+"""No noise allowance: a branch must cover no negative."""
+
+
 def test_proposer_prefers_fewer_atoms_then_coverage_first(vocab: Vocabulary) -> None:
     choice = best_branch([KNIFE, AXE, SCISSORS], [SPOON], vocab)
     assert choice is not None and choice.branch == Atom("SHAPE", "sharp_edge")
     # with a precision floor of 1.0 the negative must be excluded; max one atom makes that impossible here
-    assert (
-        best_branch([SCISSORS], [obj("twin", ("MADE_OF", "steel"), ("SHAPE", "sharp_edge"))], vocab, min_precision=1.0)
-        is None
-    )
+    twin = obj("twin", ("MADE_OF", "steel"), ("SHAPE", "sharp_edge"))
+    assert best_branch([SCISSORS], [twin], vocab, EXACT) is None
 
 
 def test_strict_semantics_proposes_a_part(vocab: Vocabulary) -> None:
@@ -70,18 +74,26 @@ def test_strict_semantics_proposes_a_part(vocab: Vocabulary) -> None:
     # (parts are SHAPE facts too: the two grips are named differently, so no part name is shared)
     chisel = obj("chisel", ("tip", "MADE_OF", "iron"), ("tip", "SHAPE", "sharp_edge"), ("handle", "MADE_OF", "plastic"))
     negatives = [RAZOR_TOY, PAPER, SPOON]
-    choice = best_branch([cutter, chisel], negatives, vocab, strict=True, min_precision=1.0)
+    choice = best_branch([cutter, chisel], negatives, vocab, replace(EXACT, strict=True))
     assert choice is not None and choice.covers == ("chisel", "cutter")
     assert choice.branch == Part("x", And((Atom("MADE_OF", "rigid_material", "x"), Atom("SHAPE", "sharp_edge", "x"))))
     # on the whole object (any-part reading) no branch covers both without the toy
-    loose = best_branch([cutter, chisel], negatives, vocab, strict=False, min_precision=1.0)
+    loose = best_branch([cutter, chisel], negatives, vocab, EXACT)
     assert loose is not None and len(loose.covers) == 1
 
 
-def test_min_support(vocab: Vocabulary) -> None:
+def test_min_support_and_rare_values(vocab: Vocabulary) -> None:
     lonely = obj("lonely", ("MADE_OF", "glass"), ("SHAPE", "round"))
-    assert best_branch([KNIFE, lonely], [SPOON, PAPER], vocab, min_support=2, min_precision=1.0) is None
-    assert best_branch([KNIFE, lonely], [SPOON, PAPER], vocab, min_support=1, min_precision=1.0) is not None
+    assert best_branch([KNIFE, lonely], [SPOON, PAPER], vocab, replace(EXACT, min_support=2)) is None
+    assert best_branch([KNIFE, lonely], [SPOON, PAPER], vocab, EXACT) is not None
+    # a value only one object holds is never proposed with min_objects=2, however well it separates
+    only_glass = best_branch([lonely], [SPOON, PAPER], vocab, replace(EXACT, min_objects=2))
+    assert only_glass is None
+    # ... and a share of the positives: the knife and the axe share atoms, the rubber ball shares none with them
+    ball = obj("ball", ("MADE_OF", "rubber"), ("SHAPE", "round"))
+    share = best_branch([KNIFE, AXE, ball], [PAPER], vocab, replace(EXACT, min_coverage=0.6))
+    assert share is not None and set(share.covers) == {"axe", "knife"}
+    assert best_branch([KNIFE, AXE, ball], [PAPER], vocab, replace(EXACT, min_coverage=0.9)) is None
 
 
 def test_kb_validator_uses_the_taxonomy(vocab: Vocabulary) -> None:
@@ -148,7 +160,7 @@ def test_repair_then_drop_is_recorded(vocab: Vocabulary) -> None:
     )
     comps = Components(proposer, KBValidator(local), Auditor(local), local)
     ev = Evidence("cut", "", (KNIFE, AXE, SCISSORS, PAPER, SPOON, RAZOR_TOY), (), ())
-    result = induce_affordance(ev, comps, InduceConfig(groups=2, repair_attempts=2))
+    result = induce_affordance(ev, comps, InduceConfig(groups=2, repair_attempts=2, backend="openai"))
     first, second = result["rounds"]
     assert (first["outcome"], first["attempts"]) == ("accepted", 3)
     assert "not a JSON object" in proposer.feedback[1][0] and "ill-typed" in proposer.feedback[2][1]

@@ -26,7 +26,7 @@ def test_db_round_trip(tmp_path: Path) -> None:
         assert vocab.to_db(con) == len(vocab.rows())
         assert vocab.to_db(con) == len(vocab.rows())  # replaces, never appends
         kinds = dict(con.execute("SELECT kind, count(*) FROM vocabulary GROUP BY kind").fetchall())
-    assert set(kinds) == {"value", "synonym", "isa", "banned"}
+    assert set(kinds) == {"value", "synonym", "isa", "banned", "exclusive"}
     again = load_vocabulary(db)
     assert again.rows() == vocab.rows()
     assert again.provenance("SHAPE", "zigzag") == "auditor"

@@ -19,10 +19,27 @@ def induce(
     llm: str = typer.Option("offline", "--llm", help="Backend: offline (symbolic, no network) or openai."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N affordances (a cheap trial run)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the 3-group split."),
-    max_atoms: int = typer.Option(3, "--max-atoms", help="Offline proposer: at most K atoms per branch."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
+    max_atoms: int | None = typer.Option(None, "--max-atoms", help="Offline: at most K atoms per branch "
+                                         "(default 3; tuned unless --no-tune)."),
     seed_branches: int = typer.Option(3, "--seed-branches", help="Offline proposer: at most this many seed branches."),
-    min_precision: float = typer.Option(0.4, "--min-precision", help="Offline proposer: precision floor of a branch."),
+    min_precision: float | None = typer.Option(None, "--min-precision", help="Offline: floor of a branch's "
+                                               "m-estimate of precision (default 0.3)."),
+    min_support: int | None = typer.Option(None, "--min-support", help="Offline: positives a branch covers, and "
+                                           "that hold each of its atoms (default 2)."),
+    min_coverage: float | None = typer.Option(None, "--min-coverage", help="Offline: share of the positives a "
+                                              "branch covers (default 0.1; tuned unless --no-tune)."),
+    min_objects: int | None = typer.Option(None, "--min-objects", help="Offline: known objects (positives and "
+                                           "negatives) that hold each atom of a branch (default 3: rare values are "
+                                           "never proposed)."),
+    min_gain: float | None = typer.Option(None, "--min-gain", help="Offline: training F1 a branch must add "
+                                          "(default 0.02)."),
+    tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "
+                              "3-fold inner cross-validation on the training objects."),
+    lift: bool = typer.Option(True, "--lift/--no-lift", help="Lift every proposed branch's values up the is-a "
+                              "taxonomy while its precision holds (both backends)."),
+    groups: int | None = typer.Option(None, "--rounds", help="Rounds of the loop (default: 1 offline, 3 with an "
+                                      "LLM, the paper's loop)."),
     negatives: str = typer.Option("auto", "--negatives", help="Known negatives: auto, labelled or closed-world."),
     semantics: str = typer.Option(
         "any-part", "--semantics", help="Coverage semantics for scoring: any-part or strict."
@@ -39,6 +56,9 @@ def induce(
                                       "before the attempt counts as failed."),
     llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="openai: attempts per call "
                                      "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    cv: int | None = typer.Option(None, "--cv", metavar="K", help="Also judge the rules out of sample: K-fold "
+                                  "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
+                                  "cv.json go to OUT with suffix .cv, held-out scores to the report."),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no timer table."),
 ) -> None:
@@ -52,17 +72,20 @@ def induce(
     from kari.llm.config import call_limits
 
     limits = call_limits(llm_timeout, llm_attempts)
+    given = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
+             "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups}
     config = InduceConfig(
         seed=seed,
-        max_atoms=max_atoms,
         seed_branches=seed_branches,
         repair_attempts=repair_attempts,
-        min_precision=min_precision,
         negatives=negatives,
         semantics=semantics,
         backend=llm,
         affordances=tuple(affordance),
         limit=limit,
+        tune=tune,
+        lift=lift,
+        **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None
     if llm == "openai":
@@ -82,6 +105,7 @@ def induce(
         fresh=fresh,
         progress=not quiet and sys.stderr.isatty(),
         argv=["induce", *sys.argv[2:]],
+        cv=cv,
     )
     scores = outcome.scores.values()
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
@@ -93,6 +117,12 @@ def induce(
         f"mean recall {mean([s.recall for s in scores]):.3f}, mean precision "
         f"{mean([s.precision or 0.0 for s in scores]):.3f}; report: {outcome.run_dir / 'report.md'}"
     )
+    if outcome.cv is not None:
+        held, inside = outcome.cv["pooled"]["heldout"], outcome.cv["pooled"]["in_sample"]
+        typer.echo(
+            f"{outcome.cv['k']}-fold held-out mean F1 {held['macro']['f1']:.3f} (micro {held['micro']['f1']:.3f}); "
+            f"in-sample {inside['macro']['f1']:.3f}; cross-fitted rules and cv.json in {outcome.out.with_suffix('.cv')}"
+        )
     if not quiet:
         typer.echo(outcome.timers.table(), err=True)
 

@@ -23,7 +23,9 @@ class Evidence:
 
     ``edges`` maps an object id to the KB edges behind its evidence (the affordance edge and the property
     edges); it is empty for benchmark input, whose labels carry no edge ids. ``universe`` holds every object
-    of the input (the closed-world negatives are drawn from it).
+    of the input (the closed-world negatives are drawn from it). ``closed_world`` is set on evidence
+    restricted to some objects (:func:`kari.induce.folds.restrict`) so that ``auto`` keeps the choice made on
+    the full input.
     """
 
     affordance: str
@@ -32,10 +34,17 @@ class Evidence:
     labelled_negatives: tuple[ObjectRecord, ...]
     universe: tuple[ObjectRecord, ...] = ()
     edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    closed_world: bool | None = None  # how ``auto`` reads negatives; None: from the labelled negatives present
+
+    def uses_closed_world(self, source: str) -> bool:
+        """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
+        if source == "auto":
+            return self.closed_world if self.closed_world is not None else not self.labelled_negatives
+        return source == "closed-world"
 
     def negatives(self, source: str) -> tuple[ObjectRecord, ...]:
         """Known negatives by ``source`` (see :class:`kari.induce.config.InduceConfig`)."""
-        if source == "labelled" or (source == "auto" and self.labelled_negatives):
+        if not self.uses_closed_world(source):
             return self.labelled_negatives
         positive = {o.id for o in self.positives}
         return tuple(o for o in self.universe if o.id not in positive)

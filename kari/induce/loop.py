@@ -1,9 +1,13 @@
-"""The KARI loop (method.md 2): per affordance, three rounds of propose -> audit (-> validate) with add-only rules.
+"""The KARI loop (method.md 2): per affordance, rounds of propose -> audit (-> validate) with add-only rules.
 
+The positives and the known negatives are split into seeded groups, one per round (three for an LLM, the
+paper's loop; one for the offline Proposer: ``InduceConfig.rounds``); each round reveals one more group of both.
 Round 1 seeds a rule from group 1. Rounds 2..n: the Validator labels the rule's atoms for each object of the
 new group, coverage is decided from the labels, and the Proposer appends ONE OR branch for the uncovered
-objects. Every proposal is parsed, checked add-only, audited and statically checked; a rejected one is retried
-with the reasons fed back (at most ``repair_attempts`` times), then dropped and recorded.
+objects. Every proposal is parsed, checked add-only, audited, guarded (:mod:`kari.induce.guards`: simplified,
+exclusive values rejected, lifted up the taxonomy, subsumed branches rejected) and statically checked; a
+rejected one is retried with the reasons fed back (at most ``repair_attempts`` times), then dropped and
+recorded. The finished rule is tidied (subsumed branches dropped) and every branch records its evidence.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from kari.bench.model import ObjectRecord
 from kari.induce.auditor import Auditor, VocabEvent
 from kari.induce.config import InduceConfig
+from kari.induce.guards import Guard
 from kari.induce.inputs import Evidence
 from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
 from kari.induce.split import split_groups
@@ -34,6 +39,7 @@ class Components:
     validator: Validator
     auditor: Auditor
     vocab: Vocabulary
+    guard: Guard | None = None
 
 
 @dataclass
@@ -107,26 +113,34 @@ def _covered(state: _State, objects: Sequence[ObjectRecord], timers: Timers) -> 
 
 
 def _check(
-    state: _State, comps: Components, proposal: Proposal, round_no: int, affordances: Sequence[str], timers: Timers
-) -> tuple[Node | None, list[str], Any]:
-    """Validate one proposal: parse result, add-only, Auditor, static check. Returns (body, problems, audit)."""
+    state: _State, comps: Components, proposal: Proposal, task: ProposalTask, affordances: Sequence[str],
+    timers: Timers
+) -> tuple[Node | None, list[str], Any, list[list[str]]]:
+    """Validate one proposal: parse result, add-only, Auditor, guards, static check.
+    Returns (body, problems, audit, guard changes per new branch)."""
     from kari.rules import check_rule
 
     if proposal.body is None:
-        return None, [proposal.error or "no rule in the reply"], None
+        return None, [proposal.error or "no rule in the reply"], None, []
     problems = add_only_problems(state.body, proposal.body)
     if problems:
-        return None, problems, None
+        return None, problems, None, []
+    first_new = len(branches_of(state.body))
     with timers("audit"):
-        audit = comps.auditor.audit(
-            proposal.body, len(branches_of(state.body)), affordance=state.evidence.affordance, round=round_no
-        )
+        audit = comps.auditor.audit(proposal.body, first_new, affordance=state.evidence.affordance, round=task.round)
     if audit.errors:
-        return None, audit.errors, None
+        return None, audit.errors, None, []
+    body, changes = audit.body, [[] for _ in branches_of(audit.body)[first_new:]]
+    if comps.guard is not None:
+        with timers("guard"):
+            body, problems, changes = comps.guard.check(audit.body, first_new, task.seen or task.targets,
+                                                        task.negatives)
+        if body is None:
+            return None, problems, None, []
     with timers("check"):
-        diagnostics = check_rule(Rule(state.evidence.affordance, audit.body), comps.vocab, affordances)
+        diagnostics = check_rule(Rule(state.evidence.affordance, body), comps.vocab, affordances)
     errors = [str(d) for d in diagnostics if d.is_error and not _is_new_value(d, audit.events)]
-    return (None, errors, None) if errors else (audit.body, [], audit)
+    return (None, errors, None, []) if errors else (body, [], audit, changes)
 
 
 def _is_new_value(diagnostic: Any, events: Sequence[VocabEvent]) -> bool:
@@ -150,19 +164,19 @@ def _propose(
             proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback)))
         if proposal.exhausted:
             return "no-branch", attempt
-        body, problems, audit = _check(state, comps, proposal, task.round, affordances, timers)
+        body, problems, audit, changes = _check(state, comps, proposal, task, affordances, timers)
         if body is not None:
             audit.commit()
             state.events += audit.events
-            first_new = len(branches_of(state.body))
             state.body = body
-            for _ in branches_of(body)[first_new:]:
+            for change in changes:
                 state.branch_meta.append(
                     {
                         "round": task.round,
                         "motivated_by": [o.id for o in task.targets],
                         "source": comps.proposer.name,
                         "attempt": attempt,
+                        **({"guard": change} if change else {}),
                     }
                 )
             return "accepted", attempt
@@ -189,11 +203,16 @@ def induce_affordance(
     state = _State(evidence)
     by_id = {o.id: o for o in evidence.positives}
     negatives = evidence.negatives(config.negatives)
-    groups = split_groups(list(by_id), config.groups, config.seed, evidence.affordance)
+    groups = split_groups(list(by_id), config.rounds, config.seed, evidence.affordance)
+    negative_by_id = {o.id: o for o in negatives}
+    negative_groups = split_groups(list(negative_by_id), config.rounds, config.seed,
+                                   evidence.affordance + ":negatives")
     seen: list[ObjectRecord] = []
-    for round_no, group_ids in enumerate(groups, start=1):
+    seen_negatives: list[ObjectRecord] = []
+    for round_no, (group_ids, negative_ids) in enumerate(zip(groups, negative_groups), start=1):
         group = [by_id[i] for i in group_ids]
         seen += group
+        seen_negatives += [negative_by_id[i] for i in negative_ids]
         _labels(state, comps, group, timers)
         covered = set(_covered(state, group, timers))
         targets = tuple(o for o in group if o.id not in covered)
@@ -204,7 +223,8 @@ def induce_affordance(
             "targets": [o.id for o in targets],
         }
         if targets:
-            task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets, negatives)
+            task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets,
+                                tuple(seen_negatives), seen=tuple(seen))
             record["outcome"], record["attempts"] = _propose(state, comps, task, config, affordances, timers)
         else:
             record["outcome"], record["attempts"] = ("skipped", 0)
@@ -217,7 +237,7 @@ def induce_affordance(
             recall_seen=round(len(seen_covered) / len(seen), 4) if seen else None,
         )
         state.rounds.append(record)
-    return _result(state, evidence, negatives, config, to_json, time.perf_counter() - start, timers)
+    return _result(state, evidence, negatives, config, comps.vocab, to_json, time.perf_counter() - start, timers)
 
 
 def _result(
@@ -225,12 +245,17 @@ def _result(
     evidence: Evidence,
     negatives: Sequence[ObjectRecord],
     config: InduceConfig,
+    vocab: Vocabulary,
     to_json: Any,
     seconds: float,
     timers: Timers,
 ) -> dict[str, Any]:
-    """The finished affordance: rule JSON, per-branch provenance (covers, KB edges), rounds, drops, events."""
-    branches = branches_of(state.body)
+    """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
+    (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
+    from kari.induce.guards import tidy
+
+    branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
+    state.body = None if not branches else branches[0] if len(branches) == 1 else Or(tuple(branches))
     for meta, branch in zip(state.branch_meta, branches):
         covers = [
             o.id
@@ -239,6 +264,8 @@ def _result(
         ]
         meta["covers"] = covers
         meta["edges"] = sorted({e for oid in meta["motivated_by"] for e in evidence.edges.get(oid, ())})
+        meta["evidence"] = branch_evidence(Rule(evidence.affordance, branch), evidence.positives, negatives,
+                                           vocab, config.semantics)
     covered = _covered(state, evidence.positives, timers)
     return {
         "affordance": evidence.affordance,
@@ -247,7 +274,7 @@ def _result(
         "branches": state.branch_meta,
         "positives": len(evidence.positives),
         "negatives": len(negatives),
-        "negatives_source": "labelled" if negatives is evidence.labelled_negatives else "closed-world",
+        "negatives_source": "closed-world" if evidence.uses_closed_world(config.negatives) else "labelled",
         "covered": len(covered),
         "recall": round(len(covered) / len(evidence.positives), 4) if evidence.positives else None,
         "unanswered": {k: sorted(v) for k, v in sorted(state.unanswered.items())},
@@ -256,6 +283,19 @@ def _result(
         "vocab_events": [e.to_json() for e in state.events],
         "seconds": round(seconds, 3),
     }
+
+
+def branch_evidence(branch: Rule, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
+                    vocab: Vocabulary, semantics: str) -> dict[str, Any]:
+    """What one branch (as a rule) covers among the training objects, by their facts: support (positives
+    covered), negatives covered, precision, and the objects."""
+    from kari.domain.objects import rule_holds
+
+    hits = [o.id for o in positives if rule_holds(branch, o, vocab, semantics)]
+    misses = [o.id for o in negatives if rule_holds(branch, o, vocab, semantics)]
+    return {"support": len(hits), "negatives_covered": len(misses),
+            "precision": round(len(hits) / (len(hits) + len(misses)), 4) if hits or misses else None,
+            "positives": hits, "negatives": misses}
 
 
 def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, Mapping[str, Any]]) -> None:

@@ -1,27 +1,66 @@
 """The ``offline`` backend: a symbolic Proposer (clingo optimisation, ``solver/propose.lp``) and a KB-grounded
 Validator. No network, no key; deterministic.
 
-The Proposer proposes what a careful expert would from KB evidence alone: the conjunction of 1..k property
-atoms (taxonomy ancestors included, so ``metal`` can stand for ``steel``) that covers the most uncovered
-positives while covering as few known negatives as possible, found by ``solver/facts.lp`` + ``solver/propose.lp``
-through the one solver bridge (:func:`kari.solver.control.solve`).
+The Proposer treats the labels as a noisy sample: a branch is a conjunction of 1..k property atoms (taxonomy
+ancestors included, so ``metal`` can stand for ``steel``) that
+
+* covers at least ``min_support`` known positives, each atom held by as many positives and by at least
+  ``min_objects`` known objects (rare values are never proposed);
+* has an m-estimate of precision of at least ``min_precision`` (the labels' base rate as the prior);
+* maximises the training F1 of the rule with it, ``2TP / (TP + FP + P)``: clingo maximises the linear
+  ``(1 - t) * new positives - t * new negatives`` and :func:`f1_branch` moves ``t`` to half the F1 reached
+  (Dinkelbach's method for a ratio; a branch helps exactly when its precision on new objects exceeds F1/2);
+* raises that F1 by at least ``min_gain`` (else the rule is finished); the first branch, when none meets the
+  precision floor, is the best one without it (any rule beats none for F1);
+* never combines values that imply or exclude each other (``solver/exclusive.lp``).
+
+Its settings are chosen by inner cross-validation on the training objects (:mod:`kari.induce.tuning`). The
+search is ``solver/facts.lp`` + ``solver/exclusive.lp`` + ``solver/propose.lp`` run through the one solver
+bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the answer and moves ``t``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kari.bench.model import ObjectRecord
-from kari.domain.objects import has_property
+from kari.domain.objects import has_property, rule_holds
 from kari.domain.terms import PREDICATES, WHOLE
 from kari.domain.vocabulary import Vocabulary
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.validator import AtomLabels
-from kari.rules.ast import And, Atom, Node, Or, Part
-from kari.solver.control import solve
+from kari.rules.ast import And, Atom, Node, Or, Part, Rule
+from kari.solver.control import Grounding
 from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
+
+
+@dataclass(frozen=True)
+class ProposerSettings:
+    """The offline Proposer's criterion (see the module docstring); :mod:`kari.induce.tuning` chooses
+    ``min_precision`` and ``min_gain`` by inner cross-validation."""
+
+    max_atoms: int = 3
+    min_support: int = 2
+    min_coverage: float = 0.0
+    min_objects: int = 3
+    m_estimate: float = 2.0
+    min_precision: float = 0.5
+    min_gain: float = 0.02
+    strict: bool = False
+
+    def constants(self, prior: float, positives: int) -> dict[str, int]:
+        """The ``#const`` values of ``solver/propose.lp`` (percentages as integers) for ``positives`` known
+        positives: the support floor is ``min_support`` or ``min_coverage`` of them, whichever is larger."""
+        support = max(self.min_support, math.ceil(self.min_coverage * positives - 1e-9))
+        return {"k": self.max_atoms, "min_sup": support, "min_freq": self.min_objects,
+                "m": round(self.m_estimate), "prior": round(100 * prior), "min_prec": round(100 * self.min_precision),
+                "strict": int(self.strict)}
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -34,22 +73,15 @@ class BranchChoice:
     optimal: bool
 
 
-def _program(targets: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary) -> str:
-    """Facts for facts.lp + propose.lp: objects numbered targets first (few symbols), marks, taxonomy, avoided
-    values and exclusive groups, all through the one fact writer."""
-    objects = [*targets, *negatives]
-    return "\n".join([
-        object_facts(objects, vocab),
-        marks("target", range(len(targets))),
-        marks("negative", range(len(targets), len(objects))),
-        taxonomy_facts(vocab),
-        value_facts("avoid", [(p, v) for p in PREDICATES for v in sorted(umbrella_values(vocab, p))]),
-        exclusive_facts(vocab),
-    ])
-
-
 def umbrella_values(vocab: Vocabulary, predicate: str) -> set[str]:
     """Values never proposed: umbrella roots of the taxonomy (``material`` says nothing about an object)."""
+    memo = vocab.memo("umbrella_values")
+    if predicate not in memo:
+        memo[predicate] = _umbrellas(vocab, predicate)
+    return set(memo[predicate])
+
+
+def _umbrellas(vocab: Vocabulary, predicate: str) -> set[str]:
     values = vocab.values(predicate)
     below: dict[str, int] = {}
     for value in values:
@@ -58,30 +90,68 @@ def umbrella_values(vocab: Vocabulary, predicate: str) -> set[str]:
     return {v for v, n in below.items() if len(vocab.ancestors(predicate, v)) == 1 and 2 * n >= len(values)}
 
 
+def avoid_facts(vocab: Vocabulary) -> str:
+    """``avoid(pred,"value").`` for every umbrella value (read by propose.lp and branch.lp)."""
+    return value_facts("avoid", [(p, v) for p in PREDICATES for v in sorted(umbrella_values(vocab, p))])
+
+
+class BranchSearch:
+    """``solver/propose.lp`` grounded once over the known positives and negatives; :meth:`best` answers one
+    branch question per call by setting its externals (targets, round targets, done negatives, weight)."""
+
+    def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
+                 settings: ProposerSettings | None = None, *, time_limit: float = 10.0) -> None:
+        settings = settings or ProposerSettings()
+        known = list({o.id: o for o in positives}.values())
+        self.objects = [*known, *(o for o in negatives if o.id not in {k.id for k in known})]
+        self.number = {o.id: i for i, o in enumerate(self.objects)}
+        self.time_limit = time_limit
+        prior = len(known) / len(self.objects) if self.objects else 0.5
+        program = "\n".join([
+            object_facts(self.objects, vocab),
+            marks("positive", range(len(known))),
+            marks("negative", range(len(known), len(self.objects))),
+            taxonomy_facts(vocab),
+            avoid_facts(vocab),
+            exclusive_facts(vocab),
+        ])
+        constants = settings.constants(prior, len(known))
+        options = ["--opt-mode=opt", *(arg for name, value in constants.items() for arg in ("-c", f"{name}={value}"))]
+        self.grounding = Grounding([program], ["facts.lp", "exclusive.lp", "propose.lp"], what="offline proposer",
+                                   options=options)
+
+    def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
+             done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> BranchChoice | None:
+        """The optimal branch for the uncovered positives ``targets``: it covers one of ``round_targets`` (any
+        target when empty); a negative in ``done`` is already covered (no new cost); a new negative costs
+        ``weight / (1 - weight)`` new positives. None when no branch meets the settings."""
+        t = min(100, max(0, round(100 * weight)))
+        externals = [("target", (self.number[o.id],)) for o in targets]
+        externals += [("round_target", (self.number[o.id],)) for o in round_targets]
+        externals += [("done", (self.number[o.id],)) for o in done if o.id in self.number]
+        externals += [("weight_bit", (i,)) for i in range(7) if t >> i & 1]
+        outcome = self.grounding.solve(externals, time_limit=self.time_limit)
+        if not outcome.atoms:
+            return None
+        return _choice(outcome.atoms, [o.id for o in self.objects], optimal=outcome.proven)
+
+
 def best_branch(
     targets: Sequence[ObjectRecord],
     negatives: Sequence[ObjectRecord],
     vocab: Vocabulary,
+    settings: ProposerSettings | None = None,
     *,
-    max_atoms: int = 3,
-    min_precision: float = 0.4,
-    min_support: int = 1,
-    strict: bool = False,
+    positives: Sequence[ObjectRecord] = (),
+    round_targets: Sequence[ObjectRecord] = (),
+    done: Sequence[ObjectRecord] = (),
+    weight: float = 0.5,
     time_limit: float = 10.0,
 ) -> BranchChoice | None:
-    """The optimal branch for ``targets`` against ``negatives`` (clingo ``#maximize``/``#minimize``).
-
-    None when no branch covers ``min(min_support, len(targets))`` targets with precision >= ``min_precision``.
-    """
-    constants = {"k": max_atoms, "min_prec": round(min_precision * 100), "strict": int(strict),
-                 "min_sup": max(1, min(min_support, len(targets)))}
-    options = ["--opt-mode=opt", *(arg for name, value in constants.items() for arg in ("-c", f"{name}={value}"))]
-    outcome = solve([_program(targets, negatives, vocab)], ["facts.lp", "propose.lp"], time_limit=time_limit,
-                    what="offline proposer", options=options)
-    if not outcome.atoms:
-        return None
-    ids = [o.id for o in (*targets, *negatives)]
-    return _choice(outcome.atoms, ids, optimal=outcome.proven)
+    """One :meth:`BranchSearch.best` question: ``positives`` are every known positive (``targets`` are added:
+    support and precision count them all)."""
+    search = BranchSearch([*targets, *positives], negatives, vocab, settings, time_limit=time_limit)
+    return search.best(targets, round_targets=round_targets, done=done, weight=weight)
 
 
 def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool) -> BranchChoice:
@@ -101,59 +171,92 @@ class SymbolicProposer:
 
     name = "offline"
 
-    def __init__(
-        self,
-        vocab: Vocabulary,
-        *,
-        max_atoms: int = 3,
-        seed_branches: int = 3,
-        min_precision: float = 0.4,
-        min_support: int = 1,
-        strict: bool = False,
-        time_limit: float = 10.0,
-    ) -> None:
+    def __init__(self, vocab: Vocabulary, settings: ProposerSettings | None = None, *, seed_branches: int = 3,
+                 time_limit: float = 10.0) -> None:
         self.vocab = vocab
-        self.max_atoms = max_atoms
+        self.settings = settings or ProposerSettings()
         self.seed_branches = seed_branches
-        self.min_precision = min_precision
-        self.min_support = min_support
-        self.strict = strict
         self.time_limit = time_limit
 
-    def _best(self, targets: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord]) -> BranchChoice | None:
-        return best_branch(
-            targets,
-            negatives,
-            self.vocab,
-            max_atoms=self.max_atoms,
-            min_precision=self.min_precision,
-            min_support=self.min_support,
-            strict=self.strict,
-            time_limit=self.time_limit,
-        )
-
     def propose(self, task: ProposalTask) -> Proposal:
-        """Seed: greedily cover the targets with up to ``seed_branches`` branches; extend: append one branch."""
+        """Seed: add up to ``seed_branches`` branches; extend: add at most one. Each must cover a target of this
+        round and raise the rule's F1 on the positives seen so far and the negatives by ``min_gain``."""
         branches = list(
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
-        budget = self.seed_branches if task.seeding else 1
-        remaining = list(task.targets)
+        semantics = "strict" if self.settings.strict else "any-part"
+        seen = list({o.id: o for o in (*task.seen, *task.targets)}.values())
+        current = Rule(task.affordance, task.current) if task.current is not None else None
+        covered = {o.id for o in seen if current is not None and rule_holds(current, o, self.vocab, semantics)}
+        done = {o.id for o in task.negatives if current is not None and rule_holds(current, o, self.vocab, semantics)}
+        round_targets = [o for o in task.targets if o.id not in covered]
         notes = []
-        for _ in range(budget):
-            choice = self._best(remaining, task.negatives) if remaining else None
-            if choice is None:
+        search = BranchSearch(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit)
+        for _ in range(self.seed_branches if task.seeding else 1):
+            if not round_targets:
                 break
+            found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain)
+            fallback = found is None and not branches
+            if fallback:  # any rule beats none for F1: the first branch needs support only
+                loose = BranchSearch(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
+                                     time_limit=self.time_limit)
+                found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0)
+            if found is None:
+                break
+            choice, before, after = found
             branches.append(choice.branch)
-            notes.append(
-                f"covers {len(choice.covers)}/{len(remaining)} targets, {len(choice.negatives)} negatives"
-                + ("" if choice.optimal else " (time limit: best found)")
-            )
-            remaining = [o for o in remaining if o.id not in set(choice.covers)]
+            notes.append(("no branch meets the precision floor; without it: " if fallback else "")
+                         + f"training F1 {before:.3f} -> {after:.3f}: covers {len(choice.covers)} of {len(seen)} "
+                         f"positives seen, {len(choice.negatives)} negatives"
+                         + ("" if choice.optimal else " (time limit: best found)"))
+            covered |= set(choice.covers)
+            done |= set(choice.negatives)
+            round_targets = [o for o in round_targets if o.id not in covered]
         if not notes:
-            return Proposal(None, "", "no branch covers a target with the required precision", exhausted=True)
+            return Proposal(None, "", "no branch meets the support and precision settings and raises F1", exhausted=True)
         body = branches[0] if len(branches) == 1 else Or(tuple(branches))
         return Proposal(body, "; ".join(notes))
+
+
+def f1(true_positives: int, false_positives: int, positives: int) -> float:
+    """``2TP / (TP + FP + P)`` (0 without positives)."""
+    total = true_positives + false_positives + positives
+    return 2 * true_positives / total if total else 0.0
+
+
+def f1_branch(
+    search: BranchSearch,
+    positives: Sequence[ObjectRecord],
+    negatives: Sequence[ObjectRecord],
+    covered: set[str],
+    done: set[str],
+    round_targets: Sequence[ObjectRecord],
+    min_gain: float,
+    *,
+    steps: int = 4,
+) -> tuple[BranchChoice, float, float] | None:
+    """The branch that raises the rule's training F1 the most (Dinkelbach's method, at most ``steps`` solver
+    calls on ``search``), with the F1 before and after; None when none raises it by ``min_gain``.
+
+    ``covered`` / ``done``: ids of the positives / negatives the rule already covers."""
+    before = f1(len(covered), len(done), len(positives))
+    targets = [o for o in positives if o.id not in covered]
+    done_objects = [o for o in negatives if o.id in done]
+    best: tuple[BranchChoice, float] | None = None
+    weight = before / 2
+    for _ in range(steps):
+        choice = search.best(targets, round_targets=round_targets, done=done_objects, weight=weight)
+        if choice is None:
+            break
+        gained = len(set(choice.covers) - covered)
+        after = f1(len(covered) + gained, len(done | set(choice.negatives)), len(positives))
+        if best is not None and after <= best[1] + 1e-9:
+            break
+        best = (choice, after)
+        weight = after / 2
+    if best is None or best[1] < before + min_gain:
+        return None
+    return best[0], before, best[1]
 
 
 class KBValidator:

@@ -22,7 +22,8 @@ RULE_SCHEMA = {"type": "object", "properties": {"rule": {"type": "object"}}, "re
 
 @dataclass(frozen=True)
 class ProposalTask:
-    """What the Proposer is asked: seed a rule (``current`` None) or extend ``current`` for ``targets``."""
+    """What the Proposer is asked: seed a rule (``current`` None) or extend ``current`` for ``targets`` (the
+    uncovered positives of this round), knowing the ``negatives`` and the positives ``seen`` so far."""
 
     affordance: str
     description: str
@@ -31,6 +32,7 @@ class ProposalTask:
     targets: tuple[ObjectRecord, ...]
     negatives: tuple[ObjectRecord, ...] = ()
     feedback: tuple[str, ...] = ()
+    seen: tuple[ObjectRecord, ...] = ()  # every positive of the rounds so far (targets included)
 
     @property
     def seeding(self) -> bool:

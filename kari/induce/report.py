@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from kari.bench.model import ObjectRecord
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Rule
 from kari.domain.vocabulary import Vocabulary
@@ -37,6 +38,12 @@ class RuleScore:
         p, r = self.precision or 0.0, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
+    def plus(self, other: RuleScore) -> RuleScore:
+        """The counts of both (e.g. two folds' held-out objects); branches: the larger number."""
+        return RuleScore(self.affordance, max(self.branches, other.branches), self.positives + other.positives,
+                         self.covered + other.covered, self.negatives + other.negatives,
+                         self.false_positives + other.false_positives)
+
     def to_json(self) -> dict[str, Any]:
         return {
             **asdict(self),
@@ -56,27 +63,53 @@ def score_rules(
     time_limit: float = 120.0,
 ) -> dict[str, RuleScore]:
     """Recall on positives and false positives on known negatives per rule, decided by ``kari.solver``."""
+    truth = {a: (ev.positives, ev.negatives(negatives)) for a, ev in evidence.items()}
+    return score_on(rules, truth, vocab, semantics=semantics, time_limit=time_limit)
+
+
+Truth = Mapping[str, tuple[Sequence[ObjectRecord], Sequence[ObjectRecord]]]
+"""Affordance -> (positive objects, negative objects) to judge a rule on."""
+
+
+def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = "any-part",
+             time_limit: float = 120.0) -> dict[str, RuleScore]:
+    """Each rule (of an affordance in ``truth``) judged by the solver on the given positives and negatives."""
     from kari.solver import compute_coverage
 
-    rules = [r for r in rules if r.affordance in evidence]
-    objects = {
-        o.id: o for r in rules for ev in (evidence[r.affordance],) for o in (*ev.positives, *ev.negatives(negatives))
-    }
+    rules = [r for r in rules if r.affordance in truth]
+    objects = {o.id: o for r in rules for group in truth[r.affordance] for o in group}
     rows = compute_coverage(rules, list(objects.values()), vocab, semantics, time_limit=time_limit) if rules else []
     hit = {(row.affordance, row.object) for row in rows if row.covered}
     out = {}
     for rule in rules:
-        ev = evidence[rule.affordance]
-        negs = ev.negatives(negatives)
+        positives, negs = truth[rule.affordance]
         out[rule.affordance] = RuleScore(
             rule.affordance,
             len(rule.branches()),
-            len(ev.positives),
-            sum((rule.affordance, o.id) in hit for o in ev.positives),
+            len(positives),
+            sum((rule.affordance, o.id) in hit for o in positives),
             len(negs),
             sum((rule.affordance, o.id) in hit for o in negs),
         )
     return out
+
+
+RARE_OBJECTS = 3
+"""A branch whose atom fewer than this many input objects hold is counted as resting on a rare value."""
+
+
+def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary,
+                  min_objects: int = RARE_OBJECTS) -> tuple[int, int]:
+    """(branches with an atom that fewer than ``min_objects`` of ``objects`` hold, all branches): any-part
+    reading with the taxonomy, over the closed object views."""
+    from collections import Counter
+
+    from kari.domain.objects import object_view
+
+    held = Counter(fact for obj in objects for fact in object_view(obj, vocab).whole)
+    branches = [b for rule in rules for b in rule.branches()]
+    rare = sum(any(held[(a.predicate, a.value)] < min_objects for a in b.atoms()) for b in branches)
+    return rare, len(branches)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -91,8 +124,12 @@ def render_report(
     timers: Sequence[Mapping[str, Any]],
     usage: Mapping[str, Any] | None,
     vocab_sizes: Mapping[str, tuple[int, int]],
+    tuning: Mapping[str, Any] | None = None,
+    rare: tuple[int, int] | None = None,
 ) -> str:
-    """The run's Markdown summary: recall per rule, per-round coverage, drops, vocabulary growth, timers, LLM use."""
+    """The run's Markdown summary: recall per rule, rare atoms, settings chosen by inner cross-validation,
+    per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
+    ``rare``: (branches with an atom fewer than 3 input objects hold, all branches)."""
     from kari.rules import to_text
 
     lines = [
@@ -128,15 +165,32 @@ def render_report(
         "## Coverage per round (objects seen so far covered by the rule, Validator labels)",
         "",
         "| affordance | "
-        + " | ".join(f"round {i}" for i in range(1, 1 + manifest.get("config", {}).get("groups", 3)))
+        + " | ".join(f"round {i}" for i in range(1, 1 + manifest.get("config", {}).get("rounds", 3)))
         + " |",
-        "| --- |" + " ---: |" * manifest.get("config", {}).get("groups", 3),
+        "| --- |" + " ---: |" * manifest.get("config", {}).get("rounds", 3),
     ]
     for aff in sorted(results):
         cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff]["rounds"]]
         lines.append(f"| {aff} | " + " | ".join(cells) + " |")
-    lines += ["", "## Rules (text form)", "", "```"]
-    lines += [f"{r.affordance}:\n  {to_text(r.body)}" for r in rules]
+    if rare is not None:
+        share = rare[0] / rare[1] if rare[1] else 0.0
+        lines += ["", f"Branches with an atom that fewer than {RARE_OBJECTS} input objects hold: {rare[0]} of "
+                      f"{rare[1]} ({share:.1%})."]
+    if tuning:
+        lines += ["", f"## Settings chosen by {tuning['inner_folds']}-fold inner cross-validation", "",
+                  "| setting | inner held-out macro F1 | chosen |", "| --- | ---: | --- |"]
+        for c in tuning["candidates"]:
+            setting = {k: v for k, v in c.items() if k != "inner_macro_f1"}
+            lines.append(f"| {', '.join(f'{k}={v}' for k, v in setting.items())} | {c['inner_macro_f1']:.3f} | "
+                         f"{'yes' if setting == tuning['chosen'] else ''} |")
+    lines += ["", "## Rules (text form, each branch with its training evidence)", "", "```"]
+    for rule in rules:
+        lines.append(f"{rule.affordance}:")
+        for branch, meta in zip(rule.branches(), (*rule.branch_metadata, *([{}] * len(rule.branches())))):
+            found = meta.get("evidence") or {}
+            note = (f"  # support {found['support']}, negatives {found['negatives_covered']}, precision "
+                    f"{found['precision'] if found['precision'] is not None else '-'}") if found else ""
+            lines.append(f"  {to_text(branch)}{note}")
     lines += [
         "```",
         "",

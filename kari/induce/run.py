@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from kari import interrupts
 from kari.errors import KariError
+from kari.bench.model import ObjectRecord
 from kari.induce.config import InduceConfig
+from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.rundir import RunDir, cache_key
@@ -34,6 +38,7 @@ class InduceOutcome:
     run_dir: Path
     timers: Timers
     resumed: list[str]
+    cv: dict[str, Any] | None = None
 
 
 def jsonl_path(out: Path) -> Path:
@@ -75,21 +80,15 @@ def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Compon
     if session is None:
         from kari.induce.offline import KBValidator, SymbolicProposer
 
-        proposer = SymbolicProposer(
-            vocab,
-            max_atoms=config.max_atoms,
-            seed_branches=config.seed_branches,
-            min_precision=config.min_precision,
-            min_support=config.min_support,
-            strict=config.semantics == "strict",
-            time_limit=config.solver_time_limit,
-        )
-        return Components(proposer, KBValidator(vocab), auditor, vocab)
+        proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
+                                    time_limit=config.solver_time_limit)
+        return Components(proposer, KBValidator(vocab), auditor, vocab, config.guard(vocab))
     from kari.induce.proposer import LLMProposer
     from kari.induce.validator import LLMValidator
 
     return Components(
-        LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor, vocab
+        LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor, vocab,
+        config.guard(vocab),
     )
 
 
@@ -127,11 +126,14 @@ def induce(
     fresh: bool = False,
     progress: bool = False,
     argv: list[str] | None = None,
+    cv: int | None = None,
 ) -> InduceOutcome:
     """Induce one rule per affordance (method.md 2) and write the rules, their JSONL form and the run directory.
 
     ``llm`` is a :class:`kari.llm.LLMConfig` for the ``openai`` backend (None for ``offline``). A run directory
-    that already holds finished affordances of the same settings is resumed.
+    that already holds finished affordances of the same settings is resumed. With ``cv`` = K, the rules are
+    also induced K times, each time without one fold of the objects, and judged on the held-out fold
+    (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`).
     """
     from kari.io.atomic import check_output_dir, check_output_file
     from kari.io.lock import output_folder
@@ -153,7 +155,7 @@ def induce(
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
     with output_folder(run.path):
-        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv)
+        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
 
 
 class _Inputs(NamedTuple):
@@ -166,11 +168,10 @@ class _Inputs(NamedTuple):
 
 
 def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
-            fresh: bool, progress: bool, argv: list[str] | None) -> InduceOutcome:
+            fresh: bool, progress: bool, argv: list[str] | None, cv: int | None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
     from kari import __version__
     from kari.io.atomic import atomic_write_jsonl, atomic_write_text
-    from kari.rules import dump_rules_jsonl, dump_rules_kari
 
     evidence, input_info, chosen, vocab = inputs
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
@@ -208,22 +209,19 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         },
         "outputs": {"rules": str(out), "jsonl": str(jsonl_path(out))},
     }
-    finished = run.open(manifest, fresh=fresh)
-    with run.recording_failure():
-        finished = {a: r for a, r in finished.items()
-                    if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
-        replay_vocabulary(vocab, finished)
+    finished = _matching(run.open(manifest, fresh=fresh), evidence)
+    with run.recording_failure(), _resumable_stop(run):
         timers = Timers()
-        results = _run_loop(chosen, finished, config, vocab, llm, run, timers, progress)
-        origin = {"run": key, "backend": config.backend}
-        rules = [r for ev in chosen if (r := rule_from_result(results[ev.affordance], origin))]
-        from kari.induce.report import render_report, score_rules
+        job = _Job(config, vocab, llm, progress)
+        results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key)
+        from kari.induce.report import rare_branches, render_report, score_rules
 
         with timers("score"):
             scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
-        atomic_write_text(out, dump_rules_kari(rules, pretty=True) if rules
-                          else "# kari induce: no rule (see report.md)\n")
-        atomic_write_text(jsonl_path(out), dump_rules_jsonl(rules))
+        cv_summary = None
+        if cv is not None:
+            cv_summary = _cross_validate(cv, chosen, evidence, rules, scores, job, run, timers, key, out, fresh)
+        _write_rules(out, rules)
         atomic_write_jsonl(
             run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
         )
@@ -232,32 +230,161 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             [{"affordance": a, **e} for a in sorted(results) for e in results[a]["vocab_events"]],
         )
         _persist_vocabulary(db, vocab)
-        usage = _usage(run.calls())
+        usage = _usage(run.calls() + [c for fold in sorted((run.path / "cv").glob("fold*"))
+                                      for c in RunDir(fold).calls()])
         sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
-        atomic_write_text(
-            run.report_path,
-            render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes),
-        )
+        rare = rare_branches(rules, _universe(evidence), vocab)
+        report = render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes,
+                               tuning, rare)
+        if cv_summary is not None:
+            from kari.induce.heldout import render_heldout
+
+            report += "\n" + render_heldout(cv_summary, str(cv_dir(out)))
+        atomic_write_text(run.report_path, report)
         run.update_manifest(
             status="finished", usage=usage, timers=timers.rows(),
             scores={a: s.to_json() for a, s in sorted(scores.items())},
+            tuning=tuning, rare_branches={"rare": rare[0], "branches": rare[1]},
+            cv=None if cv_summary is None else {"folder": str(cv_dir(out)), "pooled": cv_summary["pooled"]},
         )
-        return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished))
+        return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
+                             cv_summary)
 
 
-def _run_loop(
+@contextmanager
+def _resumable_stop(run: RunDir) -> Iterator[None]:
+    """Ctrl-C at any stage (settings search, the loop, the folds) is one line saying that the work done is kept."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise KariError(f"stopped by Ctrl-C; the work finished so far is saved in {run.path}: rerun the same "
+                        "command to resume", code="interrupted", exit_code=130) from None
+
+
+def _write_rules(out: Path, rules: list[Rule]) -> None:
+    """The ``.kari`` rules file and its ``.jsonl`` form beside it."""
+    from kari.io.atomic import atomic_write_text
+    from kari.rules import dump_rules_jsonl, dump_rules_kari
+
+    atomic_write_text(out, dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule (see report.md)\n")
+    atomic_write_text(jsonl_path(out), dump_rules_jsonl(rules))
+
+
+def _universe(evidence: dict[str, Evidence]) -> list[ObjectRecord]:
+    """Every object of the input (once)."""
+    return list({o.id: o for ev in evidence.values() for o in (*ev.universe, *ev.positives)}.values())
+
+
+def _matching(finished: dict[str, dict[str, Any]], evidence: dict[str, Evidence]) -> dict[str, dict[str, Any]]:
+    """The finished affordances whose evidence is still the same."""
+    return {a: r for a, r in finished.items() if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every induction of one command shares (the main run and each fold)."""
+
+    config: InduceConfig
+    vocab: Vocabulary
+    llm: Any
+    progress: bool
+
+
+def _induce_set(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir, timers: Timers,
+                key: str) -> tuple[dict[str, dict[str, Any]], list[Rule], dict[str, Any] | None]:
+    """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
+    chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
+    replay_vocabulary(job.vocab, finished)
+    config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
+    results = _run_loop(chosen, finished, replace(job, config=config), run, timers)
+    rules = [
+        r for ev in chosen if (r := rule_from_result(results[ev.affordance], {"run": key, "backend": config.backend}))
+    ]
+    return results, rules, tuning
+
+
+def _tuned(chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run: RunDir,
+           timers: Timers) -> tuple[InduceConfig, dict[str, Any] | None]:
+    """``config`` with the settings :func:`kari.induce.tuning.choose_settings` picks on the chosen evidence
+    (offline with ``tune`` only), and the tuning record; read back from the run directory when it is there."""
+    import json
+
+    from kari.induce.tuning import Tuning, choose_settings
+    from kari.io.atomic import atomic_write_json
+
+    if config.backend != "offline" or not config.tune:
+        return config, None
+    if run.tuning_path.is_file():
+        tuning = Tuning.from_json(json.loads(run.tuning_path.read_text(encoding="utf-8")))
+    else:
+        with timers("tune"):
+            tuning = choose_settings({ev.affordance: ev for ev in chosen}, config, vocab)
+        atomic_write_json(run.tuning_path, tuning.to_json())
+    return tuning.apply(config), tuning.to_json()
+
+
+def _cross_validate(
+    k: int,
     chosen: list[Evidence],
-    finished: dict[str, dict[str, Any]],
-    config: InduceConfig,
-    vocab: Vocabulary,
-    llm: Any,
+    evidence: dict[str, Evidence],
+    final_rules: list[Rule],
+    in_sample: dict[str, Any],
+    job: _Job,
     run: RunDir,
     timers: Timers,
-    progress: bool,
-) -> dict[str, dict[str, Any]]:
+    key: str,
+    out: Path,
+    fresh: bool,
+) -> dict[str, Any]:
+    """``--cv K``: induce once per fold without that fold's objects (a resumable run directory per fold under
+    ``RUN/cv/``), write the fold rule sets and ``cv.json`` into ``RULES.cv/`` and return the summary."""
+    from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects, fold_rules_path, restrict_all
+    from kari.induce.heldout import branch_checks, cv_summary, heldout_scores
+    from kari.io.atomic import atomic_write_json, atomic_write_text
+    from kari.rules import dump_rules_jsonl, dump_rules_kari
+
+    config, vocab = job.config, job.vocab
+    names = [ev.affordance for ev in chosen]
+    fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
+    fold_rules: dict[int, list[Rule]] = {}
+    settings: dict[int, dict[str, Any]] = {}
+    for fold in range(k):
+        train = restrict_all({a: evidence[a] for a in names}, {o for o, f in fold_of.items() if f != fold})
+        fold_key = cache_key({"run": key, "k": k, "fold": fold, "fold_of": fold_of})
+        fold_run = RunDir(run.path / "cv" / f"fold{fold}")
+        finished = _matching(fold_run.open({"cache_key": fold_key, "fold": fold, "k": k, "seed": config.seed,
+                                            "config": config.to_json()}, fresh=fresh), train)
+        usable = [train[a] for a in names if train[a].positives]
+        with timers(f"cv fold {fold}"):
+            _, fold_rules[fold], tuning = _induce_set(usable, finished, job, fold_run, Timers(), fold_key)
+        if tuning is not None:
+            settings[fold] = tuning["chosen"]
+        fold_run.update_manifest(status="finished")
+    scored = {a: evidence[a] for a in names}
+    with timers("cv score"):
+        heldout = heldout_scores(fold_rules, scored, fold_of, vocab, negatives=config.negatives,
+                                 semantics=config.semantics)
+        checks = branch_checks(fold_rules, final_rules, scored, fold_of, vocab, negatives=config.negatives,
+                               semantics=config.semantics)
+    summary = cv_summary(heldout, in_sample, checks, k=k, seed=config.seed, negatives=config.negatives,
+                         semantics=config.semantics, settings=settings)
+    folder = cv_dir(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    for fold, rules in fold_rules.items():
+        atomic_write_text(fold_rules_path(folder, fold, ".kari"),
+                          dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
+        atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
+    atomic_write_json(folder / FOLDS_FILE, {"k": k, "seed": config.seed, "fold_of": fold_of})
+    atomic_write_json(folder / CV_FILE, summary)
+    return summary
+
+
+def _run_loop(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir,
+              timers: Timers) -> dict[str, dict[str, Any]]:
     """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
     from tqdm import tqdm
 
+    config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
     log = client = None
@@ -270,7 +397,7 @@ def _run_loop(
     try:
         comps = _components(config, vocab, LLMSession(client) if client is not None else None)
         names = [ev.affordance for ev in chosen]
-        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not progress):
+        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
             results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
             run.save(results[ev.affordance])
             interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here

@@ -7,6 +7,8 @@ Layout::
     calls/<session>.jsonl    every LLM call of one session (a resumed run adds a session)
     coverage.jsonl           per-round coverage of every affordance
     vocabulary.jsonl         every Auditor decision (with provenance)
+    tuning.json              the offline settings chosen by inner cross-validation (kari.induce.tuning)
+    cv/fold<k>/              with --cv: one run directory per fold (rules induced without fold k's objects)
     report.md                the summary
 
 A run directory belongs to one cache key; resuming with different settings is an error, not a silent mix.
@@ -44,6 +46,7 @@ class RunDir:
         self.coverage_path = self.path / "coverage.jsonl"
         self.vocabulary_path = self.path / "vocabulary.jsonl"
         self.report_path = self.path / "report.md"
+        self.tuning_path = self.path / "tuning.json"
 
     def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, dict[str, Any]]:
         """Start or resume the run; returns the finished affordances (empty when starting fresh)."""
@@ -61,6 +64,7 @@ class RunDir:
         if fresh:
             for stale in self.affordance_dir.glob("*.json") if self.affordance_dir.is_dir() else ():
                 stale.unlink()
+            self.tuning_path.unlink(missing_ok=True)
         sessions = 0 if fresh or previous is None else int(previous.get("sessions", 0))
         manifest = {**manifest, "sessions": sessions + 1, "status": "running", "resumed_affordances": sorted(finished)}
         atomic_write_json(self.manifest_path, manifest)

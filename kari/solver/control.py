@@ -2,7 +2,8 @@
 
 Every query hands over program texts (facts, compiled rules) plus fixed encodings from ``solver/*.lp`` and gets
 back plain Python tuples, never clingo objects (a Model is only touched inside the solve callback). Controls are
-short-lived: one per call. The time limit covers grounding and solving; grounding itself cannot be interrupted,
+short-lived: one per call, or one per :class:`Grounding` (a program solved many times under different truth
+values of its ``#external`` atoms). The time limit covers grounding and solving; grounding itself cannot be interrupted,
 so callers keep each call's program small (rule batches).
 """
 
@@ -64,9 +65,43 @@ def solve(programs: Sequence[str], encodings: Sequence[str] = (), *, time_limit:
     much faster to read back than compound atoms). When ``time_limit`` (seconds) is hit the search is
     cancelled and ``timed_out`` is set; the caller decides whether a partial answer is acceptable.
     """
+    started = time.perf_counter()
+    ctl = _grounded(programs, encodings, options, what)
+    return _search(ctl, time_limit - (time.perf_counter() - started), time.perf_counter() - started, numbers_only)
+
+
+class Grounding:
+    """One program grounded once and solved many times under different truth values of its ``#external``
+    atoms (clingo multi-shot solving): for queries that ask the same facts many small questions."""
+
+    def __init__(self, programs: Sequence[str], encodings: Sequence[str] = (), *, what: str = "solver query",
+                 options: Sequence[str] = ()) -> None:
+        started = time.perf_counter()
+        self._ctl = _grounded(programs, encodings, options, what)
+        self.ground_s = time.perf_counter() - started
+        self._true: set[Any] = set()
+
+    def solve(self, true_externals: Sequence[tuple[str, tuple[int | str, ...]]], *, time_limit: float,
+              numbers_only: bool = False) -> SolveOutcome:
+        """Solve with exactly the given ``(name, args)`` externals true (every other external false)."""
+        import clingo
+
+        def symbol(arg: int | str) -> Any:
+            return clingo.Number(arg) if isinstance(arg, int) else clingo.String(arg)
+
+        wanted = {clingo.Function(name, [symbol(a) for a in args]) for name, args in true_externals}
+        for atom in self._true - wanted:
+            self._ctl.assign_external(atom, False)
+        for atom in wanted - self._true:
+            self._ctl.assign_external(atom, True)
+        self._true = wanted
+        return _search(self._ctl, time_limit, 0.0, numbers_only)
+
+
+def _grounded(programs: Sequence[str], encodings: Sequence[str], options: Sequence[str], what: str) -> Any:
+    """A clingo Control with the encodings and programs loaded and grounded (a clear error when they do not parse)."""
     import clingo
 
-    started = time.perf_counter()
     messages: list[str] = []
 
     def logger(code: Any, message: str) -> None:
@@ -82,7 +117,11 @@ def solve(programs: Sequence[str], encodings: Sequence[str] = (), *, time_limit:
     except RuntimeError:
         raise KariError(f"{what}: clingo rejected the program: {'; '.join(messages) or 'parse error'}",
                         code="solver-program") from None
-    grounded = time.perf_counter()
+    return ctl
+
+
+def _search(ctl: Any, remaining: float, ground_s: float, numbers_only: bool) -> SolveOutcome:
+    """Solve the grounded ``ctl`` within ``remaining`` seconds; the last (best) model's shown atoms."""
     outcome = SolveOutcome()
 
     def on_model(model: Any) -> None:
@@ -92,10 +131,10 @@ def solve(programs: Sequence[str], encodings: Sequence[str] = (), *, time_limit:
         outcome.atoms = [(s.name, *(_value(a) for a in s.arguments)) for s in model.symbols(shown=True)]
         outcome.costs = list(model.cost)
 
-    remaining = time_limit - (grounded - started)
     if remaining <= 0:
         outcome.timed_out = True
         return outcome
+    started = time.perf_counter()
     with ctl.solve(on_model=on_model, async_=True) as handle:
         if not handle.wait(remaining):
             handle.cancel()
@@ -106,8 +145,8 @@ def solve(programs: Sequence[str], encodings: Sequence[str] = (), *, time_limit:
     summary = ctl.statistics.get("summary", {})
     solving = ctl.statistics.get("solving", {}).get("solvers", {})
     outcome.stats = {
-        "ground_s": round(grounded - started, 6),
-        "solve_s": round(time.perf_counter() - grounded, 6),
+        "ground_s": round(ground_s, 6),
+        "solve_s": round(time.perf_counter() - started, 6),
         "models": int(summary.get("models", {}).get("enumerated", 0)),
         "optimal_models": int(summary.get("models", {}).get("optimal", 0)),
         "choices": int(solving.get("choices", 0)),

@@ -1,0 +1,185 @@
+"""Guards every proposed branch passes, whoever proposed it (offline Proposer or LLM), and the final tidy-up.
+
+* :func:`guard_branch`: the branch simplified (nested AND/OR flattened, repeated atoms dropped); atoms that
+  exclude each other reject it (``SIZE:small`` with ``SIZE:large``: it holds for no object); an atom another
+  atom implies is dropped (``MADE_OF:metal`` beside ``MADE_OF:steel``); the atoms are lifted up the is-a taxonomy
+  while the branch's precision holds (``solver/branch.lp``).
+* :func:`subsumed_by`: the earlier branch that already covers everything a new branch covers (taxonomy included).
+* :func:`tidy`: a finished rule simplified with subsumed branches dropped, per-branch metadata kept aligned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kari.bench.model import ObjectRecord
+from kari.domain.terms import WHOLE
+from kari.domain.vocabulary import Vocabulary
+from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.rules.simplification import AtomKey, branch_atom_set, simplify
+from kari.solver.control import solve
+from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
+
+
+@dataclass
+class GuardResult:
+    """The guarded branch (None when rejected), why it was rejected, and what was changed."""
+
+    branch: Node | None
+    problems: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+
+
+def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
+    """``(PART variable or None, atoms)`` of a branch that is a conjunction of atoms, optionally under one PART
+    whose atoms all use its variable; None for any other shape (left as it is)."""
+    var = None
+    body = branch
+    if isinstance(branch, Part):
+        var, body = branch.var, branch.body
+    atoms = [body] if isinstance(body, Atom) else list(body.args) if isinstance(body, And) else []
+    if not atoms or not all(isinstance(a, Atom) and a.role == (var or WHOLE) for a in atoms):
+        return None
+    return var, atoms  # type: ignore[return-value]
+
+
+def _rebuild(var: str | None, atoms: Sequence[Atom]) -> Node:
+    body: Node = atoms[0] if len(atoms) == 1 else And(tuple(atoms))
+    return Part(var, body) if var is not None else body
+
+
+def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
+                 vocab: Vocabulary, *, lift_tolerance: float = 0.05, strict: bool = False, lift: bool = True,
+                 time_limit: float = 10.0) -> GuardResult:
+    """Simplify, check and lift one branch against the known ``positives`` and ``negatives``."""
+    from kari.induce.offline import avoid_facts
+    from kari.rules import to_text
+
+    simple = simplify(branch)
+    shape = _conjunction(simple)
+    if shape is None:
+        return GuardResult(simple, changes=["simplified"] if simple != branch else [])
+    var, atoms = shape
+    positives, negatives = _reachable(atoms, positives, vocab), _reachable(atoms, negatives, vocab)
+    objects = [*positives, *negatives]
+    program = "\n".join([
+        object_facts(objects, vocab), value_facts("given", [(a.predicate, a.value) for a in atoms]),
+        marks("positive", range(len(positives))), marks("negative", range(len(positives), len(objects))),
+        taxonomy_facts(vocab), avoid_facts(vocab), exclusive_facts(vocab),
+    ])
+    options = ["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}", "-c", f"part={int(strict and var is not None)}"]
+    outcome = solve([program], ["facts.lp", "exclusive.lp", "branch.lp"], time_limit=time_limit,
+                    what="branch guard", options=options)
+    found = [(str(a[0]), PREDICATE_OF_ASP[str(a[1])], *map(str, a[2:])) for a in outcome.atoms]
+    conflicts = [f"{p}:{v1} and {p}:{v2}" for name, p, v1, v2 in (f for f in found if f[0] == "conflict")]
+    if conflicts:
+        return GuardResult(None, [f"{to_text(simple)} requires {c}, values of one exclusive group that no object "
+                                  "has together" for c in conflicts])
+    changes = ["simplified"] if simple != branch else []
+    redundant = {(p, v) for name, p, v in (f for f in found if f[0] == "redundant")}
+    changes += [f"dropped {p}:{v} (implied by another atom)" for p, v in sorted(redundant)]
+    lifted = {(p, v): a for name, p, v, a in (f for f in found if f[0] == "lift")} if lift else {}
+    changes += [f"lifted {p}:{v} to {p}:{a}" for (p, v), a in sorted(lifted.items()) if a != v]
+    kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
+            if (a.predicate, a.value) not in redundant]
+    return GuardResult(_rebuild(var, list(dict.fromkeys(kept))), changes=changes)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The guards of one run, applied to the new branches of every proposal (:meth:`check`)."""
+
+    vocab: Vocabulary
+    lift_tolerance: float = 0.05
+    strict: bool = False
+    lift: bool = True
+    time_limit: float = 10.0
+
+    def check(self, body: Node, first_new: int, positives: Sequence[ObjectRecord],
+              negatives: Sequence[ObjectRecord]) -> tuple[Node | None, list[str], list[list[str]]]:
+        """``(guarded body, problems, changes per new branch)``: the branches from ``first_new`` on guarded one by
+        one; a branch that excludes itself or that an earlier branch subsumes is a problem (body None)."""
+        from kari.rules import to_text
+
+        branches = list(body.args) if isinstance(body, Or) else [body]
+        kept, problems, changes = branches[:first_new], [], []
+        for branch in branches[first_new:]:
+            result = guard_branch(branch, positives, negatives, self.vocab, lift_tolerance=self.lift_tolerance,
+                                  strict=self.strict, lift=self.lift, time_limit=self.time_limit)
+            problems += result.problems
+            if result.branch is None:
+                continue
+            earlier = subsumed_by(result.branch, kept, self.vocab)
+            if earlier is not None:
+                problems.append(f"the new branch {to_text(result.branch)} adds nothing: branch {earlier + 1} "
+                                f"({to_text(kept[earlier])}) already covers every object it covers")
+                continue
+            kept.append(result.branch)
+            changes.append(result.changes)
+        if problems:
+            return None, problems, []
+        return (kept[0] if len(kept) == 1 else Or(tuple(kept))), [], changes
+
+
+def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:
+    """The objects some lifting of ``atoms`` could cover (each atom, or an ancestor of it, holds on the whole):
+    the only ones the lifting question needs (fewer facts to ground)."""
+    from kari.domain.objects import object_view
+    from kari.induce.offline import umbrella_values
+
+    reach = []
+    for atom in atoms:
+        avoid = umbrella_values(vocab, atom.predicate)
+        reach.append({(atom.predicate, a) for a in vocab.ancestors(atom.predicate, atom.value) if a not in avoid}
+                     | {(atom.predicate, atom.value)})
+    return [o for o in objects if all(r & object_view(o, vocab).whole for r in reach)]
+
+
+def _closed(keys: frozenset[AtomKey] | None, vocab: Vocabulary) -> frozenset[AtomKey] | None:
+    """Every atom a branch implies through the taxonomy (steel implies metal)."""
+    if keys is None:
+        return None
+    return frozenset((p, a, r) for p, v, r in keys for a in vocab.ancestors(p, v))
+
+
+def _subsumers(branches: Sequence[Node], vocab: Vocabulary) -> list[int | None]:
+    """For each branch, the index of a branch that covers everything it covers (of two equivalent branches the
+    earlier one stands), or None."""
+    plain = [branch_atom_set(b) for b in branches]
+    closed = [_closed(p, vocab) for p in plain]
+    out: list[int | None] = []
+    for i, mine in enumerate(closed):
+        found = None
+        for j, other in enumerate(plain):
+            if j == i or mine is None or other is None or not other <= mine:
+                continue
+            equivalent = plain[i] is not None and closed[j] is not None and plain[i] <= closed[j]  # type: ignore[operator]
+            if not equivalent or j < i:
+                found = j
+                break
+        out.append(found)
+    return out
+
+
+def subsumed_by(new: Node, earlier: Sequence[Node], vocab: Vocabulary) -> int | None:
+    """The index of an ``earlier`` branch that covers every object ``new`` covers, or None."""
+    found = _subsumers([*earlier, new], vocab)[-1]
+    return found if found is not None and found < len(earlier) else None
+
+
+def tidy(branches: Sequence[Node], metadata: Sequence[dict[str, Any]], vocab: Vocabulary
+         ) -> tuple[list[Node], list[dict[str, Any]]]:
+    """Branches simplified (kari.rules.simplification), repeated and subsumed ones dropped (taxonomy included),
+    with their metadata; a nested OR is spread into top-level branches that share its metadata."""
+    flat: list[Node] = []
+    meta: list[dict[str, Any]] = []
+    for branch, info in zip(branches, metadata):
+        simple = simplify(branch)
+        for item in simple.args if isinstance(simple, Or) else (simple,):
+            if item not in flat:
+                flat.append(item)
+                meta.append(info)
+    keep = [i for i, s in enumerate(_subsumers(flat, vocab)) if s is None]
+    return [flat[i] for i in keep], [meta[i] for i in keep]

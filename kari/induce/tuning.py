@@ -1,0 +1,125 @@
+"""The offline Proposer's settings chosen by inner cross-validation on the training objects only.
+
+For each candidate setting of :data:`GRID` (from loose to strict: the share of positives a branch must cover
+and the atoms it may combine), rules are induced on ``INNER_FOLDS - 1`` inner folds of the training objects and
+judged on the remaining one, in turn, giving a held-out F1 per affordance (counts summed over inner folds). The
+choice follows the one-standard-error rule (Breiman et al., 1984): the strictest setting whose macro F1 is
+within one standard error of the best one's (the error of the mean per-affordance difference to the best),
+since a stricter rule that scores as well generalises more surely. Nothing outside the given (training)
+objects is read, so within ``kari induce --cv K`` each outer fold tunes on its own training folds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kari.domain.vocabulary import Vocabulary
+from kari.induce.config import InduceConfig
+from kari.induce.inputs import Evidence
+from kari.rules.ast import Rule
+
+GRID: tuple[dict[str, Any], ...] = (
+    {"min_coverage": 0.05, "max_atoms": 3},
+    {"min_coverage": 0.1, "max_atoms": 2},
+    {"min_coverage": 0.2, "max_atoms": 2},
+)
+"""Candidate settings (fields of :class:`~kari.induce.config.InduceConfig`), from loose to strict."""
+
+INNER_FOLDS = 3
+
+
+def induce_rules(chosen: Sequence[Evidence], config: InduceConfig, vocab: Vocabulary) -> list[Rule]:
+    """Offline rules for the chosen evidence, in memory (no run directory, no report)."""
+    from kari.induce.auditor import Auditor
+    from kari.induce.loop import Components, induce_affordance, rule_from_result
+    from kari.induce.offline import KBValidator, SymbolicProposer
+
+    proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
+                                time_limit=config.solver_time_limit)
+    comps = Components(proposer, KBValidator(vocab), Auditor(vocab), vocab, config.guard(vocab))
+    names = [ev.affordance for ev in chosen]
+    rules = []
+    for ev in chosen:
+        rule = rule_from_result(induce_affordance(ev, comps, config, affordances=names), {"backend": "offline"})
+        if rule is not None:
+            rules.append(rule)
+    return rules
+
+
+def cross_validated_f1(evidence: Mapping[str, Evidence], config: InduceConfig, vocab: Vocabulary, k: int,
+                       seed: int) -> dict[str, float]:
+    """Per affordance, the F1 of rules induced without each of ``k`` folds of ``evidence``'s objects and judged
+    on that fold (the counts summed over folds)."""
+    from kari.induce.folds import assign_folds, evidence_objects, restrict_all
+    from kari.induce.heldout import heldout_scores
+
+    fold_of = assign_folds(evidence_objects(evidence), k, seed)
+    fold_rules = {}
+    for fold in range(k):
+        train = restrict_all(evidence, {o for o, f in fold_of.items() if f != fold})
+        fold_rules[fold] = induce_rules([ev for ev in train.values() if ev.positives], config, vocab)
+    scores = heldout_scores(fold_rules, evidence, fold_of, vocab, negatives=config.negatives,
+                            semantics=config.semantics)
+    return {a: s.f1 for a, s in scores.items()}
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The chosen setting and every candidate's inner macro F1."""
+
+    chosen: dict[str, Any]
+    scores: tuple[tuple[dict[str, Any], float], ...]
+
+    def apply(self, config: InduceConfig) -> InduceConfig:
+        return replace(config, **self.chosen)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chosen": self.chosen, "inner_folds": INNER_FOLDS,
+                "candidates": [{**setting, "inner_macro_f1": round(f1, 4)} for setting, f1 in self.scores]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Tuning:
+        scores = tuple(({k: v for k, v in c.items() if k != "inner_macro_f1"}, float(c["inner_macro_f1"]))
+                       for c in data["candidates"])
+        return cls(dict(data["chosen"]), scores)
+
+
+def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, vocab: Vocabulary,
+                    grid: Sequence[Mapping[str, Any]] = GRID) -> Tuning:
+    """The grid setting chosen on ``evidence`` (the training objects) by inner cross-validation and the
+    one-standard-error rule; with fewer than two objects per inner fold nothing is chosen (settings unchanged)."""
+    from kari.induce.folds import evidence_objects
+
+    usable = {a: ev for a, ev in evidence.items() if ev.positives}
+    if len(evidence_objects(usable)) < 2 * INNER_FOLDS:
+        return Tuning({}, ())
+    per_setting = [cross_validated_f1(usable, replace(config, **setting), vocab, INNER_FOLDS, config.seed)
+                   for setting in grid]
+    return Tuning(dict(grid[one_standard_error(per_setting)]),
+                  tuple((dict(setting), _mean(list(f1.values()))) for setting, f1 in zip(grid, per_setting)))
+
+
+def one_standard_error(per_setting: Sequence[Mapping[str, float]]) -> int:
+    """The index of the last (strictest) setting whose mean score is within one standard error of the best mean;
+    the error is that of the mean paired difference to the best setting over the same keys (affordances).
+
+    >>> one_standard_error([{"a": 0.5, "b": 0.3}, {"a": 0.45, "b": 0.3}, {"a": 0.1, "b": 0.1}])
+    1
+    """
+    means = [_mean(list(scores.values())) for scores in per_setting]
+    best = max(range(len(means)), key=lambda i: (means[i], i))
+    chosen = best
+    for i, scores in enumerate(per_setting):
+        diffs = [per_setting[best][a] - scores[a] for a in per_setting[best]]
+        n = len(diffs)
+        spread = math.sqrt(sum((d - _mean(diffs)) ** 2 for d in diffs) / (n - 1)) / math.sqrt(n) if n > 1 else 0.0
+        if i > chosen and _mean(diffs) <= spread:
+            chosen = i
+    return chosen
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
