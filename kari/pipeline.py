@@ -3,9 +3,12 @@
 ``kari pipeline --out DIR`` runs, on the bundled data unless told otherwise:
 
 1. ``kari kb load``: the KGTK KB into ``DIR/kari.duckdb`` (its object-property view is the induction input);
-2. ``kari induce --db``: one KARI rule per affordance, offline (``DIR/rules.kari`` and ``rules.jsonl``);
+2. ``kari induce --db --cv 5``: one KARI rule per affordance, offline (``DIR/rules.kari`` and ``rules.jsonl``),
+   and 5 cross-fitted rule sets (``DIR/rules.cv``: each induced without one fold of the objects);
 3. ``kari coverage``: rules x benchmark objects into the same database (tables ``coverage`` etc.);
-4. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``);
+4. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); the players
+   that see rules (``greedy-ig+rules``, ``rules``) get, in each game, the rules induced without its hidden
+   object, so no number rests on a rule induced from the object it is scored on;
 5. ``kari report``: a side-by-side table and the IG-over-turns figure (``DIR/report``).
 
 Every step is the library function behind the CLI command of the same name; every output is resumable or
@@ -22,6 +25,8 @@ from kari.errors import KariError
 from kari.game.metrics import RULES_SUFFIX
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "fix20q", "rules")
+FOLDS = 5
+"""Players that see rules get cross-fitted ones: each game the rules induced without its hidden object's fold."""
 ONLINE_QUESTIONERS = ("llm", "human")
 
 
@@ -46,6 +51,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     from kari.game.report import report
     from kari.game.run import PlayConfig, play
     from kari.induce.config import InduceConfig
+    from kari.induce.folds import cv_dir
     from kari.induce.run import induce
     from kari.io.atomic import prepare_output_dir
     from kari.kb import load_into
@@ -70,9 +76,14 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
 
     rules = out / "rules.kari"
-    outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress)
-    step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules} "
-         f"(run directory {outcome.run_dir})")
+    outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress,
+                     cv=FOLDS)
+    cross_fitted = cv_dir(rules)
+    pooled = outcome.cv["pooled"] if outcome.cv else None
+    heldout = "" if pooled is None else (f" (macro F1 held-out {pooled['heldout']['macro']['f1']:.3f}, "
+                                         f"in-sample {pooled['in_sample']['macro']['f1']:.3f})")
+    step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules}; {FOLDS} "
+         f"cross-fitted rule sets -> {cross_fitted}{heldout}; run directory {outcome.run_dir}")
 
     summary = coverage(rules, db, bench=bench_dir)
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
@@ -84,7 +95,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         player = name.removesuffix(RULES_SUFFIX)
         sees = name != player or player == "rules"  # "greedy-ig+rules": the same player, given the rules
         result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
-                                 rules=str(rules.resolve()) if sees else None, db=str(db.resolve())),
+                                 rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve())),
                       folder, progress=progress)
         play_dirs[name] = folder
         turns = result["avg_turns_solved"]

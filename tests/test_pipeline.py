@@ -16,11 +16,16 @@ from kari.rules import load_rules
 @pytest.mark.slow
 def test_pipeline_on_bundled_data(tmp_path: Path) -> None:
     lines: list[str] = []
-    result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules"), games=20, echo=lines.append)
+    result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules", "greedy-ig+rules"), games=20,
+                          echo=lines.append)
     assert [line.split(":")[0] for line in lines] == ["kb", "induce", "coverage", "play optimal", "play fix20q",
-                                                      "play rules", "report"]
+                                                      "play rules", "play greedy-ig+rules", "report"]
     rules = load_rules(result.rules)
     assert len(rules) >= 15  # one rule per affordance with KB positives (19 in the bundled KB)
+    # players that see rules get, per game, the cross-fitted rule set that never saw the hidden object
+    folds = json.loads((result.rules.with_suffix(".cv") / "folds.json").read_text())["fold_of"]
+    records = [json.loads(line) for line in (result.play_dirs["rules"] / "games.jsonl").read_text().splitlines()]
+    assert records and all(r["rules"]["fold"] == folds[r["object"]] for r in records)
     summaries = {name: json.loads((folder / "summary.json").read_text()) for name, folder in result.play_dirs.items()}
     assert summaries["optimal"]["games"] == 20 and summaries["optimal"]["success_rate"] >= 0.9
     assert summaries["fix20q"]["success_rate"] < summaries["optimal"]["success_rate"]

@@ -40,7 +40,7 @@ from kari.bench.model import ObjectRecord
 from kari.domain.objects import answered, object_view
 from kari.domain.terms import History, Question
 from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import EPS, SMOOTHING
+from kari.game.defaults import EPS, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
 from kari.rules.ast import Node, Rule
 
 
@@ -64,8 +64,9 @@ class RuleEvidence:
 
     bodies: Mapping[str, Node]
     vocab: Vocabulary
-    satisfied: float = 4.0
-    falsified: float = 0.5
+    satisfied: float = RULE_SATISFIED
+    falsified: float = RULE_FALSIFIED
+    in_belief: bool = True  # False: the rules steer which question to ask, the belief (and the guess) ignore them
 
     def compile(self, candidates: Sequence[str], pool: Sequence[Question]) -> CompiledRules:
         """The rules of ``candidates`` as DNFs over their distinct atoms, with which atoms a "yes" or a "no" to
@@ -207,10 +208,11 @@ class BeliefModel:
         top = log_w.max(initial=-np.inf)
         return np.zeros_like(log_w) if not np.isfinite(top) else np.exp(log_w - top)
 
-    def masses(self, weights: np.ndarray, history: History) -> np.ndarray:
-        """Unnormalised belief per candidate: rule factor times the candidate's total weight."""
+    def masses(self, weights: np.ndarray, history: History, *, for_questions: bool = False) -> np.ndarray:
+        """Unnormalised belief per candidate: the candidate's total weight, times its rule factor when the rules
+        are evidence in the belief (or, ``for_questions``, when they only steer the questions)."""
         mass = self.owner @ weights
-        if self._rules is not None:
+        if self._rules is not None and (self._rules.evidence.in_belief or for_questions):
             mass = mass * self._rules.factors(history)
         return mass
 
@@ -257,7 +259,7 @@ class BeliefModel:
         yes, no = self._answer_masses(weights, history, columns)
         total = yes.sum(axis=0) + no.sum(axis=0)
         safe = np.where(total > 0, total, 1.0)
-        prior = self.masses(weights, history)
+        prior = self.masses(weights, history, for_questions=True)
         prior_entropy = float(_entropy(prior[:, None])[0])
         expected = (yes.sum(axis=0) * _entropy(yes) + no.sum(axis=0) * _entropy(no)) / safe
         return np.maximum(prior_entropy - expected, 0.0)

@@ -34,3 +34,10 @@ cross-validation over games gives the held-out figure the README reports."""
 
 LOOKAHEAD = 2
 """greedy-ig: questions looked ahead."""
+
+RULE_SATISFIED = 1.5
+"""greedy-ig +rules: factor on a candidate's soft belief once the answers satisfy its matched rule."""
+
+RULE_FALSIFIED = 0.9
+"""greedy-ig +rules: factor once the answers falsify it. Both were the best non-neutral pair of a small grid on
+the bundled games with cross-fitted rules (README: with held-out rules, no pair beat the player without rules)."""

@@ -18,23 +18,21 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
     from kari.bench.model import load_benchmark
     from kari.bench.validate import require_valid
-    from kari.domain.canon import canonical_rules
     from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleMatcher, coverage_record
+    from kari.game.match import RuleSource, coverage_record
     from kari.game.questioners.llm import system_prompt
     from kari.game.run import select_games
-    from kari.rules import load_rules
 
     vocab = open_vocabulary(vocab_dir)
     require_valid(bench_dir, vocab)
     bench = load_benchmark(bench_dir, vocab)
     chosen = select_games(bench.games, games, ())
-    matcher = RuleMatcher(canonical_rules(load_rules(rules_path), vocab), threshold, top_k, mode=match_mode)
+    source = RuleSource.load(rules_path, vocab, threshold, top_k, match_mode)
     descriptions = {a.id: a.description for a in bench.affordances.values()}
     folder = Path(out)
     rows = []
     for game in chosen:
-        matches = matcher.match(game.candidates)
+        matches = source.for_object(game.object)[0].match(game.candidates)
         prompt = system_prompt(game.candidates, descriptions, budget, matches)
         facts = coverage_record(matches, game.target, bench.objects[game.object], vocab)
         atomic_write_text(folder / "prompts" / f"{_UNSAFE.sub('_', game.id)}.txt", prompt)

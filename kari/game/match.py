@@ -10,6 +10,7 @@ verb identity only (no embedding model needed).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kari.bench.model import ObjectRecord
@@ -41,6 +42,7 @@ class RuleMatcher:
         self.threshold = threshold
         self.top_k = top_k
         self._embedder = embedder
+        self._shared: RuleMatcher | None = None
         self.by_verb: dict[str, Rule] = {}
         for rule in rules:  # the first rule of a verb wins; later duplicates are ignored
             self.by_verb.setdefault(normalise_term(rule.affordance), rule)
@@ -49,10 +51,17 @@ class RuleMatcher:
     @property
     def embedder(self) -> Any:
         if self._embedder is None:
-            from kari.embeddings import Embedder
+            if self._shared is not None:
+                self._embedder = self._shared.embedder
+            else:
+                from kari.embeddings import Embedder
 
-            self._embedder = Embedder()
+                self._embedder = Embedder()
         return self._embedder
+
+    def share_embedder(self, other: RuleMatcher) -> None:
+        """Load the embedding model at most once for several matchers (cross-fitted rule sets)."""
+        self._shared = other
 
     def match(self, candidates: Iterable[str]) -> dict[str, tuple[RuleMatch, ...]]:
         """``candidate -> matched rules`` (best first; empty when no rule is similar enough)."""
@@ -75,6 +84,51 @@ class RuleMatcher:
         for cand in fuzzy:
             self._cache.setdefault(cand, ())
         return {c: self._cache[c] for c in wanted}
+
+
+class RuleSource:
+    """Which rules a game is matched to: one rule set for every game, or the cross-fitted rule sets of
+    ``kari induce --cv K`` (the ``RULES.cv`` folder), where a game gets the rules induced WITHOUT the fold of its
+    hidden object, so that no rule a player sees was induced from the object it is scored on. An object that
+    was in no fold (not in the induction input at all) gets fold 0's rules: none of them saw it either."""
+
+    def __init__(self, matchers: dict[int, RuleMatcher], fold_of: dict[str, int] | None = None) -> None:
+        self.matchers = matchers
+        self.fold_of = fold_of
+
+    @property
+    def cross_fitted(self) -> bool:
+        return self.fold_of is not None
+
+    def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
+        """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
+        if self.fold_of is None:
+            return self.matchers[0], None
+        fold = self.fold_of.get(object_id, 0)
+        return self.matchers[fold], fold
+
+    @classmethod
+    def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
+             mode: str = "embedding") -> RuleSource:
+        """A rules file (``.kari`` / ``.jsonl``), or a ``RULES.cv`` folder of cross-fitted rule sets; every rule is
+        read into ``vocab`` (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder."""
+        from kari.domain.canon import canonical_rules
+
+        where = Path(path)
+        if where.is_dir() or where.suffix == ".cv":
+            from kari.induce.folds import load_cross_fitted
+
+            fold_rules, fold_of = load_cross_fitted(where)
+            matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, mode=mode)
+                        for fold, rules in sorted(fold_rules.items())}
+            first = matchers[min(matchers)]
+            for matcher in matchers.values():
+                if matcher is not first:
+                    matcher.share_embedder(first)
+            return cls(matchers, fold_of)
+        from kari.rules import load_rules
+
+        return cls({0: RuleMatcher(canonical_rules(load_rules(where), vocab), threshold, top_k, mode=mode)})
 
 
 def combined_body(matches: Sequence[RuleMatch]) -> Node:

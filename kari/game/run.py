@@ -134,9 +134,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     """
     from kari.bench.model import load_benchmark
     from kari.bench.validate import require_valid
-    from kari.domain.canon import canonical_rules
     from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleMatcher
+    from kari.game.match import RuleSource
     from kari.game.questioners import questioner_class
 
     out = Path(out)
@@ -156,11 +155,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     if cls.name == "rules" and config.rules is None:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
     matcher = None
-    if config.rules is not None:
-        from kari.rules import load_rules
-
-        matcher = RuleMatcher(canonical_rules(load_rules(config.rules), vocab), config.rule_threshold,
-                              config.rule_top_k, mode=config.rule_match)
+    if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
+        matcher = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
     with output_folder(out):
         return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write,
                             concurrency)
@@ -191,9 +187,12 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
 
     players = PerThread(make_players, first=make_players())  # built once here: bad settings fail before any game
     builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
-                           leave_one_out=config.leave_one_out, matcher=matcher, eps=config.eps, smoothing=config.smoothing,
+                           leave_one_out=config.leave_one_out, rules=matcher, eps=config.eps, smoothing=config.smoothing,
                            rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
-                           model_reps=config.model_reps)
+                           model_reps=config.model_reps,
+                           rule_factors=(config.extra.get("rule_satisfied", defaults.RULE_SATISFIED),
+                                         config.extra.get("rule_falsified", defaults.RULE_FALSIFIED)),
+                           rules_in_belief=config.extra.get("rules_in_belief", True))
     runs = config.runs if config.runs is not None else cls.default_runs
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")

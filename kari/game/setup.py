@@ -18,8 +18,8 @@ from typing import Any
 from kari.bench.model import Benchmark, Game, ObjectRecord
 from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
-from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, SMOOTHING
-from kari.game.match import RuleMatcher, combined_body, coverage_record
+from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
+from kari.game.match import RuleSource, combined_body, coverage_record
 from kari.game.types import GameSetup, Question
 from kari.domain.vocabulary import Vocabulary
 
@@ -33,19 +33,23 @@ class SetupBuilder:
     """Makes game setups for one run configuration, caching representatives per hidden object."""
 
     def __init__(self, bench: Benchmark, vocab: Vocabulary, *, k: int = REPRESENTATIVES, seed: int = 0, budget: int = BUDGET,
-                 leave_one_out: bool = True, matcher: RuleMatcher | None = None, eps: float = EPS,
+                 leave_one_out: bool = True, rules: RuleSource | None = None, eps: float = EPS,
                  smoothing: float = SMOOTHING,
-                 rule_evidence: bool = False, oracle_noise: float = 0.0, model_reps: int | None = None) -> None:
+                 rule_evidence: bool = False, oracle_noise: float = 0.0, model_reps: int | None = None,
+                 rule_factors: tuple[float, float] = (RULE_SATISFIED, RULE_FALSIFIED),
+                 rules_in_belief: bool = True) -> None:
         self.bench = bench
         self.vocab = vocab
         self.k = k
         self.seed = seed
         self.budget = budget
         self.leave_one_out = leave_one_out
-        self.matcher = matcher
+        self.rules = rules
         self.eps = eps
         self.smoothing = smoothing
         self.rule_evidence = rule_evidence
+        self.rule_factors = rule_factors
+        self.rules_in_belief = rules_in_belief
         self.oracle_noise = oracle_noise
         self.model_reps = model_reps
         self._model_reps: dict[str, Mapping[str, Sequence[str]]] = {}
@@ -82,10 +86,12 @@ class SetupBuilder:
                 for c in game.candidates}
         pool_objects = list({o.id: o for objs in reps.values() for o in objs}.values())
         pool: list[Question] = list(question_pool(pool_objects, self.vocab))
-        matches = self.matcher.match(game.candidates) if self.matcher is not None else {}
+        matcher, fold = self.rules.for_object(game.object) if self.rules is not None else (None, None)
+        matches = matcher.match(game.candidates) if matcher is not None else {}
         evidence = None
         if self.rule_evidence and matches:
-            evidence = RuleEvidence({c: combined_body(ms) for c, ms in matches.items() if ms}, self.vocab)
+            evidence = RuleEvidence({c: combined_body(ms) for c, ms in matches.items() if ms}, self.vocab,
+                                    *self.rule_factors, self.rules_in_belief)
         model_ids = self.model_representatives(game.object)
         model_reps = {c: tuple(self.bench.objects[o] for o in model_ids.get(c, ())) for c in game.candidates}
         facts = sorted({q for objs in model_reps.values() for o in objs for q in object_view(o, self.vocab).whole})
@@ -96,5 +102,9 @@ class SetupBuilder:
                           model=BeliefModel(model_reps, facts, self.vocab, self.eps, self.smoothing, evidence),
                           oracle_noise=self.oracle_noise,
                           noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"))
-        rules = coverage_record(matches, game.target, hidden, self.vocab) if self.matcher is not None else None
+        rules = None
+        if matcher is not None:
+            rules = coverage_record(matches, game.target, hidden, self.vocab)
+            if fold is not None:
+                rules["fold"] = fold  # cross-fitted: these rules were induced without this fold's objects
         return setup, hidden, rules
