@@ -16,11 +16,9 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, check_settings, load_log
 
 ANSWERS_FILE = "answers.jsonl"
-SUMMARY_FILE = "summary.json"
-CONFIG_FILE = "config.json"
 SOLVERS = ("symbolic", "llm", "llm+rules")
 
 

@@ -22,11 +22,9 @@ from kari.errors import KariError
 from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, check_settings, load_log
 
 GAMES_FILE = "games.jsonl"
-SUMMARY_FILE = "summary.json"
-CONFIG_FILE = "config.json"
 LLM_PARTS = ("questioner", "oracle", "checker")
 
 

@@ -15,6 +15,12 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.text import load_json, read_text
 
+CONFIG_FILE = "config.json"
+"""A run directory's settings."""
+
+SUMMARY_FILE = "summary.json"
+"""A run directory's scores, rewritten at the end of every session."""
+
 RecordCheck = Callable[[dict[str, Any], Path, int], dict[str, Any]]
 """Returns the record when it has the fields its readers need, else raises a ``run-corrupt`` :class:`KariError`."""
 
