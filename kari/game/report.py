@@ -115,7 +115,7 @@ def _turns(value: float | None) -> str:
 COLUMNS = (
     ("run", "the run directory's name"),
     ("questioner / oracle / checker", "the three players (docs/method.md, section 3)"),
-    ("rules", "yes when the questioner saw matched rules (an llm, rules or +rules questioner run with --rules)"),
+    ("rules", "yes when the questioner saw matched rules (llm, rules or greedy-ig run with --rules)"),
     ("games", "distinct games played (a fix20q run plays each game 5 times and its SR is the mean over the runs)"),
     ("SR %", "success rate: the share of games whose final guess was the target, in percent"),
     ("turns", "mean number of question turns (accepted or rejected; the final guess not counted) over the "
@@ -174,8 +174,8 @@ def compare(runs: Sequence[RunData], figure: str | None = None) -> str:
     lines += ["", "SR % / turns: runs of that questioner without rules; SR % +rules / turns +rules: runs with matched "
                   "rules (the first run of each kind counts). **delta SR** is SR with rules minus SR without, in "
                   "percentage points; it is '-' unless the comparison holds both a run without and a run with rules "
-                  "for that questioner (e.g. `llm` with and without `--rules`; the `rules` player always sees "
-                  "rules, the symbolic baselines never do)."]
+                  "for that questioner (e.g. `greedy-ig` or `llm` with and without `--rules`; the `rules` player "
+                  "always sees rules, `optimal` and `fix20q` never do)."]
     return "\n".join(lines) + "\n"
 
 
