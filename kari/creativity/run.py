@@ -7,7 +7,6 @@ atomically, a rerun with other settings is refused and the directory is locked w
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
 
 ANSWERS_FILE = "answers.jsonl"
 SOLVERS = ("symbolic", "llm", "llm+rules")
@@ -175,8 +174,7 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
                         symbolic.answer(candidates, gold_goal.affordance)
                     record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,
                                         "part": oracle.part, "score": score(task, oracle.entity, oracle.part)}
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                handle.flush()
+                append(handle, record)
                 records.append(record)
                 bar.update(1)
     finally:

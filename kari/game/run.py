@@ -11,7 +11,6 @@ fails at once (the directory is locked).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -22,7 +21,7 @@ from kari.errors import KariError
 from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
 
 GAMES_FILE = "games.jsonl"
 LLM_PARTS = ("questioner", "oracle", "checker")
@@ -220,8 +219,7 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     try:
         with path.open("a", encoding="utf-8") as handle:
             for _, record in ordered_map(play_one, jobs, concurrency):
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                handle.flush()
+                append(handle, record)
                 records.append(record)
                 bar.update(1)
     finally:

@@ -72,6 +72,12 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool
     return records, dirty
 
 
+def append(handle: Any, record: Mapping[str, Any]) -> None:
+    """Append one record to an open log as one whole line and flush it (a crash loses at most this line)."""
+    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    handle.flush()
+
+
 def _line_records(line: str) -> list[dict[str, Any]] | None:
     """The JSON objects a line holds back to back (normally one), or None when it is anything else."""
     decoder = json.JSONDecoder()
