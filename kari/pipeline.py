@@ -24,7 +24,9 @@ from pathlib import Path
 from kari.errors import KariError
 from kari.game.metrics import RULES_SUFFIX
 
-DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "fix20q", "rules")
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+rules", "fix20q", "rules")
+"""``NAME[@K][+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
+representatives, a player that knows little, as an LLM Questioner does); ``+rules`` gives it the rules."""
 FOLDS = 5
 """Players that see rules get cross-fitted ones: each game the rules induced without its hidden object's fold."""
 ONLINE_QUESTIONERS = ("llm", "human")
@@ -92,11 +94,11 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     play_dirs: dict[str, Path] = {}
     for name in questioners:
         folder = out / "play" / name
-        player = name.removesuffix(RULES_SUFFIX)
-        sees = name != player or player == "rules"  # "greedy-ig+rules": the same player, given the rules
+        player, model_reps, given_rules = parse_player(name)
+        sees = given_rules or player == "rules"  # "greedy-ig+rules": the same player, given the rules
         result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
-                                 rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve())),
-                      folder, progress=progress)
+                                 rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve()),
+                                 model_reps=model_reps), folder, progress=progress)
         play_dirs[name] = folder
         turns = result["avg_turns_solved"]
         step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
@@ -108,13 +110,22 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines)
 
 
+def parse_player(spec: str) -> tuple[str, int | None, bool]:
+    """``"greedy-ig@10+rules"`` -> ``("greedy-ig", 10, True)``: the player, its cap on positives, rules or not."""
+    rules = spec.endswith(RULES_SUFFIX)
+    name, _, reps = spec.removesuffix(RULES_SUFFIX).partition("@")
+    if reps and (not reps.isdigit() or int(reps) < 1):
+        raise KariError(f"bad player {spec!r}: after @ comes a number of positives >= 1", code="bad-option")
+    return name, int(reps) if reps else None, rules
+
+
 def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:
     """A :class:`KariError` for an option the last step would only meet after the first ones ran."""
     from kari.game.questioners import questioner_class
     from kari.kb.textfile import check_readable
 
     for name in questioners:
-        questioner_class(name.removesuffix(RULES_SUFFIX))
+        questioner_class(parse_player(name)[0])
         if name in ONLINE_QUESTIONERS:
             raise KariError(f"the pipeline runs offline; play {name!r} with `kari play` instead", code="bad-option")
     if games is not None and games < 1:

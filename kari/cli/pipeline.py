@@ -14,7 +14,10 @@ def pipeline(
     kb: list[Path] = typer.Option([], "--kb", help="KB file(s) to load (default: the bundled KGTK KB)."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     questioner: list[str] = typer.Option([], "--questioner", "-q",
-                                         help="Questioners to play (default: optimal, greedy-ig, fix20q, rules)."),
+                                         help="Players (repeatable), NAME[@K][+rules]: @K caps the positives "
+                                              "greedy-ig's belief uses (@10: the paper's 10 representatives), "
+                                              "+rules gives the cross-fitted rules (default: optimal, greedy-ig, "
+                                              "greedy-ig+rules, greedy-ig@10, greedy-ig@10+rules, fix20q, rules)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
     seed: int = typer.Option(0, "--seed", help="Seed of induction groups, representatives and random choices."),
 ) -> None:

@@ -38,9 +38,12 @@ class RunData:
 
     @property
     def questioner(self) -> str:
-        """The questioner without a ``+rules`` suffix (the Table 1 row)."""
+        """The questioner without a ``+rules`` suffix (the Table 1 row), with the positives its soft belief may use
+        when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
         name = str(self.config.get("questioner"))
-        return name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
+        name = name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
+        reps = self.config.get("model_reps")
+        return f"{name}@{reps}" if reps else name
 
     @property
     def with_rules(self) -> bool:
