@@ -2,8 +2,9 @@
 
 The paper's Oracle agreed with humans on 93.4% of answers, so p = 0.07 is realistic. Every player plays every game
 of the benchmark at each p (seeded flips, the same for every player), with leave-one-out representatives. With
---rules (a rules file, or the folder of cross-fitted rules that ``kari induce --cv`` writes) the ``rules`` player
-and the "+rules" variant of ``greedy-ig`` play too. Prints the table and writes ``noise.png`` and ``noise.json``
+--rules (a rules file, or the folder of cross-fitted rules that ``kari induce --cv`` writes) the ``rules`` player,
+the "+rules" variant of ``greedy-ig``, and ``greedy-ig@10`` (its belief on the paper's 10 representatives only)
+with and without rules play too. Prints the table and writes ``noise.png`` and ``noise.json``
 into --out.
 
     python benchmarks/bench_noise.py [--bench DIR] [--rules PATH] [--p 0 0.03 0.07 0.1 0.15 0.2] [--out DIR]
@@ -29,6 +30,9 @@ def players(rules: Path | None) -> dict[str, dict]:
                             "fix20q": {"questioner": "fix20q", "runs": 1}}
     if rules is not None:
         out["greedy-ig+rules"] = {"questioner": "greedy-ig", "rules": str(rules), "rule_match": "exact"}
+        out["greedy-ig@10"] = {"questioner": "greedy-ig", "model_reps": 10}
+        out["greedy-ig@10+rules"] = {"questioner": "greedy-ig", "model_reps": 10, "rules": str(rules),
+                                     "rule_match": "exact"}
         out["rules"] = {"questioner": "rules", "rules": str(rules), "rule_match": "exact"}
     return out
 
