@@ -54,7 +54,7 @@ def main() -> None:
                 summary = play(PlayConfig(bench=str(args.bench), oracle_noise=p, **fields), folder, progress=False)
             row.append(summary["success_rate"])
         table[label] = row
-        print(f"{label:16s} " + "  ".join(f"p={p:.2f}: {100 * sr:5.1f}%" for p, sr in zip(args.p, row)), flush=True)
+        print(f"{label:20s} " + "  ".join(f"p={p:.2f}: {100 * sr:5.1f}%" for p, sr in zip(args.p, row)), flush=True)
     print(f"{time.perf_counter() - started:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     atomic_write_json(args.out / "noise.json", {"bench": str(args.bench), "p": args.p, "success_rate": table})
