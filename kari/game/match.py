@@ -96,10 +96,6 @@ class RuleSource:
         self.matchers = matchers
         self.fold_of = fold_of
 
-    @property
-    def cross_fitted(self) -> bool:
-        return self.fold_of is not None
-
     def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
         """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
         if self.fold_of is None:
