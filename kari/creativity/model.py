@@ -16,7 +16,7 @@ part, affordance). Every record keeps the FILE:LINE it came from; a malformed on
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,9 +24,6 @@ from typing import Any
 from kari.creativity.records import Located, read_records
 from kari.errors import KariError
 
-PHYSICAL_KEYS = ("shape", "size", "thickness", "local_features", "material", "rigidity", "durability", "elasticity",
-                 "surface", "weight", "others", "summary")
-STATE_KEYS = ("visibility", "availability", "moisture", "temperature", "internal", "others", "summary")
 NORMAL_TYPICALITY = 6
 """Typicality score of a part's normal (intended) use; an emergency use of level k scores k (1-5); none 0."""
 
@@ -349,16 +346,3 @@ def read_tasks(path: str | Path) -> list[Task]:
         seen[task.id] = rec.where
         tasks.append(task)
     return tasks
-
-
-def iter_entities(paths: Sequence[str | Path]) -> Iterator[Entity]:
-    for path in paths:
-        yield from read_file(Path(path))[0]
-
-
-def entity_to_json(entity: Entity) -> dict[str, Any]:
-    """CreativityBench's assembled-entity form."""
-    return {"entity_name": entity.name, "scenario": entity.scenario,
-            "parts": [{"part_name": p.name, "connected_to": list(p.connected_to), "connection": p.connection,
-                       "physical_attributes": dict(p.physical), "state_attributes": dict(p.state),
-                       "functional_affordances": [a.to_json() for a in p.affordances]} for p in entity.parts]}

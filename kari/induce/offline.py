@@ -167,7 +167,7 @@ def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool)
 
 
 class SymbolicProposer:
-    """Proposes rules by clingo optimisation over the KB evidence (see :func:`best_branch`)."""
+    """Proposes rules by clingo optimisation over the KB evidence (see :class:`BranchSearch`)."""
 
     name = "offline"
 
