@@ -201,6 +201,16 @@ _SOUP = st.lists(st.sampled_from(["AND", "or", "PART", "(", ")", ",", ":", ".", 
                                   "made_of", "flat", "#c\n", "$", "-", "é", "and"]), max_size=30).map("".join)
 
 
+@pytest.mark.parametrize("text", ["SHAPE:#c\n", "SHAPE:# c\nflat", "x.#c\nSHAPE:flat", "AND(SHAPE:#flat\n)"])
+def test_a_comment_is_never_shortened_to_let_a_token_through(text: str) -> None:
+    """A comment runs to the end of its line in both parsers (found by the property test below)."""
+    try:
+        reference = pyparse_rule(text)
+    except RuleSyntaxError:
+        reference = None
+    assert fast_parse(text, positions=True) == reference
+
+
 @settings(max_examples=400, deadline=None)
 @given(_SOUP)
 def test_fast_path_accepts_exactly_what_pyparsing_accepts(text: str) -> None:
