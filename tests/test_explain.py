@@ -96,7 +96,7 @@ def test_failing_atoms_are_false_by_exclusion_false_by_the_closed_view_or_unknow
         ("false", "closed-view", ("wood",))
     assert (nodes["SURFACE:smooth"].status, nodes["SURFACE:smooth"].reason) == ("unknown", "nothing-stated")
     text = proof_text(proof)
-    assert "NOT COVERED" in text and "exclusive" in text and "unknown: nothing" in text
+    assert "NOT COVERED" in text and "exclusive" in text and "unknown: the object states nothing" in text
 
 
 def test_strict_and_needs_distinct_parts():
