@@ -95,11 +95,11 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
     if source is None:
         return proofs
     rule_sets = RuleSets(source)
-    for run, (index, records) in zip(runs, _records_by_run(runs), strict=True):
+    for index, run in enumerate(runs):
         path = run.config.get("rules")
         if not path:
             continue
-        for record, compact in zip(records, (g for g in games if g["r"] == index), strict=True):
+        for record, compact in zip(run.records, (g for g in games if g["r"] == index), strict=True):
             facts = record.get("rules") or {}
             matched = (facts.get("matched") or {}).get(record["target"]) or []
             if not matched or record.get("object") not in source.objects:
@@ -115,10 +115,6 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
                 proofs[key] = f"rule given to the player for {record['target']}{fold_note}:\n" + proof_text(proof)
             compact["p"] = key
     return proofs
-
-
-def _records_by_run(runs: Sequence[RunData]) -> list[tuple[int, list[Mapping[str, Any]]]]:
-    return [(i, list(run.records)) for i, run in enumerate(runs)]
 
 
 def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | None, str]:
@@ -155,15 +151,15 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels
     rows = compute_coverage(rules, objects, source.vocab, "any-part")
-    covered = {(rules[r.rule].affordance, r.object): r for r in rows}
+    covered = {(rules[r.rule].affordance, r.object): r for r in rows}  # (affordance, object) -> the solver's row
     out = []
     for n, rule in enumerate(rules):
         positives = [lab.object for lab in labels if lab.affordance == rule.affordance and lab.label]
         negatives = [lab.object for lab in labels if lab.affordance == rule.affordance and not lab.label]
         hits = [o for o in positives if covered.get((rule.affordance, o)) and covered[(rule.affordance, o)].covered]
-        false = [o for o in negatives if covered.get((rule.affordance, o)) and covered[(rule.affordance, o)].covered]
+        wrong = [o for o in negatives if covered.get((rule.affordance, o)) and covered[(rule.affordance, o)].covered]
         proofs = []
-        for obj_id, label in [(o, True) for o in positives] + [(o, False) for o in false]:
+        for obj_id, label in [(o, True) for o in positives] + [(o, False) for o in wrong]:
             if obj_id not in source.objects:
                 continue
             proof = explain(rule, source.objects[obj_id], source.vocab, "any-part", source.evidence)
@@ -177,8 +173,8 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
             "objects": len(objects), "covered_objects": sum(1 for r in rows if r.rule == n and r.covered),
             "positives": len(positives), "covered_positives": len(hits),
             "recall": round(len(hits) / len(positives), 4) if positives else None,
-            "negatives": len(negatives), "false_positives": len(false),
-            "precision": round(len(hits) / (len(hits) + len(false)), 4) if hits or false else None,
+            "negatives": len(negatives), "false_positives": len(wrong),
+            "precision": round(len(hits) / (len(hits) + len(wrong)), 4) if hits or wrong else None,
             "proofs": proofs,
         })
     return out
