@@ -281,6 +281,7 @@ BENCH_COMMANDS = {
     "export-prompts": ("export-prompts", "--rules", "{w}/rules.kari", "--bench", "{w}/bench", "--match", "exact",
                        "--out", "{w}/out"),
     "pipeline": ("pipeline", "--bench", "{w}/bench", "--out", "{w}/out", "-n", "1"),
+    "explain": ("explain", "cut", "knife", "--rules", "{w}/rules.kari", "--bench", "{w}/bench"),
 }
 RULE_COMMANDS = {
     "check": ("rules", "check", "{r}"),
@@ -291,6 +292,7 @@ RULE_COMMANDS = {
     "coverage": ("coverage", "--rules", "{r}", "--db", "{w}/kb.duckdb", "--bench", "{w}/bench"),
     "play": ("play", "-q", "rules", "--rules", "{r}", "--match", "exact", "-o", "{w}/out", "-n", "1"),
     "export-prompts": ("export-prompts", "--rules", "{r}", "--match", "exact", "--out", "{w}/out"),
+    "explain": ("explain", "cut", "knife", "--rules", "{r}", "--bench", "{w}/bench", "--json"),
 }
 DB_COMMANDS = {
     "stats": ("kb", "stats", "--db", "{w}/kb.duckdb"),
@@ -300,6 +302,7 @@ DB_COMMANDS = {
     "load": ("kb", "load", "{w}/kb/triples.csv", "--db", "{w}/kb.duckdb"),
     "coverage": ("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/kb.duckdb"),
     "induce": ("induce", "--db", "{w}/kb.duckdb", "--out", "{w}/out.kari", "-q"),
+    "explain": ("explain", "cut", "knife", "--rules", "{w}/rules.kari", "--db", "{w}/kb.duckdb"),
 }
 
 
@@ -321,8 +324,8 @@ def bench_cases() -> Iterator[Case]:
             needed = NEEDS.get(name, set()) if label in ("empty-file", "missing") else set(BENCH_COMMANDS)
             for command, argv in spread(number + index, {k: v for k, v in BENCH_COMMANDS.items() if k in needed},
                                         every=1 if label in ("empty-file", "missing") else 3).items():
-                if command == "build" and name == "games.jsonl":
-                    continue                  # bench build does not read the games it replaces
+                if command in ("build", "explain") and name == "games.jsonl":
+                    continue                  # bench build does not read the games it replaces, explain no game
                 kind = label if label in ("missing", "fifo") else None
                 yield Case(f"bench/{name}/{label}/{command}", argv, f"bench/{name}", mutate, kind)
 
@@ -511,6 +514,19 @@ def option_cases() -> Iterator[Case]:
                             "0"),
         "play-bench-missing": ("play", "--bench", "{w}/nowhere", "-o", "{w}/out"),
         "report-nothing": ("report",),
+        "report-format": ("report", "{w}/run", "--format", "xml"),
+        "report-resamples": ("report", "{w}/run", "--resamples", "0"),
+        "report-html-without-out": ("report", "{w}/run", "--html"),
+        "explain-no-objects": ("explain", "cut", "knife", "--rules", "{w}/rules.kari"),
+        "explain-rule-and-rules": ("explain", "cut", "knife", "--rules", "{w}/rules.kari", "--rule", "SHAPE:flat",
+                                   *db),
+        "explain-no-rule": ("explain", "cut", "knife", *db),
+        "explain-unknown-object": ("explain", "cut", "unicorn", "--rules", "{w}/rules.kari", *db),
+        "explain-unknown-affordance": ("explain", "fly", "knife", "--rules", "{w}/rules.kari", *db),
+        "explain-semantics": ("explain", "cut", "knife", "--rules", "{w}/rules.kari", *db, "--semantics", "loose"),
+        "explain-bad-rule": ("explain", "cut", "knife", "--rule", "AND(SHAPE:flat", *db),
+        "explain-unknown-predicate": ("explain", "cut", "knife", "--rule", "COLOUR:red", *db),
+        "explain-vocab-and-db": ("explain", "cut", "knife", "--rule", "SHAPE:flat", *db, "--vocab", "{w}/vocab"),
         "prompts-top-k": (*prompts, "--top-k", "0"),
         "prompts-match": ("export-prompts", "--rules", "{w}/rules.kari", "--match", "fuzzy", "--out", "{w}/out"),
         "prompts-games": (*prompts, "--games", "0"),
@@ -567,6 +583,11 @@ def output_kind_cases() -> Iterator[Case]:
     yield Case("output/report/report.md-is-a-dir", ("report", "{w}/run", "-o", "{w}/rep"), "rep/report.md",
                kind="dir")
     for kind in ("dir", "fifo"):
+        yield Case(f"output/coverage-explain/{kind}", ("coverage", "--rules", "{w}/rules.kari", "--db",
+                                                        "{w}/kb.duckdb", "--explain", "{w}/proofs.jsonl"),
+                   "proofs.jsonl", kind=kind)
+        yield Case(f"output/report-html/{kind}", ("report", "{w}/run", "-o", "{w}/rep", "--html"),
+                   "rep/report.html", kind=kind)
         yield Case(f"output/kb-load-db/{kind}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/x.duckdb"),
                    "x.duckdb", kind=kind)
         yield Case(f"output/coverage-db/{kind}", ("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/x.duckdb"),

@@ -123,12 +123,39 @@ def _line(summary: dict, out: Path) -> str:
 
 def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md and ig_over_turns.png here."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md, report.json, leaderboard.csv, "
+                                       "leaderboard.json and ig_over_turns.png here."),
+    output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
+                                      "(the leaderboard: one row per run, best SR first)."),
+    resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples of every interval."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    html: bool = typer.Option(False, "--html", help="Also write report.html (one self-contained page: tables, "
+                              "filters, transcripts, rules with proofs) into --out."),
+    rules: Optional[Path] = typer.Option(None, "--rules", help="HTML: rules to show with coverage and proofs "
+                                         "(default: the rules file of the first run played with rules)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="HTML: benchmark of the games and objects "
+                                         "(default: the runs' own)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="HTML: KB whose vocabulary and edges back the proofs "
+                                      "(default: the runs' own)."),
 ) -> None:
-    """Compare runs side by side (Markdown table) and draw IG over turns for all of them."""
-    from kari.game.report import report as make_report
+    """Compare runs side by side: SR and turns with 95% intervals, paired deltas with McNemar's test (Markdown,
+    report.json, a leaderboard as CSV / JSON), IG over turns, and with --html a browsable page."""
+    from kari.errors import KariError
+    from kari.game.leaderboard import leaderboard_csv
+    from kari.game.report import ReportOptions, write_report
 
-    typer.echo(make_report(runs, out), nl=False)
+    if output_format not in ("md", "csv", "json"):
+        raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")
+    made = write_report(runs, out, ReportOptions(resamples=resamples, seed=seed, html=html, rules=rules,
+                                                  bench=bench, db=db))
+    if output_format == "md":
+        typer.echo(made.markdown, nl=False)
+    elif output_format == "csv":
+        typer.echo(leaderboard_csv(made.leaderboard), nl=False)
+    else:
+        import json
+
+        typer.echo(json.dumps(made.leaderboard, indent=2, ensure_ascii=False))
 
 
 def export_prompts(

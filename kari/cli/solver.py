@@ -18,13 +18,23 @@ def register(app: typer.Typer) -> None:
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
         semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
         time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
+        explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
+                                                                    "(JSONL; see kari explain) to this file."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
         from kari.solver.run import coverage as run_coverage
 
+        if explain is not None:
+            from kari.io.atomic import check_output_file
+
+            check_output_file(explain, [rules, db])  # refused before the database is touched
         summary = run_coverage(rules, db, bench, semantics, time_limit)
         for line in summary.lines():
             typer.echo(line)
         typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"
                    f"{', representatives' if bench is not None else ''} and views rule_recall, rule_precision, "
                    f"affordance_coverage, game_rule_match into {db}")
+        if explain is not None:
+            from kari.explain.coverage import write_coverage_proofs
+
+            typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")

@@ -38,10 +38,11 @@ def _integer_turns(ax: Any) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: Path,
-            title: str = "Information gain per turn", min_games: int = MIN_GAMES_PER_TURN) -> None:
-    """Mean IG_t per turn, one line per labelled ``(ig_by_turn, games_by_turn)`` series, above the number of
-    games that reached each turn; turns reached by fewer than ``min_games`` games are not drawn."""
+def ig_figure(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], title: str = "Information gain per turn",
+              min_games: int = MIN_GAMES_PER_TURN) -> Any:
+    """The IG figure (a matplotlib Figure): mean IG_t per turn, one line per labelled ``(ig_by_turn,
+    games_by_turn)`` series, above the number of games that reached each turn; turns reached by fewer than
+    ``min_games`` games are not drawn."""
     plt = _pyplot()
     fig, (ax, games_ax) = plt.subplots(2, 1, figsize=(6.4, 4.8), sharex=True,
                                        gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08})
@@ -60,7 +61,26 @@ def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: P
     games_ax.grid(alpha=0.3)
     games_ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
     _integer_turns(games_ax)
-    _save(fig, path)
+    return fig
+
+
+def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: Path,
+            title: str = "Information gain per turn", min_games: int = MIN_GAMES_PER_TURN) -> None:
+    """:func:`ig_figure` written to ``path`` as PNG."""
+    _save(ig_figure(series, title, min_games), path)
+
+
+def figure_svg(fig: Any) -> str:
+    """A figure as an SVG document (text kept as text, so it stays small and sharp), and close it."""
+    import io
+
+    plt = _pyplot()
+    buffer = io.StringIO()
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "kari"}):
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
 
 
 def plot_dimension_share(shares: Sequence[Mapping[str, float]], counts: Sequence[int], path: Path,

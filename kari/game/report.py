@@ -12,15 +12,20 @@ report itself.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
 from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
+from kari.stats import RESAMPLES
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
+JSON_FILE = "report.json"
+LEADERBOARD_CSV = "leaderboard.csv"
+LEADERBOARD_JSON = "leaderboard.json"
+HTML_FILE = "report.html"
 
 
 @dataclass
@@ -76,6 +81,13 @@ class CoverageSource:
     rules_file: str
     rule_count: int | None  # None when the file can no longer be read
     covered: dict[str, bool]  # game id -> does the target have a matched rule
+    covers_object: dict[str, bool] = field(default_factory=dict)  # game id -> does that rule cover the hidden object
+
+    def to_json(self) -> dict[str, Any]:
+        """The source as ``report.json`` names it."""
+        return {"run": self.run.label, "rules_file": self.rules_file, "rule_count": self.rule_count,
+                "games": len(self.covered), "covered_games": sum(self.covered.values()),
+                "covers_object_games": sum(self.covers_object.values())}
 
     def describe(self) -> str:
         count = "" if self.rule_count is None else f", {self.rule_count} rules"
@@ -94,7 +106,9 @@ def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
         covered = {r["game"]: bool(r["rules"].get("target_has_rule")) for r in run.records if r.get("rules") is not None}
         if covered:
             rules_file = str(run.config.get("rules"))
-            return CoverageSource(run, rules_file, _rule_count(rules_file), covered)
+            covers = {r["game"]: bool(r["rules"].get("target_rule_covers_object")) for r in run.records
+                      if r.get("rules") is not None}
+            return CoverageSource(run, rules_file, _rule_count(rules_file), covered, covers)
     return None
 
 
@@ -139,9 +153,16 @@ def _definitions(figure: str | None) -> list[str]:
     return lines
 
 
-def compare(runs: Sequence[RunData], figure: str | None = None) -> str:
-    """The Markdown report text (``figure``: the IG figure's file name, to point to)."""
+def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[str, Any] | None = None) -> str:
+    """The Markdown report text (``figure``: the IG figure's file name, to point to; ``data``: the
+    ``report.json`` object to show the intervals of, computed with default settings when None)."""
+    from kari.game.report_intervals import sections
+
     source = coverage_source(runs)
+    if data is None:
+        from kari.game.compare import Settings, report_data
+
+        data = report_data(runs, source, Settings())
     covered = source.covered if source else None
     lines = ["# Affordance20Q runs", "",
              "| run | questioner | oracle | checker | rules | games | SR % | turns | SR % covered | SR % uncovered "
@@ -179,23 +200,84 @@ def compare(runs: Sequence[RunData], figure: str | None = None) -> str:
                   "percentage points; it is '-' unless the comparison holds both a run without and a run with rules "
                   "for that questioner (e.g. `greedy-ig` or `llm` with and without `--rules`; the `rules` player "
                   "always sees rules, `optimal` and `fix20q` never do)."]
+    lines += sections(data)
     return "\n".join(lines) + "\n"
 
 
-def report(run_dirs: Sequence[str | Path], out: str | Path | None = None) -> str:
-    """Compare ``run_dirs``; with ``out``, also write ``report.md`` and ``ig_over_turns.png`` there."""
+@dataclass(frozen=True)
+class ReportOptions:
+    """What ``kari report`` writes besides ``report.md``: intervals' settings, the HTML page and its inputs."""
+
+    resamples: int = RESAMPLES
+    seed: int = 0
+    html: bool = False
+    rules: str | Path | None = None  # rules to show with coverage and proofs (default: the runs' own)
+    bench: str | Path | None = None  # benchmark of those rules' objects (default: the runs' own)
+    db: str | Path | None = None  # KB whose vocabulary and edges to use (default: the runs' own)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`build_report` made: the Markdown text, the ``report.json`` object and the leaderboard rows."""
+
+    markdown: str
+    data: dict[str, Any]
+    leaderboard: list[dict[str, Any]]
+
+
+def build_report(run_dirs: Sequence[str | Path], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
+    """Read the runs and compute every figure of the report (nothing is written)."""
+    from kari.game.compare import Settings, report_data
+    from kari.game.leaderboard import leaderboard_rows
+
     if not run_dirs:
         raise KariError("give at least one run directory", code="report-run")
+    if options.resamples < 1:
+        raise KariError(f"--resamples must be >= 1 (got {options.resamples})", code="bad-option")
     runs = [load_run(p) for p in run_dirs]
-    text = compare(runs, FIGURE_FILE if out is not None else None)
-    if out is not None:
-        from kari.game.plots import plot_ig
-        from kari.io.atomic import atomic_write_text
+    data = report_data(runs, coverage_source(runs), Settings(resamples=options.resamples, seed=options.seed))
+    return runs, Report("", data, leaderboard_rows(data))
 
-        folder = Path(out)
+
+def report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
+           options: ReportOptions = ReportOptions()) -> str:
+    """Compare ``run_dirs``; with ``out``, also write ``report.md``, ``report.json``, ``leaderboard.csv``,
+    ``leaderboard.json`` and ``ig_over_turns.png`` there (and ``report.html`` with ``options.html``)."""
+    return write_report(run_dirs, out, options).markdown
+
+
+def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
+                 options: ReportOptions = ReportOptions()) -> Report:
+    """:func:`report`, returning the Markdown, the JSON object and the leaderboard."""
+    if options.html and out is None:
+        raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
+    runs, made = build_report(run_dirs, options)
+    text = compare(runs, FIGURE_FILE if out is not None else None, made.data)
+    made = Report(text, made.data, made.leaderboard)
+    if out is not None:
+        from kari.game.leaderboard import leaderboard_csv
+        from kari.game.plots import plot_ig
+        from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
+
+        folder = check_output_dir(out)
+        names = (REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE,
+                 *((HTML_FILE,) if options.html else ()))
+        for name in names:  # a wrong kind of thing at any output stops the report before it writes one
+            check_output_file(folder / name)
+        series = _ig_series(runs)
+        html = None
+        if options.html:
+            from kari.game.html import render_html
+
+            html = render_html(runs, made.data, series, options)  # everything is computed before anything is written
         atomic_write_text(folder / REPORT_FILE, text)
-        plot_ig(_ig_series(runs), folder / FIGURE_FILE, title="Information gain over turns, per run")
-    return text
+        atomic_write_json(folder / JSON_FILE, made.data)
+        atomic_write_text(folder / LEADERBOARD_CSV, leaderboard_csv(made.leaderboard))
+        atomic_write_json(folder / LEADERBOARD_JSON, made.leaderboard)
+        plot_ig(series, folder / FIGURE_FILE, title="Information gain over turns, per run")
+        if html is not None:
+            atomic_write_text(folder / HTML_FILE, html)
+    return made
 
 
 def _ig_series(runs: Sequence[RunData]) -> Mapping[str, tuple[list[float], list[int]]]:

@@ -1,0 +1,50 @@
+"""Proofs for the rows of a coverage table: ``kari coverage --explain FILE`` writes one proof per rule x object.
+
+The rows are read back from the database's ``coverage`` table (the solver's verdicts) and every proof is checked
+against its row: a proof whose verdict differs from the solver's is an error, never a silent disagreement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kari.errors import KariError
+
+
+def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """One proof (:meth:`kari.explain.proof.Proof.to_json` plus ``rule``: the rule's index in the file) per row of
+    the ``coverage`` table ``kari coverage`` wrote into ``db``, in table order."""
+    from kari.explain.proof import explain
+    from kari.explain.sources import open_objects, read_rules
+
+    with open_objects(bench, db) as source:
+        rows = source.con.execute("SELECT rule, affordance, object, covered, branch, part, semantics FROM coverage "
+                                  "ORDER BY rule, object").fetchall()
+        rules = read_rules(source.vocab, rules_file)
+        for index, affordance, object_id, covered, branch, part, semantics in rows:
+            if index >= len(rules) or rules[index].affordance != affordance:
+                raise KariError("the coverage table was not made from this rules file; run kari coverage again",
+                                file=str(db), code="explain-mismatch")
+            proof = explain(rules[index], source.get(object_id), source.vocab, semantics, source.evidence)
+            if proof.verdict() != (bool(covered), branch, part):
+                raise KariError(f"the proof of {affordance} on {object_id} ({semantics}) says {proof.verdict()} but "
+                                f"the solver's row says {(bool(covered), branch, part)} (a bug in kari)",
+                                code="explain-mismatch")
+            yield {"rule": index, **proof.to_json()}
+
+
+def write_coverage_proofs(rules_file: str | Path, db: str | Path, out: str | Path,
+                          bench: str | Path | None = None) -> int:
+    """Write :func:`coverage_proofs` as JSONL to ``out`` (atomically) and return how many were written."""
+    from kari.io.atomic import atomic_open
+
+    count = 0
+    with atomic_open(out) as handle:
+        import json
+
+        for proof in coverage_proofs(rules_file, db, bench):
+            handle.write(json.dumps(proof, ensure_ascii=False) + "\n")
+            count += 1
+    return count

@@ -1,0 +1,194 @@
+"""The figures of ``report.json``: every row's SR and turns with 95% intervals, and every paired comparison.
+
+A *row* is one run directory: SR with its Wilson interval over games (a player with several runs per game
+counts its pooled SR over the games, which is conservative) and turns over the solved games with a seeded
+bootstrap interval over games; the same for each target affordance and for the games whose target has / has
+no matched rule (the split of :class:`kari.game.report.CoverageSource`).
+
+A *comparison* pairs two runs on the same games: records are paired by ``(game, run)``; the delta is
+``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
+every run of a game), McNemar's exact two-sided p-value, and the discordant counts ``b`` (pairs ``a`` solved
+and ``b`` did not) and ``c`` (the reverse). Turns are compared on the pairs both solved. Comparisons of kind
+``rules`` are the Table 1 deltas (a player without rules as ``a``, the same player with rules as ``b``);
+kind ``player`` are every other pair of runs, in the order given.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
+
+if TYPE_CHECKING:
+    from kari.game.report import CoverageSource, RunData
+
+Record = Mapping[str, Any]
+REPORT_FORMAT = "kari-report/1"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How intervals are computed: confidence level, bootstrap resamples and seed."""
+
+    resamples: int = RESAMPLES
+    seed: int = 0
+    level: float = LEVEL
+
+
+def _rounded(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def _interval(pair: tuple[float, float] | None) -> list[float] | None:
+    return None if pair is None else [round(pair[0], 6), round(pair[1], 6)]
+
+
+def by_game(records: Sequence[Record]) -> dict[str, list[Record]]:
+    """Records grouped by game id, in first-seen order."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record["game"]].append(record)
+    return dict(groups)
+
+
+def row_scores(records: Sequence[Record], settings: Settings) -> dict[str, Any]:
+    """``games``, ``records``, SR with its Wilson interval over games, turns (solved) with a bootstrap interval."""
+    games = by_game(records)
+    success = [sum(bool(r["success"]) for r in rs) / len(rs) for rs in games.values()]
+    turn_sum = [float(sum(r["n_turns"] for r in rs if r["success"])) for rs in games.values()]
+    solved = [float(sum(bool(r["success"]) for r in rs)) for rs in games.values()]
+    n = len(games)
+    rate = sum(success) / n if n else None
+    turns = sum(turn_sum) / sum(solved) if sum(solved) else None
+    return {
+        "games": n, "records": len(records),
+        "success_rate": _rounded(rate),
+        "success_rate_ci": _interval(wilson(sum(success), n, settings.level)) if n else None,
+        "avg_turns_solved": _rounded(turns),
+        "avg_turns_solved_ci": _interval(bootstrap_ratio(turn_sum, solved, resamples=settings.resamples,
+                                                         seed=settings.seed, level=settings.level)) if turns else None,
+    }
+
+
+def grouped_scores(records: Sequence[Record], key: Callable[[Record], str | None],
+                   settings: Settings) -> dict[str, dict[str, Any]]:
+    """:func:`row_scores` per group of ``key`` (records whose key is None are left out), groups sorted."""
+    groups: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        value = key(record)
+        if value is not None:
+            groups[value].append(record)
+    return {name: row_scores(groups[name], settings) for name in sorted(groups)}
+
+
+def split_key(flags: Mapping[str, bool] | None, yes: str, no: str) -> Callable[[Record], str | None]:
+    """A record's group by a per-game flag (``yes`` / ``no``; None when the game has no flag)."""
+    def key(record: Record) -> str | None:
+        flag = None if flags is None else flags.get(record["game"])
+        return None if flag is None else (yes if flag else no)
+    return key
+
+
+def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
+           games: set[str] | None = None) -> dict[str, Any]:
+    """The paired comparison of two runs' records (``b`` minus ``a``), on ``games`` only when given."""
+    left = {(r["game"], r.get("run", 0)): r for r in a if games is None or r["game"] in games}
+    right = {(r["game"], r.get("run", 0)): r for r in b if games is None or r["game"] in games}
+    keys = [k for k in left if k in right]
+    diff: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # sr diff, pairs, turn diff, both solved
+    only_a = only_b = 0
+    for key in keys:
+        ra, rb = left[key], right[key]
+        sa, sb = bool(ra["success"]), bool(rb["success"])
+        only_a += sa and not sb
+        only_b += sb and not sa
+        cell = diff[key[0]]
+        cell[0] += sb - sa
+        cell[1] += 1
+        if sa and sb:
+            cell[2] += rb["n_turns"] - ra["n_turns"]
+            cell[3] += 1
+    cells = list(diff.values())
+    pairs = len(keys)
+    both = sum(c[3] for c in cells)
+    boot = {"resamples": settings.resamples, "seed": settings.seed, "level": settings.level}
+    sr_a = sum(bool(left[k]["success"]) for k in keys) / pairs if pairs else None
+    sr_b = sum(bool(right[k]["success"]) for k in keys) / pairs if pairs else None
+    delta = (sr_b - sr_a) if pairs else None  # type: ignore[operator]
+    interval = bootstrap_ratio([c[0] for c in cells], [c[1] for c in cells], **boot) if pairs else None
+    return {
+        "games": len(cells), "pairs": pairs,
+        "a_success_rate": _rounded(sr_a), "b_success_rate": _rounded(sr_b),
+        "delta": _rounded(delta), "delta_ci": _interval(interval), "excludes_zero": excludes_zero(interval),
+        "mcnemar_p": _rounded(mcnemar_exact(only_a, only_b), 8) if pairs else None,
+        "discordant": {"b": only_a, "c": only_b},
+        "turn_pairs": int(both),
+        "delta_turns": _rounded(sum(c[2] for c in cells) / both) if both else None,
+        "delta_turns_ci": _interval(bootstrap_ratio([c[2] for c in cells], [c[3] for c in cells], **boot))
+        if both else None,
+    }
+
+
+def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData]]:
+    """``(without rules, with rules)`` per questioner that has both: the first run of each kind (Table 1)."""
+    first: dict[str, dict[bool, RunData]] = {}
+    for run in runs:
+        first.setdefault(run.questioner, {}).setdefault(run.with_rules, run)
+    return [(cells[False], cells[True]) for cells in first.values() if False in cells and True in cells]
+
+
+def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings: Settings) -> list[dict[str, Any]]:
+    """Every paired comparison: the Table 1 deltas (kind ``rules``, also split by coverage), then every other
+    pair of runs in the order given (kind ``player``)."""
+    out = []
+    table = rules_pairs(runs)
+    done = {(id(a), id(b)) for a, b in table}
+    for a, b in table:
+        entry = {"kind": "rules", "label": f"{a.questioner}: +rules", "a": a.label, "b": b.label,
+                 **paired(a.records, b.records, settings)}
+        if source is not None:
+            for field, flags, names in (("by_rule_coverage", source.covered, ("covered", "uncovered")),
+                                        ("by_rule_covers_object", source.covers_object, ("covers", "does_not_cover"))):
+                entry[field] = {name: paired(a.records, b.records, settings,
+                                             {g for g, flag in flags.items() if flag == want})
+                                for name, want in zip(names, (True, False), strict=True)}
+        out.append(entry)
+    for i, a in enumerate(runs):
+        for b in runs[i + 1:]:
+            if (id(a), id(b)) not in done and (id(b), id(a)) not in done:
+                out.append({"kind": "player", "label": f"{b.label} vs {a.label}", "a": a.label, "b": b.label,
+                            **paired(a.records, b.records, settings)})
+    return out
+
+
+def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> dict[str, Any]:
+    """One run's row of ``report.json``."""
+    cfg = run.config
+    row: dict[str, Any] = {
+        "run": run.label, "path": str(run.path), "questioner": cfg.get("questioner"), "player": run.questioner,
+        "rules": run.with_rules, "oracle": cfg.get("oracle"), "checker": cfg.get("checker"),
+        "runs_per_game": max((len(rs) for rs in by_game(run.records).values()), default=0),
+        **row_scores(run.records, settings),
+    }
+    covered = source.covered if source else None
+    row["by_rule_coverage"] = grouped_scores(run.records, split_key(covered, "covered", "uncovered"), settings) \
+        if covered else None
+    covers = source.covers_object if source else None
+    row["by_rule_covers_object"] = grouped_scores(run.records, split_key(covers, "covers", "does_not_cover"),
+                                                  settings) if covers else None
+    row["by_affordance"] = grouped_scores(run.records, lambda r: r["target"], settings)
+    return row
+
+
+def report_data(runs: Sequence[RunData], source: CoverageSource | None, settings: Settings) -> dict[str, Any]:
+    """The whole ``report.json`` object."""
+    return {
+        "format": REPORT_FORMAT,
+        "level": settings.level, "resamples": settings.resamples, "seed": settings.seed,
+        "coverage_source": None if source is None else source.to_json(),
+        "runs": [run_row(run, source, settings) for run in runs],
+        "comparisons": comparisons(runs, source, settings),
+    }

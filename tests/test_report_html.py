@@ -1,0 +1,152 @@
+"""``kari report --html``: one self-contained page, checked as data and in a real headless browser.
+
+The browser test drives Debian's chromium with chromedriver through selenium (the ``test`` extra). Without them
+it is skipped, saying why (install: ``apt-get install chromium chromium-driver``); with
+``KARI_REQUIRE_BROWSER=1`` (as in CI) it fails instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import re
+import shutil
+import time
+
+import pytest
+from test_game_support import RULES_TEXT, write_bench, write_vocab
+
+from kari.game.report import ReportOptions, write_report
+from kari.game.run import PlayConfig, play
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    root = tmp_path_factory.mktemp("html")
+    (root / "rules.kari").write_text(RULES_TEXT)
+    bench, vocab = str(write_bench(root / "bench")), str(write_vocab(root / "vocab"))
+    dirs = []
+    for label, questioner, kw in [("optimal", "optimal", {}), ("greedy-ig", "greedy-ig", {"model_reps": 2}),
+                                  ("greedy-ig+rules", "greedy-ig", {"model_reps": 2, "rules": str(root / "rules.kari"),
+                                                                    "rule_match": "exact"})]:
+        folder = root / "play" / label
+        play(PlayConfig(bench=bench, questioner=questioner, vocab=vocab, **kw), folder, progress=False)
+        dirs.append(folder)
+    out = root / "report"
+    write_report(dirs, out, ReportOptions(resamples=500, html=True))
+    return out / "report.html"
+
+
+def _data(text: str) -> dict:
+    match = re.search(r'<script id="kari-data" type="application/json" data-encoding="([a-z0-9+]+)">(.*?)</script>',
+                      text, re.S)
+    assert match
+    encoding, payload = match.groups()
+    if encoding == "json":
+        return json.loads(payload.replace("<\\/", "</"))
+    return json.loads(gzip.decompress(base64.b64decode(payload)))
+
+
+def test_the_page_is_self_contained(page):
+    text = page.read_text()
+    assert "<svg" in text and "<script src" not in text and "<link" not in text
+    outside = {u for u in re.findall(r"""(?:src|href)\s*=\s*["']([^"'#][^"']*)""", text)}
+    assert not outside, outside  # nothing is fetched: no file, no network
+    assert not re.search(r"url\(\s*['\"]?https?:", text) and "@import" not in text
+    assert len(text) < 1_000_000
+
+
+def test_the_page_holds_every_game_the_proofs_and_the_rules(page):
+    data = _data(page.read_text())
+    assert [r["label"] for r in data["runs"]] == ["optimal", "greedy-ig", "greedy-ig+rules"]
+    assert len(data["games"]) == 3 * 48
+    ruled = [g for g in data["games"] if g["r"] == 2]
+    with_rule = [g for g in ruled if g["rh"]]
+    assert len(with_rule) == 24 and all(g.get("p") in data["proofs"] for g in with_rule)
+    for g in with_rule:  # the proof's verdict is the game's own record of whether the rule covers the object
+        assert ("NOT COVERED" not in data["proofs"][g["p"]]) == bool(g["rc"])
+    turn = ruled[0]["T"][0]
+    assert len(turn[5]) == len(ruled[0]["c"]) == len(turn[6])  # b_t and the soft belief over every candidate
+    assert {r["affordance"] for r in data["rules"]} == {"cut", "burn", "see_through", "bounce"}
+    cut = next(r for r in data["rules"] if r["affordance"] == "cut")
+    assert cut["positives"] == 6 and cut["proofs"] and all("cut on" in p["text"] for p in cut["proofs"])
+    assert data["report"]["comparisons"][0]["kind"] == "rules"
+
+
+def _browser():
+    """A headless chromium driven by chromedriver, or a skip (a failure under KARI_REQUIRE_BROWSER=1)."""
+    required = os.environ.get("KARI_REQUIRE_BROWSER") == "1"
+    chromium = os.environ.get("KARI_CHROMIUM") or next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    driver = os.environ.get("KARI_CHROMEDRIVER") or shutil.which("chromedriver")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        webdriver = None
+    missing = [name for name, found in (("selenium (pip install -e '.[test]')", webdriver), ("chromium", chromium),
+                                        ("chromedriver", driver)) if not found]
+    if missing:
+        reason = (f"no headless browser: {', '.join(missing)} missing (Debian: apt-get install chromium "
+                  "chromium-driver; see README, Development)")
+        if required:
+            pytest.fail(reason + "; KARI_REQUIRE_BROWSER=1")
+        pytest.skip(reason)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def _wait(browser, condition, what, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_the_page_in_a_headless_browser(page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser = _browser()
+    try:
+        browser.get(page.as_uri())
+        _wait(browser, lambda: browser.execute_script("return document.body.dataset.ready") == "1", "the page")
+        assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
+        count = browser.find_element(By.ID, "games-count")
+        assert count.text.endswith("of 144 games shown (144 records in all)"), count.text
+        rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+        assert len(rows) == 144 and {r.find_elements(By.TAG_NAME, "td")[0].text for r in rows} == \
+            {"optimal", "greedy-ig", "greedy-ig+rules"}
+        assert "Table 1" in browser.find_element(By.ID, "table1").text
+        assert "McNemar p" in browser.find_element(By.ID, "table1").text
+        assert browser.find_element(By.CSS_SELECTOR, "#figure svg").is_displayed()
+
+        Select(browser.find_element(By.ID, "f-player")).select_by_visible_text("greedy-ig+rules")
+        _wait(browser, lambda: count.text.startswith("48 of 48"), "the player filter")
+        Select(browser.find_element(By.ID, "f-affordance")).select_by_visible_text("cut")
+        _wait(browser, lambda: count.text.startswith("6 of 6"), "the affordance filter")
+        rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+        assert {r.find_elements(By.TAG_NAME, "td")[3].text for r in rows} == {"cut"}
+        assert browser.find_elements(By.CSS_SELECTOR, "#rules details.rule")[0].get_attribute("data-affordance") == "cut"
+
+        transcript = browser.find_element(By.ID, "transcript")
+        assert not transcript.is_displayed()
+        rows[0].click()
+        _wait(browser, transcript.is_displayed, "the transcript")
+        assert "Hidden object" in transcript.text and "Guess:" in transcript.text
+        turns = transcript.find_elements(By.CSS_SELECTOR, "tbody tr")
+        assert len(turns) >= 2  # before any question, then each turn with its beliefs
+        assert "soft" in turns[1].text
+        assert "Proof of the target's rule" in transcript.text and "cut on" in transcript.text
+        assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    finally:
+        browser.quit()
