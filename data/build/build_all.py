@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sources  # noqa: E402
 from affordances import AFFORDANCES, VERBS  # noqa: E402
 from kb_build import build_kb, iter_label_sources  # noqa: E402
+from kgtk import KGTK_HEADER, kb_rows, tsv  # noqa: E402
 from lexicon import build_lexicon, lexicon_rows  # noqa: E402
 from sources import Fact  # noqa: E402
 
@@ -30,12 +31,6 @@ from kari.io.atomic import atomic_write_jsonl, atomic_write_text  # noqa: E402
 from kari.domain.terms import PREDICATES  # noqa: E402
 from kari.domain.vocabulary import Vocabulary  # noqa: E402
 
-KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
-               "relation;dimension", "source", "sentence")
-RELATIONS = {"MadeOf": ("made of", "part-whole"), "HasProperty": ("has property", "quality"),
-             "HasA": ("has a", "part-whole"), "UsedFor": ("used for", "utility"),
-             "CapableOf": ("capable of", "utility"), "ReceivesAction": ("receives action", "utility"),
-             "NotCapableOf": ("not capable of", "utility"), "NotUsedFor": ("not used for", "utility")}
 LABEL_SOURCES_HEADER = ("object", "affordance", "label", "source", "sentence")
 MIN_PROPERTIES = 3
 MIN_POSITIVES = 10
@@ -82,27 +77,6 @@ def object_record(obj: str, facts_by_node: dict[str, list[Fact]], lexicon: dict[
     props.sort(key=lambda t: (t[0] != "whole", t[0], order[t[1]], t[2]))
     return {"id": obj, "description": descriptions[obj], "parts": parts,
             "properties": [{"part": a, "predicate": p, "value": v} for a, p, v in props]}
-
-
-def kb_rows(facts: Iterable[Fact]) -> list[tuple[str, ...]]:
-    """One KGTK edge per (node1, relation, node2); sources joined with '|', the first source's evidence kept."""
-    merged: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
-    for f in facts:
-        merged[(f.node1, f.relation, f.node2)].append(f)
-    rows = []
-    for (n1, rel, n2), group in sorted(merged.items()):
-        group.sort(key=lambda f: (f.source, f.sentence))
-        label, dimension = RELATIONS[rel]
-        sentence = " ".join(group[0].sentence.replace("|", "/").split())
-        words = group[0].label or n2.replace("_", " ")
-        rows.append((f"{n1}-{rel}-{n2}", n1, rel, n2, n1.replace("_", " "), words, label, dimension,
-                     "|".join(sorted({f.source for f in group})), sentence))
-    return rows
-
-
-def tsv(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> str:
-    lines = ["\t".join(header)] + ["\t".join(r) for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def build(shared: Path, out: Path, n_games: int, seed: int) -> dict[str, int]:

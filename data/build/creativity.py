@@ -12,12 +12,13 @@ Writes, under ``data/creativity/`` (sorted, seeded: the same inputs give byte-id
 - ``rules.kari`` / ``rules.jsonl``: ``kari induce`` (offline) on data/bench with every label of the held-out
   objects removed, for the tasks' affordances only: no rule used on a task was induced from its gold entity.
 
-Gold (entity, part, affordance), all from KB evidence in data/kb/kari_kb.tsv:
-the entity has the part (WordNet meronym or ConceptNet HasA/PartOf), and the part's own node has positive
-affordance evidence (``P CapableOf A``, Forbes et al.), the KB's ConceptNet-style reading of part nodes. A
-WordNet meronym is kept only when its part synset is the sense the part node's own WordNet evidence uses (when
-that node has any), so a gown's train is not read as the vehicle of another synset. The entity itself may be
-labelled positive (the part's normal use) or not (a creative use of one of its parts).
+Gold (entity, part, affordance), all from source evidence: the entity has the part (a HasA edge of
+data/kb/kari_kb.tsv: WordNet meronym or ConceptNet HasA/PartOf), and the part's own node is labelled as
+affording A by the benchmark's label sources (data/bench/label_sources.tsv: Forbes et al., AI2-THOR), the
+ConceptNet-style reading of part nodes. A WordNet meronym is kept only when its part synset is the sense the
+part node's own WordNet property evidence uses (when that node has any), so a gown's train is not read as the
+vehicle of another synset. The entity itself may be labelled positive (the part's normal use) or not (a
+creative use of one of its parts).
 
 Distractors: objects with at least two parts that are labelled NOT affording A and none of whose parts has
 positive evidence for A. Each gold gives scenes of 4, 6 and 8 entities, two samples each, the entities in a

@@ -24,45 +24,19 @@ from pathlib import Path
 import kb_census
 import kb_sources
 import sources
-from kb_sources import Statement, verb_key
+from kb_sources import Statement, Universe, verb_key
 from sources import Fact
 
-from kari.domain.morphology import singular
 
 PROPERTY_RELATIONS = ("MadeOf", "HasProperty", "HasA")
 _MERONYM = re.compile(r"^WordNet part meronym \S+ -> (\S+)$")
 
 
-@dataclass
-class Universe:
-    """The object ids the KB may name, in order of preference, and the WordNet senses each id stands for."""
-
-    tiers: list[set[str]]
-    senses: dict[str, list[str]] = field(default_factory=dict)
-    by_synset: dict[str, str] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # another WordNet lemma of an id's sense -> the id
-
-    def resolve(self, words: str) -> str | None:
-        """The id a source's name denotes: the name itself, else its singular or plural, tier by tier (a
-        benchmark object first, so 'shoe' is the benchmark's 'shoes')."""
-        name = sources.snake(words)
-        if not name:
-            return None
-        head, _, last = name.rpartition("_")
-        one = singular(last)
-        forms = [name, *([f"{head}_{one}".strip("_")] if one else []), name + "s", name + "es"]
-        forms += [f.replace("_", "") for f in forms if "_" in f]  # "door knob" -> doorknob
-        for tier in self.tiers:
-            for form in forms:
-                if form in tier:
-                    return form
-        return next((self.aliases[form] for form in forms if form in self.aliases), None)
-
-
 def universe(wn: sources.WordNet, bench: set[str], parts: set[str], candidates: set[str],
              facts: Iterable[Fact]) -> Universe:
     """Benchmark objects, their part nodes, the other candidates, then every WordNet artifact whose sense no
-    earlier id has taken, named by its head lemma (the lowest-numbered sense of that lemma only)."""
+    earlier id has taken, named by its head lemma (the lowest-numbered sense of that lemma only; other sources'
+    names resolve to it only when it is the lemma's first noun sense)."""
     senses: dict[str, list[str]] = {}
     for obj in sorted(bench | candidates):
         synset = wn.synset(obj)
@@ -90,10 +64,14 @@ def universe(wn: sources.WordNet, bench: set[str], parts: set[str], candidates: 
     for obj, group in sorted(senses.items()):
         for synset in group:
             by_synset.setdefault(synset, obj)
+    # Another source's name means a WordNet artifact only when the artifact is the name's first noun sense:
+    # ConceptNet's pig is the animal, not pig.n.06 (a block of metal); its heart is not heart.n.10 (a card).
+    first = {head for head in artifacts if senses[head][0].endswith(".n.01")}
     ids = known | artifacts
     aliases = {sources.snake(lemma): obj for synset, obj in sorted(by_synset.items(), key=lambda t: (t[1], t[0]))
-               for lemma in wn.lemmas.get(synset, ()) if sources.snake(lemma) not in ids}
-    return Universe([bench, parts, candidates - bench, all_parts - parts, artifacts], senses, by_synset, aliases)
+               for lemma in wn.lemmas.get(synset, ())
+               if sources.snake(lemma) not in ids and (obj not in artifacts or obj in first)}
+    return Universe([bench, parts, candidates - bench, all_parts - parts, first], senses, by_synset, aliases)
 
 
 # --- affordance statements, named -------------------------------------------------------------------------------
@@ -156,6 +134,7 @@ class KB:
     dropped_undescribed: int
     unresolved: Counter[str]
     described_objects: int
+    held_out_edges: list[tuple[str, str, str, str, bool]]  # (object, relation, words, affordance, agrees)
 
 
 def typed_property(f: Fact, lexicon: dict[str, tuple[str, str]]) -> bool:
@@ -216,18 +195,20 @@ def build_kb(shared: Path, wn: sources.WordNet, facts: list[Fact], candidates: s
     by_object: dict[str, list[str]] = defaultdict(list)
     for o, a, _ in labels:
         by_object[o].append(a)
-    kept, held, dropped = [], Counter(), 0
+    kept, held, dropped, held_edges = [], Counter(), 0, []
     for f in affordance:
         if f.node1 not in described:
             dropped += 1
             continue
         hit = next((a for a in by_object.get(f.node1, ()) if kb_census.same_verb(f.relation, f.node2, a)), None)
         if hit is not None:
-            held[(f.source, truth[(f.node1, hit)] == (f.relation in kb_census.POSITIVE))] += 1
+            agrees = truth[(f.node1, hit)] == (f.relation in kb_census.POSITIVE)
+            held[(f.source, agrees)] += 1
+            held_edges.append((f.node1, f.relation, f.label, hit, agrees))
             continue
         kept.append(f)
     return KB(bench_property_facts + extra + kept, len(label_triples), held, dropped, named.unresolved,
-              len(described))
+              len(described), sorted(held_edges))
 
 
 def iter_label_sources(facts: Iterable[Fact], labels: list[tuple[str, str, bool]]) -> Iterator[tuple[str, ...]]:

@@ -11,7 +11,7 @@ Matching a benchmark label (object, affordance) to the KB edges of the same obje
   names it with the relation's own words (``UsedFor eating`` / ``use_for_eating``). The builds hold every such
   edge out of the KB, so this count is 0 by construction and a test checks it.
 - **head word**: the edge's verb has among its words a form of the affordance's head verb (``cut_bread``,
-  ``cutting`` for ``cut``; ``eaten`` for ``eat``).
+  ``cutting`` for ``cut``; ``eaten`` for ``eat``; ``cleaner``, ``decoration``: :func:`forms`).
 - **all words**: every key word of the affordance appears, in some form (``making_music`` for ``make_music``).
 
 Key words of an affordance are its words without particles and light words (:data:`LIGHT_WORDS`); a benchmark
@@ -37,7 +37,8 @@ RELATION_WORDS = {"UsedFor": ("use_for", "used_for"), "NotUsedFor": ("use_for", 
 IRREGULAR = {"eat": ("ate", "eaten"), "hold": ("held",), "make": ("made",), "break": ("broke", "broken"),
              "wear": ("wore", "worn"), "keep": ("kept",), "hang": ("hung",), "cut": ("cut",), "ride": ("rode", "ridden"),
              "throw": ("threw", "thrown"), "sit": ("sat",), "find": ("found",), "drink": ("drank", "drunk"),
-             "hit": ("hit",), "swing": ("swung",), "fly": ("flew", "flown", "flies", "flying")}
+             "hit": ("hit",), "swing": ("swung",), "fly": ("flew", "flown", "flies", "flying"),
+             "foot": ("feet",), "child": ("children",)}
 
 
 def forms(word: str) -> set[str]:
@@ -51,9 +52,10 @@ def forms(word: str) -> set[str]:
 
 
 def _forms(word: str) -> set[str]:
-    out = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing", *IRREGULAR.get(word, ())}
+    out = {word, word + "s", word + "es", word + "ed", word + "d", word + "ing", *IRREGULAR.get(word, ()),
+           word + "er", word + "ers", word + "ion", word + "ation"}  # cleaner, transportation
     if word.endswith("e"):
-        out |= {word[:-1] + "ing", word[:-1] + "ed"}
+        out |= {word[:-1] + "ing", word[:-1] + "ed", word[:-1] + "ion"}  # decoration
     if word.endswith("y"):
         out |= {word[:-1] + "ies", word[:-1] + "ied"}
     if len(word) >= 3 and word[-1] not in "aeiouwxy" and word[-2] in "aeiou" and word[-3] not in "aeiou":
@@ -151,10 +153,13 @@ def census(edges: Sequence[Mapping[str, str]], bench_objects: Iterable[str], aff
     verbs = set(positives) | set(negatives)
     bench = set(bench_objects)
     with_edge = {obj for obj, *_ in aff}
+    levels = (("same", ("same",)), ("all words", ("same", "all")), ("head word", ("same", "all", "head")))
     covered = {level: sorted(a for a in affordances
                              if any(matcher.level(r, v, a) in allowed for _, r, v, _, _ in aff))
-               for level, allowed in (("same", ("same",)), ("all words", ("same", "all")),
-                                      ("head word", ("same", "all", "head")))}
+               for level, allowed in levels}
+    supported = {(r, v) for _, r, v, p, _ in aff if p and len(positives[v]) >= 3}
+    covered_3 = {level: sorted(a for a in affordances if any(matcher.level(r, v, a) in allowed for r, v in supported))
+                 for level, allowed in levels}
     return {
         "edges": len(edges),
         "edges_per_relation_source": dict(sorted(per_relation.items())),
@@ -172,6 +177,7 @@ def census(edges: Sequence[Mapping[str, str]], bench_objects: Iterable[str], aff
         "bench_affordances": len(affordances),
         "bench_affordances_with_kb_verb": {level: len(v) for level, v in covered.items()},
         "bench_affordances_covered": covered,
+        "bench_affordances_with_kb_verb_of_3_positives": {level: len(v) for level, v in covered_3.items()},
         "top_verbs": sorted(((len(v), k) for k, v in positives.items()), reverse=True)[:15],
     }
 
@@ -187,19 +193,22 @@ def markdown(figures: Mapping[str, object], overlaps: Mapping[str, Mapping[str, 
         parts = ", ".join(f"{s} {n:,}" for s, n in sorted(rel[relation].items(), key=lambda t: (-t[1], t[0])))
         lines.append(f"| {relation} | {parts} |")
     covered = f["bench_affordances_with_kb_verb"]  # type: ignore[index]
+    covered3 = f["bench_affordances_with_kb_verb_of_3_positives"]  # type: ignore[index]
     lines += ["", "| | count |", "| --- | --- |",
               f"| KB edges | {f['edges']:,} |",
               f"| affordance edges (positive / negative) | {f['affordance_edges']:,} "
               f"({f['positive_affordance_edges']:,} / {f['negative_affordance_edges']:,}) |",
               f"| objects with an affordance edge | {f['objects_with_affordance_edges']:,} |",
-              f"| distinct affordance verbs (with a positive object) | {f['distinct_verbs']:,} "
-              f"({f['verbs_with_positives']:,}) |",
+              f"| distinct affordance verbs (with a positive / a negative object) | {f['distinct_verbs']:,} "
+              f"({f['verbs_with_positives']:,} / {f['verbs_with_negatives']:,}) |",
               f"| verbs with >= 3 / >= 10 positive objects | {f['verbs_with_3_positive_objects']:,} / "
               f"{f['verbs_with_10_positive_objects']:,} |",
               f"| benchmark objects with an affordance edge | {f['bench_objects_with_affordance_edges']:,} of "
               f"{f['bench_objects']:,} |",
               f"| benchmark affordances with a KB verb: same word / all key words / head word | "
               f"{covered['same']} / {covered['all words']} / {covered['head word']} of {f['bench_affordances']} |",
+              f"| the same, counting only verbs with >= 3 positive objects | {covered3['same']} / "
+              f"{covered3['all words']} / {covered3['head word']} of {f['bench_affordances']} |",
               "", f"| benchmark labels ({n_labels:,}) with a KB edge of the same object | labels | true label, KB + "
               "| true label, KB - | false label, KB + | false label, KB - |", "| --- | --- | --- | --- | --- | --- |"]
     for level in ("same", "all words", "head word"):
@@ -207,3 +216,58 @@ def markdown(figures: Mapping[str, object], overlaps: Mapping[str, Mapping[str, 
         lines.append(f"| {level} verb | {o['labels']:,} | {o['true~kb+']:,} | {o['true~kb-']:,} | "
                      f"{o['false~kb+']:,} | {o['false~kb-']:,} |")
     return "\n".join(lines) + "\n"
+
+
+# --- command line --------------------------------------------------------------------------------------------------
+def read_kb(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def read_bench(folder: Path) -> tuple[list[str], list[str], list[tuple[str, str, bool]]]:
+    """(object ids, affordance ids, labels) of a benchmark directory."""
+    import json
+
+    def records(name: str) -> list[dict]:
+        return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    return ([r["id"] for r in records("objects.jsonl")], [r["id"] for r in records("affordances.jsonl")],
+            [(r["object"], r["affordance"], bool(r["label"])) for r in records("labels.jsonl")])
+
+
+def read_heads(path: Path | None) -> dict[str, tuple[str, ...]]:
+    """``affordance<TAB>key words`` lines (space-separated words, head first); a header line is skipped."""
+    if path is None:
+        return {}
+    out = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if number > 1 and line.strip():
+            affordance, words = line.split("\t")
+            out[affordance] = tuple(words.split())
+    return out
+
+
+def report(kb: Path, bench: Path, heads: Path | None = None) -> str:
+    """The Markdown census of ``kb`` against the benchmark directory ``bench``."""
+    edges = read_kb(kb)
+    objects, affordances, labels = read_bench(bench)
+    matcher = Matcher(affordances, read_heads(heads))
+    return markdown(census(edges, objects, affordances, matcher), overlap(edges, labels, matcher), len(labels))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Census of a KGTK KB's affordance edges against a benchmark.")
+    parser.add_argument("kb", type=Path, help="KGTK edge file")
+    parser.add_argument("bench", type=Path, help="benchmark directory (objects, affordances, labels .jsonl)")
+    parser.add_argument("--heads", type=Path, help="TSV: affordance, its key words (head first)")
+    args = parser.parse_args(argv)
+    print(report(args.kb, args.bench, args.heads), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,6 +26,7 @@ import csv
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 CONCEPTNET = "ConceptNet"
@@ -71,6 +72,57 @@ def verb_key(words: str) -> str:
     every run of other characters one '_' (``"To cut bread."`` -> ``cut_bread``)."""
     text = re.sub(r"^(to|be) ", "", words.lower().strip())
     return re.sub(r"[\W_]+", "_", text).strip("_")
+
+
+# --- naming objects ------------------------------------------------------------------------------------------------
+_IRREGULAR_PLURALS = {"knives": "knife", "leaves": "leaf", "shelves": "shelf", "halves": "half", "loaves": "loaf",
+                      "scarves": "scarf", "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose",
+                      "people": "person", "children": "child"}
+_NOT_PLURAL = ("ss", "us", "is", "as", "os", "ys", "series", "species", "lens", "news", "ics")
+
+
+def snake(name: str) -> str:
+    """``'fire extinguisher'`` -> ``'fire_extinguisher'`` (lower case, every other run of characters one '_')."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def singular(word: str) -> str | None:
+    """The singular of an English plural noun (one token), or None when it does not look plural."""
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(_NOT_PLURAL):
+        return None
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "zes", "sses")):
+        return word[:-2]
+    return word[:-1]
+
+
+@dataclass
+class Universe:
+    """The object ids the KB may name, in order of preference, and the WordNet senses each id stands for."""
+
+    tiers: list[set[str]]
+    senses: dict[str, list[str]] = field(default_factory=dict)
+    by_synset: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # another WordNet lemma of an id's sense -> the id
+
+    def resolve(self, words: str) -> str | None:
+        """The id a source's name denotes: the name itself, else its singular or plural, tier by tier (a
+        benchmark object first, so 'shoe' is the benchmark's 'shoes')."""
+        name = snake(words)
+        if not name:
+            return None
+        head, _, last = name.rpartition("_")
+        one = singular(last)
+        forms = [name, *([f"{head}_{one}".strip("_")] if one else []), name + "s", name + "es"]
+        forms += [f.replace("_", "") for f in forms if "_" in f]  # "door knob" -> doorknob
+        for tier in self.tiers:
+            for form in forms:
+                if form in tier:
+                    return form
+        return next((self.aliases[form] for form in forms if form in self.aliases), None)
 
 
 # --- ConceptNet: CKBC evaluation triples ------------------------------------------------------------------------
