@@ -12,7 +12,8 @@ cleaning`` for the label ``broom used_for_cleaning``).
 
 Writes ``outside_kb.tsv`` (KGTK, 10 columns), ``affordance_words.tsv`` (each benchmark affordance's key words,
 for the overlap census) and prints the census that benchmarks/outside/README.md reports. Standard library
-only; outputs sorted and written through a temporary file, so a rebuild is byte-identical.
+only (with kari's standard-library word-form module); outputs sorted and written through a temporary file, so
+a rebuild is byte-identical.
 """
 
 from __future__ import annotations

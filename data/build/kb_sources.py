@@ -1,6 +1,6 @@
 """Affordance statements from commonsense sources that are not the benchmarks' label sources.
 
-Standard library only: both data/build/build_all.py (kari's bundled KB) and benchmarks/outside/build_kb.py (the
+Standard library only (and kari's standard-library word-form module, :mod:`kari.domain.morphology`): both data/build/build_all.py (kari's bundled KB) and benchmarks/outside/build_kb.py (the
 outside KB) read the public data sets through these readers, then name the objects their own way.
 
 A :class:`Statement` keeps the source's own name of the thing (``head``), kari's KB relation, the source's own
@@ -24,10 +24,17 @@ from __future__ import annotations
 
 import csv
 import re
+import sys
 from collections.abc import Iterator
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
+
+try:  # kari's word forms: a standard-library module, importable from the checkout without installing kari
+    from kari.domain.morphology import singular
+except ImportError:
+    sys.path.append(str(Path(__file__).resolve().parents[2]))
+    from kari.domain.morphology import singular
 
 CONCEPTNET = "ConceptNet"
 CSKG = "CSKG"
@@ -75,28 +82,9 @@ def verb_key(words: str) -> str:
 
 
 # --- naming objects ------------------------------------------------------------------------------------------------
-_IRREGULAR_PLURALS = {"knives": "knife", "leaves": "leaf", "shelves": "shelf", "halves": "half", "loaves": "loaf",
-                      "scarves": "scarf", "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose",
-                      "people": "person", "children": "child"}
-_NOT_PLURAL = ("ss", "us", "is", "as", "os", "ys", "series", "species", "lens", "news", "ics")
-
-
 def snake(name: str) -> str:
     """``'fire extinguisher'`` -> ``'fire_extinguisher'`` (lower case, every other run of characters one '_')."""
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
-def singular(word: str) -> str | None:
-    """The singular of an English plural noun (one token), or None when it does not look plural."""
-    if word in _IRREGULAR_PLURALS:
-        return _IRREGULAR_PLURALS[word]
-    if len(word) <= 3 or not word.endswith("s") or word.endswith(_NOT_PLURAL):
-        return None
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "zes", "sses")):
-        return word[:-2]
-    return word[:-1]
 
 
 @dataclass
