@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sources  # noqa: E402
 from affordances import AFFORDANCES, VERBS  # noqa: E402
+from kb_build import build_kb, iter_label_sources  # noqa: E402
+from kgtk import KGTK_HEADER, kb_rows, tsv  # noqa: E402
 from lexicon import build_lexicon, lexicon_rows  # noqa: E402
 from sources import Fact  # noqa: E402
 
@@ -29,11 +31,7 @@ from kari.io.atomic import atomic_write_jsonl, atomic_write_text  # noqa: E402
 from kari.domain.terms import PREDICATES  # noqa: E402
 from kari.domain.vocabulary import Vocabulary  # noqa: E402
 
-KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
-               "relation;dimension", "source", "sentence")
-RELATIONS = {"MadeOf": ("made of", "part-whole"), "HasProperty": ("has property", "quality"),
-             "HasA": ("has a", "part-whole"), "CapableOf": ("capable of", "utility"),
-             "NotCapableOf": ("not capable of", "utility")}
+LABEL_SOURCES_HEADER = ("object", "affordance", "label", "source", "sentence")
 MIN_PROPERTIES = 3
 MIN_POSITIVES = 10
 MIN_NEGATIVES = 10
@@ -81,26 +79,6 @@ def object_record(obj: str, facts_by_node: dict[str, list[Fact]], lexicon: dict[
             "properties": [{"part": a, "predicate": p, "value": v} for a, p, v in props]}
 
 
-def kb_rows(facts: Iterable[Fact]) -> list[tuple[str, ...]]:
-    """One KGTK edge per (node1, relation, node2); sources joined with '|', the first source's evidence kept."""
-    merged: dict[tuple[str, str, str], list[Fact]] = defaultdict(list)
-    for f in facts:
-        merged[(f.node1, f.relation, f.node2)].append(f)
-    rows = []
-    for (n1, rel, n2), group in sorted(merged.items()):
-        group.sort(key=lambda f: (f.source, f.sentence))
-        label, dimension = RELATIONS[rel]
-        sentence = " ".join(group[0].sentence.replace("|", "/").split())
-        rows.append((f"{n1}-{rel}-{n2}", n1, rel, n2, n1.replace("_", " "), n2.replace("_", " "), label, dimension,
-                     "|".join(sorted({f.source for f in group})), sentence))
-    return rows
-
-
-def tsv(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> str:
-    lines = ["\t".join(header)] + ["\t".join(r) for r in rows]
-    return "\n".join(lines) + "\n"
-
-
 def build(shared: Path, out: Path, n_games: int, seed: int) -> dict[str, int]:
     """Build everything; returns the scale figures."""
     vocab = Vocabulary.load(out / "data" / "vocabulary")
@@ -127,14 +105,15 @@ def build(shared: Path, out: Path, n_games: int, seed: int) -> dict[str, int]:
 
     parts = sorted({p for o in objects for p in records[o]["parts"]})
     nodes = kept | set(parts)
-    kb_facts = [f for f in facts if (f.relation in ("MadeOf", "HasProperty") and f.node1 in nodes and f.node2 in lexicon)
-                or (f.relation == "HasA" and f.node1 in kept)]
-    label_set = {(o, a) for o, a, _ in final_labels}
-    kb_facts += [f for f in facts if f.relation in ("CapableOf", "NotCapableOf") and (f.node1, f.node2) in label_set]
-    atomic_write_text(out / "data" / "kb" / "kari_kb.tsv", tsv(KGTK_HEADER, kb_rows(kb_facts)))
+    bench_facts = [f for f in facts if (f.relation in ("MadeOf", "HasProperty") and f.node1 in nodes
+                                        and f.node2 in lexicon) or (f.relation == "HasA" and f.node1 in kept)]
+    kb = build_kb(shared, wn, facts, candidates, kept, set(parts), bench_facts, final_labels, lexicon)
+    rows = kb_rows(kb.facts)
+    atomic_write_text(out / "data" / "kb" / "kari_kb.tsv", tsv(KGTK_HEADER, rows))
     atomic_write_text(out / "kb" / "value_lexicon.tsv", tsv(("raw", "predicate", "value"), lexicon_rows(lexicon)))
 
     bench = out / "data" / "bench"
+    atomic_write_text(bench / "label_sources.tsv", tsv(LABEL_SOURCES_HEADER, iter_label_sources(facts, final_labels)))
     atomic_write_jsonl(bench / "objects.jsonl", (records[o] for o in objects))
     atomic_write_jsonl(bench / "affordances.jsonl", ({"id": a, "description": AFFORDANCES[a]} for a in affs))
     atomic_write_jsonl(bench / "labels.jsonl", ({"object": o, "affordance": a, "label": t} for o, a, t in final_labels))
@@ -145,7 +124,13 @@ def build(shared: Path, out: Path, n_games: int, seed: int) -> dict[str, int]:
     return {"candidate_objects": len(candidates), "objects": len(objects), "affordances": len(affs),
             "labels": len(final_labels), "positive_labels": sum(t for _, _, t in final_labels),
             "label_conflicts_dropped": conflicts, "games": len(games), "parts": len(parts),
-            "objects_with_parts": sum(1 for o in objects if records[o]["parts"]), "kb_edges": len(kb_rows(kb_facts))}
+            "objects_with_parts": sum(1 for o in objects if records[o]["parts"]), "kb_edges": len(rows),
+            "kb_described_objects": kb.described_objects,
+            "kb_held_out_label_triples": kb.held_out_triples,
+            "kb_held_out_same_verb": sum(kb.held_out_same_verb.values()),
+            "kb_held_out_same_verb_agreeing": sum(n for (_, agree), n in kb.held_out_same_verb.items() if agree),
+            "kb_affordance_edges_of_undescribed_objects": kb.dropped_undescribed,
+            **{f"kb_unresolved_heads_{k}": v for k, v in sorted(kb.unresolved.items())}}
 
 
 def main(argv: list[str] | None = None) -> int:

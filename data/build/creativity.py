@@ -12,12 +12,13 @@ Writes, under ``data/creativity/`` (sorted, seeded: the same inputs give byte-id
 - ``rules.kari`` / ``rules.jsonl``: ``kari induce`` (offline) on data/bench with every label of the held-out
   objects removed, for the tasks' affordances only: no rule used on a task was induced from its gold entity.
 
-Gold (entity, part, affordance), all from KB evidence in data/kb/kari_kb.tsv:
-the entity has the part (WordNet meronym or ConceptNet HasA/PartOf), and the part's own node has positive
-affordance evidence (``P CapableOf A``, Forbes et al.), the KB's ConceptNet-style reading of part nodes. A
-WordNet meronym is kept only when its part synset is the sense the part node's own WordNet evidence uses (when
-that node has any), so a gown's train is not read as the vehicle of another synset. The entity itself may be
-labelled positive (the part's normal use) or not (a creative use of one of its parts).
+Gold (entity, part, affordance), all from source evidence: the entity has the part (a HasA edge of
+data/kb/kari_kb.tsv: WordNet meronym or ConceptNet HasA/PartOf), and the part's own node is labelled as
+affording A by the benchmark's label sources (data/bench/label_sources.tsv: Forbes et al., AI2-THOR), the
+ConceptNet-style reading of part nodes. A WordNet meronym is kept only when its part synset is the sense the
+part node's own WordNet property evidence uses (when that node has any), so a gown's train is not read as the
+vehicle of another synset. The entity itself may be labelled positive (the part's normal use) or not (a
+creative use of one of its parts).
 
 Distractors: objects with at least two parts that are labelled NOT affording A and none of whose parts has
 positive evidence for A. Each gold gives scenes of 4, 6 and 8 entities, two samples each, the entities in a
@@ -67,25 +68,37 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def load(root: Path) -> tuple[dict, dict, dict, list]:
+def read_tsv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def load(root: Path) -> tuple[dict, dict, dict, list, dict]:
+    """Objects, affordances, labels, the KB's edges and the positive labels' provenance (object -> affordance ->
+    the sentence of the first source that states it, from data/bench/label_sources.tsv)."""
     objects = {o["id"]: o for o in read_jsonl(root / "data/bench/objects.jsonl")}
     affordances = {a["id"]: a["description"] for a in read_jsonl(root / "data/bench/affordances.jsonl")}
     labels: dict[str, dict[str, bool]] = defaultdict(dict)
     for rec in read_jsonl(root / "data/bench/labels.jsonl"):
         labels[rec["object"]][rec["affordance"]] = rec["label"]
-    with (root / "data/kb/kari_kb.tsv").open(encoding="utf-8", newline="") as handle:
-        edges = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return objects, affordances, labels, edges
-
-
-def golds(objects: dict, labels: dict, edges: list) -> list[dict]:
-    """Every (entity, part, affordance) with KB evidence (module docstring)."""
+    edges = read_tsv(root / "data/kb/kari_kb.tsv")
     evidence: dict[str, dict[str, str]] = defaultdict(dict)
+    for row in read_tsv(root / "data/bench/label_sources.tsv"):  # sorted: the first source's sentence is kept
+        if row["label"] == "true":
+            evidence[row["object"]].setdefault(row["affordance"], row["sentence"])
+    return objects, affordances, labels, edges, evidence
+
+
+PROPERTY_RELATIONS = ("MadeOf", "HasProperty", "HasA")
+
+
+def golds(objects: dict, labels: dict, edges: list, evidence: dict[str, dict[str, str]]) -> list[dict]:
+    """Every (entity, part, affordance) with evidence for the part node (module docstring)."""
     senses: dict[str, set[str]] = defaultdict(set)
     has_part: dict[tuple[str, str], str] = {}
     for e in edges:
-        if e["relation"] == "CapableOf":
-            evidence[e["node1"]][e["node2"]] = e["sentence"]
+        if e["relation"] not in PROPERTY_RELATIONS:
+            continue
         if "WordNet" in e["source"]:
             match = _SENSE.search(e["sentence"])
             if match and e["relation"] != "HasA":
@@ -166,12 +179,13 @@ def judge(record: dict, aff: str, evidence: dict[str, str]) -> dict:
     return out
 
 
-def build_tasks(objects: dict, affordances: dict, labels: dict, edges: list) -> tuple[list[dict], list[dict], dict]:
-    found = golds(objects, labels, edges)
+def build_tasks(objects: dict, affordances: dict, labels: dict, edges: list,
+                evidence: dict[str, dict[str, str]]) -> tuple[list[dict], list[dict], dict]:
+    found = golds(objects, labels, edges, evidence)
     evidence_by_aff: dict[str, dict[str, str]] = defaultdict(dict)
-    for e in edges:
-        if e["relation"] == "CapableOf":
-            evidence_by_aff[e["node2"]][e["node1"]] = e["sentence"]
+    for node, by_aff in evidence.items():
+        for aff, sentence in by_aff.items():
+            evidence_by_aff[aff][node] = sentence
     tasks, used = [], set()
     for gold in found:
         aff = gold["affordance"]
@@ -251,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="project root (reads data/bench, data/kb)")
     parser.add_argument("--no-rules", action="store_true", help="do not run rule induction")
     args = parser.parse_args(argv)
-    objects, affordances, labels, edges = load(args.root)
-    tasks, entities, heldout = build_tasks(objects, affordances, labels, edges)
+    objects, affordances, labels, edges, evidence = load(args.root)
+    tasks, entities, heldout = build_tasks(objects, affordances, labels, edges, evidence)
     out = args.root / "data" / "creativity"
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "tasks.json", json.dumps(tasks, indent=1, ensure_ascii=False) + "\n")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import glosses
+import kb_sources
 
 
 class Fact(NamedTuple):
@@ -24,6 +25,7 @@ class Fact(NamedTuple):
     node2: str
     source: str
     sentence: str
+    label: str = ""  # node2's words as the source wrote them (affordance verbs); empty: node2 with spaces
 
 
 def snake(name: str) -> str:
@@ -186,24 +188,18 @@ CKBC_AFFORDANCE_RELATIONS = ("UsedFor", "CapableOf", "ReceivesAction")
 def conceptnet(root: Path, verbs: dict[str, str]) -> Iterator[Fact]:
     """MadeOf / HasProperty / HasA (and PartOf reversed) with label 1; UsedFor / CapableOf / ReceivesAction whose
     phrase is exactly a known verb (optionally followed by 'from', 'on', 'with') become affordance labels."""
-    folder = root / "conceptnet_ckbc_eval"
-    for name in ("new_omcs_dev1.txt", "new_omcs_dev2.txt", "new_omcs_test.txt"):
-        for line in (folder / name).read_text(encoding="utf-8").splitlines():
-            parts = line.split("\t")
-            if len(parts) != 4:
-                continue
-            rel, head, tail, label = parts
-            head, tail = snake(head), tail.strip().lower()
-            where = f"ConceptNet (CKBC {name}): {rel}({head}, {tail}) = {label}"
-            if rel in CKBC_PROPERTY_RELATIONS and label == "1":
-                yield Fact(head, CKBC_PROPERTY_RELATIONS[rel], snake(tail), "ConceptNet", where)
-            elif rel == "PartOf" and label == "1":
-                yield Fact(snake(tail), "HasA", head, "ConceptNet", where)
-            elif rel in CKBC_AFFORDANCE_RELATIONS:
-                words = tail.split()
-                if words and words[0] in verbs and (len(words) == 1 or words[1:] in (["from"], ["on"], ["with"])):
-                    if label == "1":
-                        yield Fact(head, "CapableOf", verbs[words[0]], "ConceptNet", where)
+    for triple in kb_sources.ckbc_triples(root):
+        rel, head, tail, label = triple.relation, snake(triple.head), triple.tail, triple.label
+        where = triple.sentence(head)
+        if rel in CKBC_PROPERTY_RELATIONS and label == "1":
+            yield Fact(head, CKBC_PROPERTY_RELATIONS[rel], snake(tail), "ConceptNet", where)
+        elif rel == "PartOf" and label == "1":
+            yield Fact(snake(tail), "HasA", head, "ConceptNet", where)
+        elif rel in CKBC_AFFORDANCE_RELATIONS:
+            words = tail.split()
+            if words and words[0] in verbs and (len(words) == 1 or words[1:] in (["from"], ["on"], ["with"])):
+                if label == "1":
+                    yield Fact(head, "CapableOf", verbs[words[0]], "ConceptNet", where)
 
 
 # --- KMi object size catalogue ---------------------------------------------------------------------------------
@@ -237,12 +233,14 @@ class WordNet:
         self.gloss: dict[str, str] = {}
         self.hypernyms: dict[str, list[str]] = {}
         self.by_lemma: dict[str, list[str]] = defaultdict(list)
+        self.lemmas: dict[str, list[str]] = {}
         with (folder / "artifact_glosses_DERIVED.tsv").open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
                 self.gloss[row["synset"]] = row["gloss"]
                 self.hypernyms[row["synset"]] = [h for h in row["hypernyms"].split("|") if h]
                 for lemma in row["lemmas"].split("|"):
                     self.by_lemma[lemma.lower()].append(row["synset"])
+                self.lemmas[row["synset"]] = row["lemmas"].split("|")
         self.parts: dict[str, list[tuple[str, str]]] = defaultdict(list)
         with (folder / "artifact_meronyms_DERIVED.tsv").open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
