@@ -62,6 +62,11 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     if shape is None:
         return GuardResult(simple, changes=["simplified"] if simple != branch else [])
     var, atoms = shape
+    if not (strict and var is not None):
+        result = _vector_guard(simple, var, atoms, positives, negatives, vocab, lift_tolerance, lift)
+        if result.branch is not None and simple != branch:
+            result.changes.insert(0, "simplified")
+        return result
     positives, negatives = _reachable(atoms, positives, vocab), _reachable(atoms, negatives, vocab)
     objects = [*positives, *negatives]
     program = "\n".join([
@@ -84,6 +89,25 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     changes += [f"lifted {p}:{v} to {p}:{a}" for (p, v), a in sorted(lifted.items()) if a != v]
     kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
             if (a.predicate, a.value) not in redundant]
+    return GuardResult(_rebuild(var, list(dict.fromkeys(kept))), changes=changes)
+
+
+def _vector_guard(simple: Node, var: str | None, atoms: Sequence[Atom], positives: Sequence[ObjectRecord],
+                  negatives: Sequence[ObjectRecord], vocab: Vocabulary, lift_tolerance: float,
+                  lift: bool) -> GuardResult:
+    """:func:`guard_branch` for a whole-object reading, answered by :func:`kari.induce.fastsearch.vector_guard`."""
+    from kari.induce.fastsearch import vector_guard
+    from kari.rules import to_text
+
+    found = vector_guard(atoms, positives, negatives, vocab, tolerance=round(100 * lift_tolerance))
+    if found.conflicts:
+        return GuardResult(None, [f"{to_text(simple)} requires {p}:{v1} and {p}:{v2}, values of one exclusive group "
+                                  "that no object has together" for p, v1, v2 in found.conflicts])
+    changes = [f"dropped {p}:{v} (implied by another atom)" for p, v in sorted(found.redundant)]
+    lifted = dict(found.lifted) if lift else {}
+    changes += [f"lifted {p}:{v} to {p}:{a}" for (p, v), a in sorted(lifted.items()) if a != v]
+    kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
+            if (a.predicate, a.value) not in found.redundant]
     return GuardResult(_rebuild(var, list(dict.fromkeys(kept))), changes=changes)
 
 

@@ -22,12 +22,12 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kari.bench.model import ObjectRecord
-from kari.domain.objects import has_property, rule_holds
+from kari.domain.objects import has_property, object_view, rule_holds
 from kari.domain.terms import PREDICATES, WHOLE
 from kari.domain.vocabulary import Vocabulary
 from kari.induce.proposer import Proposal, ProposalTask
@@ -53,8 +53,10 @@ class ProposerSettings:
 
     def constants(self, prior: float, positives: int) -> dict[str, int]:
         """The ``#const`` values of ``solver/propose.lp`` (percentages as integers) for ``positives`` known
-        positives: the support floor is ``min_support`` or ``min_coverage`` of them, whichever is larger."""
+        positives: the support floor is ``min_support`` or ``min_coverage`` of them, whichever is larger, and
+        never more than the positives there are (a KB verb with one positive object still gets its rule)."""
         support = max(self.min_support, math.ceil(self.min_coverage * positives - 1e-9))
+        support = min(support, positives) if positives >= 1 else support
         return {"k": self.max_atoms, "min_sup": support, "min_freq": self.min_objects,
                 "m": round(self.m_estimate), "prior": round(100 * prior), "min_prec": round(100 * self.min_precision),
                 "strict": int(self.strict)}
@@ -90,6 +92,13 @@ def _umbrellas(vocab: Vocabulary, predicate: str) -> set[str]:
     return {v for v, n in below.items() if len(vocab.ancestors(predicate, v)) == 1 and 2 * n >= len(values)}
 
 
+def _implies_any(values: frozenset[tuple[str, str]], vocab: Vocabulary) -> Callable[[str, str], bool]:
+    """Does a fact ``predicate:value`` imply (is-a) one of ``values``?"""
+    def keep(predicate: str, value: str) -> bool:
+        return any((predicate, a) in values for a in vocab.ancestors(predicate, value))
+    return keep
+
+
 def avoid_facts(vocab: Vocabulary) -> str:
     """``avoid(pred,"value").`` for every umbrella value (read by propose.lp and branch.lp)."""
     return value_facts("avoid", [(p, v) for p in PREDICATES for v in sorted(umbrella_values(vocab, p))])
@@ -103,12 +112,19 @@ class BranchSearch:
                  settings: ProposerSettings | None = None, *, time_limit: float = 10.0) -> None:
         settings = settings or ProposerSettings()
         known = list({o.id: o for o in positives}.values())
-        self.objects = [*known, *(o for o in negatives if o.id not in {k.id for k in known})]
+        ids = {k.id for k in known}
+        others = [o for o in dict.fromkeys(negatives) if o.id not in ids]
+        prior = len(known) / (len(known) + len(others)) if known or others else 0.5
+        # Only a value some positive holds (taxonomy closed) can be proposed, so a negative matters through its
+        # facts that imply such a value: the others are left out of the grounding (the answer is the same).
+        relevant = frozenset().union(*(object_view(o, vocab).whole for o in known))
+        self.objects = [*known, *(o for o in others if object_view(o, vocab).whole & relevant)]
         self.number = {o.id: i for i, o in enumerate(self.objects)}
         self.time_limit = time_limit
-        prior = len(known) / len(self.objects) if self.objects else 0.5
+        keep = _implies_any(relevant, vocab)
         program = "\n".join([
-            object_facts(self.objects, vocab),
+            object_facts(known, vocab),
+            object_facts(self.objects[len(known):], vocab, ids=range(len(known), len(self.objects)), keep=keep),
             marks("positive", range(len(known))),
             marks("negative", range(len(known), len(self.objects))),
             taxonomy_facts(vocab),
@@ -134,6 +150,17 @@ class BranchSearch:
         if not outcome.atoms:
             return None
         return _choice(outcome.atoms, [o.id for o in self.objects], optimal=outcome.proven)
+
+
+def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
+                  settings: ProposerSettings, *, time_limit: float = 10.0) -> BranchSearch:
+    """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
+    enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence)."""
+    if settings.strict:
+        return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit)
+    from kari.induce.fastsearch import VectorBranchSearch
+
+    return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit)  # type: ignore[return-value]
 
 
 def best_branch(
@@ -191,15 +218,15 @@ class SymbolicProposer:
         done = {o.id for o in task.negatives if current is not None and rule_holds(current, o, self.vocab, semantics)}
         round_targets = [o for o in task.targets if o.id not in covered]
         notes = []
-        search = BranchSearch(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit)
+        search = branch_search(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit)
         for _ in range(self.seed_branches if task.seeding else 1):
             if not round_targets:
                 break
             found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain)
             fallback = found is None and not branches
             if fallback:  # any rule beats none for F1: the first branch needs support only
-                loose = BranchSearch(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
-                                     time_limit=self.time_limit)
+                loose = branch_search(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
+                                      time_limit=self.time_limit)
                 found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0)
             if found is None:
                 break

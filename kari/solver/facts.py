@@ -17,7 +17,7 @@ fact(0,"blade",shape,"bladed").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kari.bench.model import ObjectRecord
 from kari.domain.objects import base_facts, object_parts
@@ -54,11 +54,13 @@ def exclusive_facts(vocab: Vocabulary) -> str:
                       for p, g, v in vocab.exclusive_pairs())
 
 
-def object_facts(objects: Sequence[ObjectRecord], vocab: Vocabulary, ids: Iterable[int] | None = None) -> str:
+def object_facts(objects: Sequence[ObjectRecord], vocab: Vocabulary, ids: Iterable[int] | None = None,
+                 keep: Callable[[str, str], bool] | None = None) -> str:
     """``obj(I). part(I,P). part_index(I,P,K). fact(I,Part,pred,V).`` with objects interned to integers.
 
     Objects are numbered by their index unless ``ids`` is given; ``K`` is the 1-based position of part ``P`` in
-    :func:`~kari.domain.objects.object_parts` (the compact coverage output refers to parts by it).
+    :func:`~kari.domain.objects.object_parts` (the compact coverage output refers to parts by it). With
+    ``keep``, only the facts ``(predicate, value)`` it accepts are written.
     """
     lines: list[str] = []
     for number, obj in zip(ids if ids is not None else range(len(objects)), objects):
@@ -66,7 +68,7 @@ def object_facts(objects: Sequence[ObjectRecord], vocab: Vocabulary, ids: Iterab
         lines.extend(f"part({number},{asp_string(name)}). part_index({number},{asp_string(name)},{k})."
                      for k, name in enumerate(object_parts(obj), start=1))
         lines.extend(f"fact({number},{asp_string(part)},{ASP_PREDICATE[p]},{asp_string(v)})."
-                     for part, p, v in base_facts(obj, vocab))
+                     for part, p, v in base_facts(obj, vocab) if keep is None or keep(p, v))
     return "\n".join(lines)
 
 

@@ -1,0 +1,354 @@
+"""The offline Proposer's branch question and the branch guard's lifting, answered by exact enumeration over a
+boolean objects x atoms matrix, for KB-scale evidence (thousands of objects, thousands of verbs).
+
+``solver/propose.lp`` and ``solver/branch.lp`` state the criteria; grounding them costs a tenth of a second per
+question once the closed-world negatives of a KB (every object that is not a positive) are in the program, which
+dominates an induction over two thousand verbs. For the whole-object form (the default ``any-part`` reading) the
+same criteria are answered here by enumerating every conjunction of at most k candidate atoms (Apriori-pruned: a
+conjunction covering fewer than the support floor of positives, or none of the round's targets, is never
+extended) with coverage counted on bit sets. :class:`VectorBranchSearch` is a drop-in for
+:class:`kari.induce.offline.BranchSearch`; :func:`vector_guard` answers the guard's question for a conjunction
+(:func:`kari.induce.guards.guard_branch`). Both reach the optimum of the same lexicographic objective as the
+encodings (``tests/test_induce_fastsearch.py`` checks it against clingo on random evidence); among equally good
+answers they take the first in sorted atom order. The ``strict`` PART form stays with clingo.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kari.bench.model import ObjectRecord
+from kari.domain.objects import object_view
+from kari.domain.terms import PREDICATES
+from kari.domain.vocabulary import Vocabulary
+from kari.rules.ast import And, Atom, Node
+
+Key = tuple[str, str]  # (PREDICATE, value)
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+
+
+def _count(bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Set bits per row of the packed ``bits`` (rows x bytes), within ``mask`` (bytes) when given."""
+    if bits.shape[1] == 0:
+        return np.zeros(bits.shape[0], dtype=np.int64)
+    return _POPCOUNT[bits if mask is None else bits & mask].sum(axis=1)
+
+
+def _packed(rows: np.ndarray) -> np.ndarray:
+    """Atoms x objects booleans as packed bytes (atoms x ceil(objects / 8))."""
+    return np.packbits(rows, axis=1) if rows.shape[1] else np.zeros((rows.shape[0], 0), dtype=np.uint8)
+
+
+def _mask(size: int, members: Sequence[int]) -> np.ndarray:
+    flags = np.zeros(size, dtype=bool)
+    flags[list(members)] = True
+    return np.packbits(flags) if size else np.zeros(0, dtype=np.uint8)
+
+
+class AtomMatrix:
+    """Which of ``objects`` hold which of ``keys`` (whole-object reading, taxonomy applied), as boolean columns;
+    without ``keys``, every atom some object holds, in sorted order."""
+
+    def __init__(self, objects: Sequence[ObjectRecord], vocab: Vocabulary, keys: Sequence[Key] | None = None) -> None:
+        self.objects = list(objects)
+        table = _AtomTable.of(vocab)
+        rows = table.row_ids(self.objects)
+        if keys is None:
+            seen = table.dense[rows].any(axis=0) if len(rows) else np.zeros(len(table.names), dtype=bool)
+            keys = sorted((table.names[i] for i in np.flatnonzero(seen)))
+        self.atoms: list[Key] = list(keys)
+        self.column = {a: j for j, a in enumerate(self.atoms)}
+        self.holds = table.block(rows, self.atoms)
+
+    def columns(self, keys: Sequence[Key]) -> np.ndarray:
+        """Objects x ``keys`` (a key no object holds is an all-false column)."""
+        out = np.zeros((len(self.objects), len(keys)), dtype=bool)
+        for j, key in enumerate(keys):
+            i = self.column.get(key)
+            if i is not None:
+                out[:, j] = self.holds[:, i]
+        return out
+
+
+class _AtomTable:
+    """Every object's whole-object atoms read once per vocabulary (memoised by object identity: hashing a whole
+    record per question would cost more than the search), as rows of one dense boolean matrix."""
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.vocab = vocab
+        self.index: dict[Key, int] = {}
+        self.names: list[Key] = []
+        self.row_of: dict[int, tuple[ObjectRecord, int]] = {}
+        self.numbers: list[list[int]] = []
+        self.dense = np.zeros((0, 0), dtype=bool)
+
+    @classmethod
+    def of(cls, vocab: Vocabulary) -> _AtomTable:
+        memo = vocab.memo("atom_table")
+        if "table" not in memo:
+            memo["table"] = cls(vocab)
+        return memo["table"]
+
+    def row_ids(self, objects: Sequence[ObjectRecord]) -> np.ndarray:
+        """The rows of ``objects`` in :attr:`dense` (new objects are read and added)."""
+        ids = []
+        for obj in objects:
+            entry = self.row_of.get(id(obj))
+            if entry is None or entry[0] is not obj:
+                numbers = []
+                for key in object_view(obj, self.vocab).whole:
+                    if key not in self.index:
+                        self.index[key] = len(self.names)
+                        self.names.append(key)
+                    numbers.append(self.index[key])
+                entry = self.row_of[id(obj)] = (obj, len(self.numbers))
+                self.numbers.append(numbers)
+            ids.append(entry[1])
+        if self.dense.shape != (len(self.numbers), len(self.names)):
+            self.dense = np.zeros((len(self.numbers), len(self.names)), dtype=bool)
+            lengths = [len(n) for n in self.numbers]
+            self.dense[np.repeat(np.arange(len(self.numbers)), lengths),
+                       np.array([i for n in self.numbers for i in n], dtype=np.int64)] = True
+        return np.array(ids, dtype=np.int64)
+
+    def block(self, rows: np.ndarray, keys: Sequence[Key]) -> np.ndarray:
+        """``rows`` x ``keys`` booleans (a key no object holds: all false)."""
+        out = np.zeros((len(rows), len(keys)), dtype=bool)
+        known = [(j, self.index[k]) for j, k in enumerate(keys) if k in self.index]
+        if known and len(rows):
+            out[:, [j for j, _ in known]] = self.dense[np.ix_(rows, [i for _, i in known])]
+        return out
+
+
+def rule_keys(body: Node) -> list[Key]:
+    """The distinct ``(PREDICATE, value)`` atoms of a rule body, sorted."""
+    return sorted({(a.predicate, a.value) for a in body.atoms()})
+
+
+def holds_rule(body: Node, matrix: AtomMatrix) -> np.ndarray:
+    """Which of the matrix's objects a rule body covers in the ``any-part`` reading (every atom on any part or
+    the whole: the formula over the whole-object facts)."""
+    from kari.rules.ast import Or, Part
+
+    if isinstance(body, Atom):
+        column = matrix.column.get((body.predicate, body.value))
+        return matrix.holds[:, column].copy() if column is not None else np.zeros(len(matrix.objects), dtype=bool)
+    if isinstance(body, Part):
+        return holds_rule(body.body, matrix)
+    parts = [holds_rule(arg, matrix) for arg in body.args]  # type: ignore[attr-defined]
+    if isinstance(body, Or):
+        return np.logical_or.reduce(parts) if parts else np.zeros(len(matrix.objects), dtype=bool)
+    return np.logical_and.reduce(parts) if parts else np.ones(len(matrix.objects), dtype=bool)
+
+
+def _ancestor_pairs(keys: Sequence[Key], vocab: Vocabulary) -> np.ndarray:
+    """keys x keys: True where the two atoms may not share a branch (one is-a the other, or they exclude each
+    other through ancestors in one exclusive group; an atom that excludes itself is marked on the diagonal)."""
+    n = len(keys)
+    blocked = np.zeros((n, n), dtype=bool)
+    ancestors = [vocab.ancestors(p, v) for p, v in keys]
+    groups = [{(a, vocab.exclusive_group(p, a)) for a in anc if vocab.exclusive_group(p, a) is not None}
+              for (p, _), anc in zip(keys, ancestors)]
+    for i, j in itertools.product(range(n), repeat=2):
+        (pi, vi), (pj, vj) = keys[i], keys[j]
+        if pi != pj:
+            continue
+        if i != j and (vj in ancestors[i] or vi in ancestors[j]):
+            blocked[i, j] = True
+        elif any(gi == gj and ai != aj for ai, gi in groups[i] for aj, gj in groups[j]):
+            blocked[i, j] = True
+    return blocked
+
+
+@dataclass(frozen=True)
+class _Best:
+    key: tuple[int, ...]
+    atoms: tuple[int, ...]
+
+
+class VectorBranchSearch:
+    """:class:`kari.induce.offline.BranchSearch` for the whole-object form, by enumeration (module docstring)."""
+
+    def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
+                 settings: object = None, *, time_limit: float = 10.0) -> None:
+        from kari.induce.offline import ProposerSettings, umbrella_values
+
+        self.settings = settings if settings is not None else ProposerSettings()
+        known = list({o.id: o for o in positives}.values())
+        ids = {k.id for k in known}
+        others = list({o.id: o for o in negatives if o.id not in ids}.values())
+        self.objects = [*known, *others]
+        self.number = {o.id: i for i, o in enumerate(self.objects)}
+        self.n_pos = len(known)
+        self.vocab = vocab
+        prior = len(known) / len(self.objects) if self.objects else 0.5
+        self.constants = self.settings.constants(prior, len(known))  # type: ignore[attr-defined]
+        matrix = AtomMatrix(self.objects, vocab, AtomMatrix(known, vocab).atoms)  # only a positive's atoms can be chosen
+        avoid = {(p, v) for p in PREDICATES for v in umbrella_values(vocab, p)}
+        holds = matrix.holds
+        support = holds[: self.n_pos].sum(axis=0)
+        frequency = holds.sum(axis=0)
+        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid
+                  and support[j] >= self.constants["min_sup"] and frequency[j] >= self.constants["min_freq"]]
+        self.atoms: list[Key] = [matrix.atoms[j] for j in usable]
+        columns = holds[:, usable].T  # candidate atoms x objects
+        self.pos_bits = _packed(columns[:, : self.n_pos])
+        self.neg_bits = _packed(columns[:, self.n_pos:])
+        self.depth = np.array([len(vocab.ancestors(p, v)) for p, v in self.atoms], dtype=np.int64)
+        self.blocked = _ancestor_pairs(self.atoms, vocab)
+        self._holds_pos = columns[:, : self.n_pos]
+
+    def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
+             done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> object:
+        """The optimal branch (a :class:`kari.induce.offline.BranchChoice`) or None (see BranchSearch.best)."""
+        from kari.induce.offline import BranchChoice
+
+        c = self.constants
+        t = min(100, max(0, round(100 * weight)))
+        target_rows = sorted({self.number[o.id] for o in targets if o.id in self.number and
+                              self.number[o.id] < self.n_pos})
+        focus_rows = sorted({self.number[o.id] for o in round_targets if o.id in self.number
+                             and self.number[o.id] < self.n_pos}) or target_rows
+        done_rows = sorted({self.number[o.id] - self.n_pos for o in done if o.id in self.number
+                            and self.number[o.id] >= self.n_pos})
+        if not focus_rows or not self.atoms:
+            return None
+        target_mask = _mask(self.n_pos, target_rows)
+        focus_mask = _mask(self.n_pos, sorted(set(focus_rows) & set(target_rows)))
+        fresh_mask = ~_mask(len(self.objects) - self.n_pos, done_rows)
+        # atoms seen on some focus object (propose.lp's seen/2)
+        seen = self._holds_pos[:, focus_rows].any(axis=1)
+        allowed = np.flatnonzero(seen & ~np.diagonal(self.blocked))
+        best: _Best | None = None
+        combos = allowed[:, None]
+        pos, neg = self.pos_bits[allowed], self.neg_bits[allowed]
+        for size in range(1, c["k"] + 1):
+            if len(combos) == 0:
+                break
+            cov, ncov = _count(pos), _count(neg)
+            gain, focus = _count(pos, target_mask), _count(pos, focus_mask)
+            cost = _count(neg, fresh_mask)
+            alive = (cov >= c["min_sup"]) & (focus > 0)
+            precise = (100 - c["min_prec"]) * cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
+            valid = np.flatnonzero(alive & precise)
+            if len(valid):
+                level5 = t * (gain + cost) - 100 * gain
+                depth = self.depth[combos].sum(axis=1)
+                order = np.lexsort((np.arange(len(valid)), depth[valid], np.full(len(valid), size), -cov[valid],
+                                    level5[valid]))
+                i = int(valid[order[0]])
+                key = (int(level5[i]), -int(cov[i]), size, int(depth[i]))
+                if best is None or key < best.key:
+                    best = _Best(key, tuple(int(a) for a in combos[i]))
+            if size == c["k"]:
+                break
+            combos, pos, neg = self._extend(combos[alive], pos[alive], neg[alive], allowed)
+        if best is None:
+            return None
+        chosen = sorted(self.atoms[a] for a in best.atoms)
+        nodes = tuple(Atom(p, v) for p, v in chosen)
+        branch: Node = nodes[0] if len(nodes) == 1 else And(nodes)
+        pos_hit = np.ones(self.n_pos, dtype=bool)
+        neg_hit = np.ones(len(self.objects) - self.n_pos, dtype=bool)
+        for a in best.atoms:
+            pos_hit &= np.unpackbits(self.pos_bits[a], count=self.n_pos).astype(bool)
+            neg_hit &= np.unpackbits(self.neg_bits[a], count=len(neg_hit)).astype(bool)
+        covers = tuple(sorted(self.objects[i].id for i in np.flatnonzero(pos_hit)))
+        negatives = tuple(sorted(self.objects[self.n_pos + i].id for i in np.flatnonzero(neg_hit)))
+        return BranchChoice(branch, covers, negatives, True)
+
+    def _extend(self, combos: np.ndarray, pos: np.ndarray, neg: np.ndarray,
+                allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every combination extended by one allowed atom after its last one that no member blocks."""
+        out_combos, out_pos, out_neg = [], [], []
+        for atom in allowed:
+            ok = (combos[:, -1] < atom) & ~self.blocked[combos, atom].any(axis=1)
+            if ok.any():
+                rows = np.flatnonzero(ok)
+                out_combos.append(np.column_stack([combos[rows], np.full(len(rows), atom)]))
+                out_pos.append(pos[rows] & self.pos_bits[atom])
+                out_neg.append(neg[rows] & self.neg_bits[atom])
+        if not out_combos:
+            width = combos.shape[1] + 1
+            return np.zeros((0, width), dtype=np.int64), pos[:0], neg[:0]
+        return np.vstack(out_combos), np.vstack(out_pos), np.vstack(out_neg)
+
+
+@dataclass(frozen=True)
+class Lifting:
+    """What the guard found for a conjunction: conflicting pairs, redundant atoms, and each kept atom's value
+    after lifting (itself when not lifted)."""
+
+    conflicts: tuple[tuple[str, str, str], ...]
+    redundant: frozenset[Key]
+    lifted: Mapping[Key, str]
+
+
+def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
+                 vocab: Vocabulary, *, tolerance: int) -> Lifting:
+    """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
+    precision within ``tolerance`` percentage points with the most general values, then the fewest added
+    negatives."""
+    from kari.induce.offline import umbrella_values
+
+    given = sorted({(a.predicate, a.value) for a in atoms})
+    ancestors = {key: vocab.ancestors(*key) for key in given}
+    conflicts = []
+    for (p1, v1), (p2, v2) in itertools.combinations(given, 2):
+        if p1 == p2 and _excludes(p1, ancestors[(p1, v1)], ancestors[(p2, v2)], vocab):
+            conflicts.append((p1, *sorted((v1, v2))))
+    if conflicts:
+        return Lifting(tuple(sorted(conflicts)), frozenset(), {})
+    redundant = frozenset(a for a in given for b in given if a != b and a[0] == b[0] and a[1] in ancestors[b])
+    kept = [k for k in given if k not in redundant]
+    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p))
+               for p, v in kept]
+    objects = [*positives, *negatives]
+    n_pos = len(positives)
+    keys = sorted({(p, a) for (p, _), opts in zip(kept, options) for a in opts})
+    column = {k: j for j, k in enumerate(keys)}
+    holds = AtomMatrix(objects, vocab, keys).holds
+    was = holds[:, [column[k] for k in kept]].all(axis=1)
+    c_pos, total = int(was[:n_pos].sum()), int(was.sum())
+    best: tuple[tuple[int, int], tuple[str, ...]] | None = None
+    for choice in itertools.product(*options):
+        selected = sorted({(p, a) for (p, _), a in zip(kept, choice)})
+        if not _compatible(selected, vocab):
+            continue
+        now = holds[:, [column[k] for k in selected]].all(axis=1)
+        added = now & ~was
+        ap, an = int(added[:n_pos].sum()), int(added[n_pos:].sum())
+        if (ap or an) and total == 0:
+            continue
+        lhs = ap * (100 * total + tolerance * total - 100 * c_pos) + an * (tolerance * total - 100 * c_pos)
+        if lhs < -tolerance * total * total:
+            continue
+        key = (sum(len(vocab.ancestors(p, a)) for p, a in selected), an)
+        if best is None or key < best[0]:
+            best = (key, tuple(choice))
+    lifted = {k: a for k, a in zip(kept, best[1])} if best is not None else {k: k[1] for k in kept}
+    return Lifting((), redundant, lifted)
+
+
+def _excludes(predicate: str, left: frozenset[str], right: frozenset[str], vocab: Vocabulary) -> bool:
+    """Do two values (given as their ancestor sets) exclude each other (``solver/exclusive.lp``)?"""
+    for a in left:
+        group = vocab.exclusive_group(predicate, a)
+        if group is not None and any(b != a and vocab.exclusive_group(predicate, b) == group for b in right):
+            return True
+    return False
+
+
+def _compatible(selected: Sequence[Key], vocab: Vocabulary) -> bool:
+    """No selected value is-a another, and no two exclude each other."""
+    for (p1, a1), (p2, a2) in itertools.combinations(selected, 2):
+        if p1 != p2:
+            continue
+        anc1, anc2 = vocab.ancestors(p1, a1), vocab.ancestors(p2, a2)
+        if a2 in anc1 or a1 in anc2 or _excludes(p1, anc1, anc2, vocab):
+            return False
+    return True
