@@ -40,6 +40,14 @@ def induce(
                               "taxonomy while its precision holds (both backends)."),
     groups: int | None = typer.Option(None, "--rounds", help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
+    grouping: str = typer.Option("lemma", "--group", help="KB input: how verbs that mean the same are grouped "
+                                 "before induction (one rule per group): lemma (head word in base form), wordnet, "
+                                 "embedding (MiniLM clusters; needs kari[embed]) or none."),
+    group_threshold: float = typer.Option(0.8, "--group-threshold", help="--group embedding: the cosine a verb "
+                                          "needs to join a cluster."),
+    tune_min_positives: int = typer.Option(10, "--tune-min-positives", help="Offline: the settings search judges "
+                                           "only affordances with at least N positives (sparser ones cannot "
+                                           "separate settings and keep the chosen or default ones)."),
     negatives: str = typer.Option("auto", "--negatives", help="Known negatives: auto, labelled or closed-world."),
     semantics: str = typer.Option(
         "any-part", "--semantics", help="Coverage semantics for scoring: any-part or strict."
@@ -85,6 +93,9 @@ def induce(
         limit=limit,
         tune=tune,
         lift=lift,
+        grouping=grouping,
+        group_threshold=group_threshold,
+        tune_min_positives=tune_min_positives,
         **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 BACKENDS = ("offline", "openai")
 NEGATIVE_SOURCES = ("auto", "labelled", "closed-world")
 SEMANTICS = ("any-part", "strict")
+GROUPINGS = ("lemma", "wordnet", "embedding", "none")  # kari.induce.grouping.GROUPINGS (import-free here)
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,11 @@ class InduceConfig:
     The offline Proposer's criterion: ``max_atoms``, ``min_support`` / ``min_coverage`` (covered positives: a
     count and a share), ``min_objects`` (objects holding each atom), ``min_precision`` with ``m_estimate``,
     ``min_gain`` (training F1 a branch must add); with ``tune`` the fields of :data:`kari.induce.tuning.GRID`
-    are chosen by inner cross-validation on the training objects. ``lift`` / ``lift_tolerance``: the guard that
+    are chosen by inner cross-validation on the training objects, over the affordances with at least
+    ``tune_min_positives`` positives (sparser ones cannot separate settings; they get the chosen or default ones).
+
+    ``grouping`` / ``group_threshold``: how KB verbs that mean the same are grouped before induction
+    (:mod:`kari.induce.grouping`; KB input only). ``lift`` / ``lift_tolerance``: the guard that
     lifts every proposed branch up the taxonomy while its precision holds (both backends).
     """
 
@@ -52,6 +57,9 @@ class InduceConfig:
     solver_time_limit: float = 10.0
     embed_accept: float = 0.85
     embed_reject: float = 0.55
+    grouping: str = "lemma"
+    group_threshold: float = 0.8
+    tune_min_positives: int = 10
     affordances: tuple[str, ...] = ()
     limit: int | None = None
 
@@ -73,6 +81,9 @@ class InduceConfig:
             (0.0 <= self.lift_tolerance <= 1.0, "the lift tolerance must be between 0 and 1"),
             (0.0 <= self.embed_reject <= self.embed_accept <= 1.0, "need 0 <= embed-reject <= embed-accept <= 1"),
             (self.limit is None or self.limit >= 1, "--limit must be >= 1"),
+            (self.grouping in GROUPINGS, f"--group must be one of {', '.join(GROUPINGS)}"),
+            (0.0 <= self.group_threshold <= 1.0, "--group-threshold must be between 0 and 1"),
+            (self.tune_min_positives >= 1, "--tune-min-positives must be >= 1"),
         ]
         for ok, message in checks:
             if not ok:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kari.bench.model import ObjectRecord, object_to_json
 from kari.domain.vocabulary import Vocabulary
@@ -35,6 +36,9 @@ class Evidence:
     universe: tuple[ObjectRecord, ...] = ()
     edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     closed_world: bool | None = None  # how ``auto`` reads negatives; None: from the labelled negatives present
+    raw: tuple[str, ...] = ()  # the verb's words as the KB's sources wrote them (KB input)
+    members: tuple[Any, ...] = ()  # the KB verbs grouped into this one (kari.induce.grouping.VerbMember)
+    grouping: str | None = None  # the grouping method that made ``members``
 
     def uses_closed_world(self, source: str) -> bool:
         """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
@@ -51,15 +55,15 @@ class Evidence:
 
     def fingerprint(self) -> str:
         """A digest of the evidence (part of the run's cache key)."""
-        payload = json.dumps(
-            [
-                self.affordance,
-                [object_to_json(o) for o in self.positives],
-                sorted(o.id for o in self.labelled_negatives),
-                len(self.universe),
-            ],
-            sort_keys=True,
-        )
+        fields: list[Any] = [
+            self.affordance,
+            [object_to_json(o) for o in self.positives],
+            sorted(o.id for o in self.labelled_negatives),
+            len(self.universe),
+        ]
+        if self.members:
+            fields.append([m.verb for m in self.members])
+        payload = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -115,7 +119,7 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     con = open_db(path, read_only=True)
     try:
         objects = {o.id: o for o in canonical_objects(objects_from_db(con), vocab)[0]}
-        rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id) for r in affordance_evidence(con)]
+        rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id, r.raw) for r in affordance_evidence(con)]
         prop_edges: dict[str, list[str]] = {}
         for obj, edge, part_edge in con.execute(
             "SELECT DISTINCT object, edge_id, part_edge_id FROM object_property "
@@ -129,17 +133,21 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
 
 def group_evidence(
     objects: Mapping[str, ObjectRecord],
-    rows: Sequence[tuple[str, str, bool, str]],
+    rows: Sequence[tuple[Any, ...]],
     property_edges: Mapping[str, Sequence[str]] = {},
 ) -> dict[str, Evidence]:
-    """Group ``(verb, object, positive, edge_id)`` rows into :class:`Evidence` (objects without properties are
-    left out: there is nothing to induce from; an object both positive and negative counts as positive)."""
+    """Group ``(verb, object, positive, edge_id[, raw words])`` rows into :class:`Evidence` (objects without
+    properties are left out: there is nothing to induce from; an object both positive and negative counts as
+    positive)."""
     universe = tuple(objects[k] for k in sorted(objects))
     pos: dict[str, dict[str, list[str]]] = {}
     neg: dict[str, set[str]] = {}
-    for verb, obj, positive, edge in rows:
+    raw: dict[str, dict[str, None]] = {}
+    for verb, obj, positive, edge, *words in rows:
         if obj not in objects:
             continue
+        if words and words[0]:
+            raw.setdefault(verb, {})[str(words[0])] = None
         if positive:
             pos.setdefault(verb, {}).setdefault(obj, []).append(edge)
         else:
@@ -149,5 +157,6 @@ def group_evidence(
         p = pos.get(verb, {})
         edges = {o: tuple(dict.fromkeys([*e, *property_edges.get(o, ())])) for o, e in p.items()}
         negatives = tuple(objects[o] for o in sorted(neg.get(verb, ())) if o not in p)
-        out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(p)), negatives, universe, edges)
+        out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(p)), negatives, universe, edges,
+                             raw=tuple(sorted(raw.get(verb, {}))))
     return out

@@ -255,18 +255,27 @@ def _result(
     from kari.induce.guards import tidy
 
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
-    state.body = None if not branches else branches[0] if len(branches) == 1 else Or(tuple(branches))
+    kept: list[tuple[Node, dict[str, Any]]] = []
     for meta, branch in zip(state.branch_meta, branches):
         covers = [
             o.id
             for o in evidence.positives
             if o.id in state.labels and branch.evaluate(lambda a, oid=o.id: state.labels[oid].get(a, False))
         ]
-        meta["covers"] = covers
-        meta["edges"] = sorted({e for oid in meta["motivated_by"] for e in evidence.edges.get(oid, ())})
         meta["evidence"] = branch_evidence(Rule(evidence.affordance, branch), evidence.positives, negatives,
                                            vocab, config.semantics)
+        if not covers and not meta["evidence"]["support"]:  # it rests on no positive (e.g. only Auditor-new values)
+            state.dropped.append({"round": meta.get("round"), "attempt": meta.get("attempt"),
+                                  "problems": ["the branch covers no positive"], "reply": _text(branch)})
+            continue
+        meta["covers"] = covers
+        meta["edges"] = sorted({e for oid in [*meta["motivated_by"], *covers] for e in evidence.edges.get(oid, ())})
+        kept.append((branch, meta))
+    branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
+    state.body = None if not branches else branches[0] if len(branches) == 1 else Or(tuple(branches))
     covered = _covered(state, evidence.positives, timers)
+    whole = (branch_evidence(Rule(evidence.affordance, state.body), evidence.positives, negatives, vocab,
+                             config.semantics) if state.body is not None else None)
     return {
         "affordance": evidence.affordance,
         "evidence": evidence.fingerprint(),
@@ -277,25 +286,61 @@ def _result(
         "negatives_source": "closed-world" if evidence.uses_closed_world(config.negatives) else "labelled",
         "covered": len(covered),
         "recall": round(len(covered) / len(evidence.positives), 4) if evidence.positives else None,
+        "evidence_counts": None if whole is None else {
+            "positives": len(evidence.positives), "negatives": len(negatives),
+            "covered_positives": whole["support"], "covered_negatives": whole["negatives_covered"]},
         "unanswered": {k: sorted(v) for k, v in sorted(state.unanswered.items())},
         "rounds": state.rounds,
         "dropped": state.dropped,
         "vocab_events": [e.to_json() for e in state.events],
         "seconds": round(seconds, 3),
+        **_kb_group(evidence),
     }
+
+
+def _kb_group(evidence: Evidence) -> dict[str, Any]:
+    """The KB verbs behind a grouped affordance and its positive objects (KB input only)."""
+    if not evidence.members:
+        return {}
+    return {"group": {"method": evidence.grouping, "members": [m.to_json() for m in evidence.members]},
+            "kb_positives": [o.id for o in evidence.positives]}
+
+
+def _text(node: Node) -> str:
+    from kari.rules import to_text
+
+    return to_text(node)
 
 
 def branch_evidence(branch: Rule, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
                     vocab: Vocabulary, semantics: str) -> dict[str, Any]:
     """What one branch (as a rule) covers among the training objects, by their facts: support (positives
     covered), negatives covered, precision, and the objects."""
-    from kari.domain.objects import rule_holds
+    if semantics == "any-part":  # one vectorised pass over every object (KB-scale closed-world negatives)
+        from kari.induce.fastsearch import AtomMatrix, holds_rule, rule_keys
 
-    hits = [o.id for o in positives if rule_holds(branch, o, vocab, semantics)]
-    misses = [o.id for o in negatives if rule_holds(branch, o, vocab, semantics)]
+        covered = holds_rule(branch.body, AtomMatrix([*positives, *negatives], vocab, rule_keys(branch.body)))
+        hits = [o.id for o, hit in zip(positives, covered) if hit]
+        misses = [o.id for o, hit in zip(negatives, covered[len(positives):]) if hit]
+    else:
+        from kari.domain.objects import rule_holds
+
+        hits = [o.id for o in positives if rule_holds(branch, o, vocab, semantics)]
+        misses = [o.id for o in negatives if rule_holds(branch, o, vocab, semantics)]
     return {"support": len(hits), "negatives_covered": len(misses),
             "precision": round(len(hits) / (len(hits) + len(misses)), 4) if hits or misses else None,
-            "positives": hits, "negatives": misses}
+            "positives": hits, "negatives": misses[:LISTED_NEGATIVES]}
+
+
+LISTED_NEGATIVES = 50
+"""Negatives a branch's evidence lists by id (their count is always complete: closed-world KB negatives run to
+hundreds)."""
+
+
+def checked_names(chosen: Sequence[Evidence]) -> list[str]:
+    """The affordances whose verbs no rule value may be (:func:`kari.rules.check_rule`): every one of a benchmark;
+    for KB verb groups (thousands of verbs, ``light`` and ``cover`` among them) each rule's own only."""
+    return [] if any(ev.members for ev in chosen) else [ev.affordance for ev in chosen]
 
 
 def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, Mapping[str, Any]]) -> None:
@@ -321,9 +366,10 @@ def rule_from_result(result: Mapping[str, Any], metadata: Mapping[str, Any]) -> 
         f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.get('covered')} of "
         f"{result.get('positives')} positives by the Validator's labels"
     )
+    kb = {k: result[k] for k in ("group", "kb_positives", "evidence_counts") if result.get(k) is not None}
     return Rule(
         result["affordance"],
         body,
-        {**metadata, "recall_validator": result.get("recall"), "comments": [note]},
+        {**metadata, "recall_validator": result.get("recall"), **kb, "comments": [note]},
         tuple(result.get("branches", ())),
     )

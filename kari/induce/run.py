@@ -15,7 +15,7 @@ from kari.bench.model import ObjectRecord
 from kari.induce.config import InduceConfig
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
-from kari.induce.loop import Components, induce_affordance, replay_vocabulary, rule_from_result
+from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
 from kari.domain.terms import PREDICATES
@@ -46,16 +46,23 @@ def jsonl_path(out: Path) -> Path:
     return out.with_suffix(".jsonl")
 
 
-def load_evidence(db: str | Path | None, bench: str | Path | None,
-                  vocab: Vocabulary) -> tuple[dict[str, Evidence], dict[str, str]]:
-    """Evidence from the benchmark ``bench`` when given, else from the KB database ``db``, and a description of
-    the input for the manifest. Words are read through ``vocab``."""
+def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabulary,
+                  config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, str]]:
+    """Evidence from the benchmark ``bench`` when given, else from the KB database ``db`` with its verbs grouped
+    by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the manifest.
+    Words are read through ``vocab``."""
     if db is None and bench is None:
         raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
                         "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": "bench", "path": str(bench)}
-    return from_db(db, vocab), {"kind": "db", "path": str(db)}  # type: ignore[arg-type]
+    from kari.induce.grouping import group_evidence
+
+    config = config or InduceConfig()
+    verbs = from_db(db, vocab)  # type: ignore[arg-type]
+    grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
+    return grouped, {"kind": "db", "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
+                     "groups": str(len(grouped))}
 
 
 def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
@@ -151,7 +158,7 @@ def induce(
     run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
-    evidence, input_info = load_evidence(db, bench, vocab)
+    evidence, input_info = load_evidence(db, bench, vocab, config)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
     with output_folder(run.path):
@@ -297,9 +304,8 @@ def _induce_set(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job
     replay_vocabulary(job.vocab, finished)
     config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
     results = _run_loop(chosen, finished, replace(job, config=config), run, timers)
-    rules = [
-        r for ev in chosen if (r := rule_from_result(results[ev.affordance], {"run": key, "backend": config.backend}))
-    ]
+    meta = {"run": key, "backend": config.backend, "input": "kb" if any(ev.members for ev in chosen) else "bench"}
+    rules = [r for ev in chosen if (r := rule_from_result(results[ev.affordance], meta))]
     return results, rules, tuning
 
 
@@ -318,7 +324,8 @@ def _tuned(chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run:
         tuning = Tuning.from_json(json.loads(run.tuning_path.read_text(encoding="utf-8")))
     else:
         with timers("tune"):
-            tuning = choose_settings({ev.affordance: ev for ev in chosen}, config, vocab)
+            tuning = choose_settings({ev.affordance: ev for ev in chosen}, config, vocab,
+                                     min_positives=config.tune_min_positives)
         atomic_write_json(run.tuning_path, tuning.to_json())
     return tuning.apply(config), tuning.to_json()
 
@@ -396,7 +403,7 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: 
         client = make_chat_client(llm, log=log)
     try:
         comps = _components(config, vocab, LLMSession(client) if client is not None else None)
-        names = [ev.affordance for ev in chosen]
+        names = checked_names(chosen)
         for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
             results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
             run.save(results[ev.affordance])

@@ -34,13 +34,13 @@ INNER_FOLDS = 3
 def induce_rules(chosen: Sequence[Evidence], config: InduceConfig, vocab: Vocabulary) -> list[Rule]:
     """Offline rules for the chosen evidence, in memory (no run directory, no report)."""
     from kari.induce.auditor import Auditor
-    from kari.induce.loop import Components, induce_affordance, rule_from_result
+    from kari.induce.loop import Components, checked_names, induce_affordance, rule_from_result
     from kari.induce.offline import KBValidator, SymbolicProposer
 
     proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
                                 time_limit=config.solver_time_limit)
     comps = Components(proposer, KBValidator(vocab), Auditor(vocab), vocab, config.guard(vocab))
-    names = [ev.affordance for ev in chosen]
+    names = checked_names(chosen)
     rules = []
     for ev in chosen:
         rule = rule_from_result(induce_affordance(ev, comps, config, affordances=names), {"backend": "offline"})
@@ -72,34 +72,46 @@ class Tuning:
 
     chosen: dict[str, Any]
     scores: tuple[tuple[dict[str, Any], float], ...]
+    reason: str = ""
 
     def apply(self, config: InduceConfig) -> InduceConfig:
         return replace(config, **self.chosen)
 
     def to_json(self) -> dict[str, Any]:
-        return {"chosen": self.chosen, "inner_folds": INNER_FOLDS,
+        return {"chosen": self.chosen, "inner_folds": INNER_FOLDS, "reason": self.reason,
                 "candidates": [{**setting, "inner_macro_f1": round(f1, 4)} for setting, f1 in self.scores]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Tuning:
         scores = tuple(({k: v for k, v in c.items() if k != "inner_macro_f1"}, float(c["inner_macro_f1"]))
                        for c in data["candidates"])
-        return cls(dict(data["chosen"]), scores)
+        return cls(dict(data["chosen"]), scores, str(data.get("reason", "")))
+
+
+MIN_TUNED = 2
+"""Affordances with enough positives the search needs before it chooses anything."""
 
 
 def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, vocab: Vocabulary,
-                    grid: Sequence[Mapping[str, Any]] = GRID) -> Tuning:
+                    grid: Sequence[Mapping[str, Any]] = GRID, *, min_positives: int = 1) -> Tuning:
     """The grid setting chosen on ``evidence`` (the training objects) by inner cross-validation and the
-    one-standard-error rule; with fewer than two objects per inner fold nothing is chosen (settings unchanged)."""
+    one-standard-error rule, judged on the affordances with at least ``min_positives`` positives only (a sparser
+    one's inner folds hold one positive or none: it cannot separate settings, and searching over thousands of
+    them would dominate a KB-scale run). Nothing is chosen (settings unchanged, ``Tuning.reason`` says why) with
+    fewer than :data:`MIN_TUNED` such affordances or fewer than two objects per inner fold."""
     from kari.induce.folds import evidence_objects
 
-    usable = {a: ev for a, ev in evidence.items() if ev.positives}
+    usable = {a: ev for a, ev in evidence.items() if len(ev.positives) >= max(1, min_positives)}
+    if len(usable) < min(MIN_TUNED, len([ev for ev in evidence.values() if ev.positives])) or not usable:
+        return Tuning({}, (), f"fewer than {MIN_TUNED} affordances have >= {min_positives} positives: "
+                              "the evidence cannot separate settings, the given ones are kept")
     if len(evidence_objects(usable)) < 2 * INNER_FOLDS:
-        return Tuning({}, ())
+        return Tuning({}, (), "fewer than two objects per inner fold: the given settings are kept")
     per_setting = [cross_validated_f1(usable, replace(config, **setting), vocab, INNER_FOLDS, config.seed)
                    for setting in grid]
     return Tuning(dict(grid[one_standard_error(per_setting)]),
-                  tuple((dict(setting), _mean(list(f1.values()))) for setting, f1 in zip(grid, per_setting)))
+                  tuple((dict(setting), _mean(list(f1.values()))) for setting, f1 in zip(grid, per_setting)),
+                  f"chosen on the {len(usable)} affordances with >= {min_positives} positives")
 
 
 def one_standard_error(per_setting: Sequence[Mapping[str, float]]) -> int:

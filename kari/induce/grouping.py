@@ -1,0 +1,231 @@
+"""Group KB affordance verbs that mean the same before induction: one rule per group (method.md 2).
+
+KB sources write verbs as they please (``cutting``, ``cut``, ``cut_bread``, ``as_a_cutting_instrument``); most
+have one positive object, too few to induce anything from. Grouping pools their positives. Methods:
+
+* ``lemma`` (the default): the phrase's head word in its base form, with the object after a light verb
+  (:func:`kari.induce.verbs.head_key`); a base form counts only when the KB itself writes it;
+* ``wordnet``: the head read with WordNet 3.0's verb lemmas and irregular forms, a noun head mapped to the verb it
+  derives from (``decoration`` -> ``decorate``), then every head of one first WordNet sense together
+  (``keep``, ``hold`` and ``maintain`` share one); needs ``data/wordnet/`` (shipped);
+* ``embedding``: all-MiniLM-L6-v2 sentence embeddings of the phrases, clustered greedily: phrases in order of
+  positives (most first) join the cluster whose mean vector is most similar when that similarity is at least
+  ``threshold`` (0.8 by default), else start one; needs the ``embed`` extra;
+* ``none``: every verb as written.
+
+A group's name is the head key (``lemma``), the commonest head of its members (``wordnet``) or its member with
+the most positives (``embedding``, ties: the shorter, then alphabetical). Each group keeps its member verbs,
+their words as the sources wrote them and their positives (:class:`VerbMember`), which the rule's metadata
+records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from kari.errors import KariError
+from kari.induce.config import GROUPINGS
+from kari.induce.inputs import Evidence
+from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
+
+DEFAULT_GROUPING = "lemma"
+DEFAULT_GROUP_THRESHOLD = 0.8
+
+
+@dataclass(frozen=True)
+class VerbMember:
+    """One KB verb of a group: its snake-case id, its words as the sources wrote them, its positive objects."""
+
+    verb: str
+    raw: tuple[str, ...]
+    positives: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"verb": self.verb, "raw": list(self.raw), "positives": self.positives}
+
+
+@dataclass(frozen=True)
+class VerbGroup:
+    """Verbs read as one affordance (``verb`` names it)."""
+
+    verb: str
+    members: tuple[str, ...]
+
+
+def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> None:
+    """A :class:`KariError` for an unknown method or a threshold outside [0, 1]."""
+    if method not in GROUPINGS:
+        raise KariError(f"unknown verb grouping {method!r} (expected one of {', '.join(GROUPINGS)})",
+                        code="induce-config")
+    if not 0.0 <= threshold <= 1.0:
+        raise KariError(f"the grouping threshold must be in [0, 1], got {threshold:g}", code="induce-config")
+
+
+def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
+                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> list[VerbGroup]:
+    """Groups of the verbs ``positives`` counts (verb -> its number of positive objects), by ``method``, sorted
+    by name; every verb is in exactly one group."""
+    check_grouping(method, threshold)
+    verbs = sorted(positives)
+    if method == "none":
+        return _unique([VerbGroup(v, (v,)) for v in verbs])
+    if method == "embedding":
+        return _named(_clusters(verbs, positives, threshold, embedder), positives, _largest)
+    if method == "wordnet":
+        keys = {v: _wordnet_key(v) for v in verbs}
+        by_key: dict[str, list[str]] = {}
+        for verb in verbs:
+            by_key.setdefault(keys[verb][0], []).append(verb)
+        heads = {v: keys[v][1] for v in verbs}
+        return _named(list(by_key.values()), positives, lambda members, counts: _commonest(members, counts, heads))
+    known = lexicon_of(verbs).__contains__
+    by_key = {}
+    for verb in verbs:
+        by_key.setdefault(head_key(verb, known), []).append(verb)
+    return _unique([VerbGroup(key, tuple(members)) for key, members in sorted(by_key.items())])
+
+
+def _named(clusters: Sequence[Sequence[str]], positives: Mapping[str, int],
+           name: Callable[[Sequence[str], Mapping[str, int]], str]) -> list[VerbGroup]:
+    return _unique(sorted((VerbGroup(name(c, positives), tuple(sorted(c))) for c in clusters),
+                          key=lambda g: (g.verb, g.members)))
+
+
+def rule_name(name: str) -> str:
+    """``name`` as a rule's affordance name: an identifier that is no keyword of the rule language (``part`` ->
+    ``part_verb``, ``3d_print`` -> ``v_3d_print``)."""
+    from kari.rules.syntax import KEYWORDS
+
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name.lower()).strip("_") or "verb"
+    if not (text[0].isalpha() or text[0] == "_"):
+        text = f"v_{text}"
+    return f"{text}_verb" if text.upper() in KEYWORDS else text
+
+
+def _unique(groups: list[VerbGroup]) -> list[VerbGroup]:
+    """Names made valid rule names (:func:`rule_name`) and unique (``cut``, ``cut_2``) in the given order."""
+    seen: Counter[str] = Counter()
+    out = []
+    for group in groups:
+        name = rule_name(group.verb)
+        seen[name] += 1
+        out.append(replace(group, verb=name if seen[name] == 1 else f"{name}_{seen[name]}"))
+    return out
+
+
+def _largest(members: Sequence[str], positives: Mapping[str, int]) -> str:
+    return min(members, key=lambda v: (-positives.get(v, 0), len(v), v))
+
+
+def _commonest(members: Sequence[str], positives: Mapping[str, int], heads: Mapping[str, str]) -> str:
+    weight: Counter[str] = Counter()
+    for verb in members:
+        weight[heads[verb]] += max(positives.get(verb, 0), 1)
+    return min(weight, key=lambda h: (-weight[h], len(h), h))
+
+
+# --- WordNet ---------------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def wordnet_verbs() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """``(verb lemma -> first synset, irregular form -> lemma, noun -> verb)`` from ``data/wordnet/``."""
+    from kari.resources import asset_path
+
+    tables = []
+    for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv"):
+        path = asset_path("data", "wordnet", name)
+        if not path.is_file():
+            raise KariError("the WordNet verb tables are missing (rebuild them with data/build/wordnet_verbs.py)",
+                            file=str(path), code="missing-file")
+        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line]
+        tables.append({a: b for a, b in rows})
+    return tables[0], tables[1], tables[2]
+
+
+def wordnet_head(word: str) -> str:
+    """``word`` as a WordNet verb lemma: an irregular form's lemma, the word itself, a spelling candidate WordNet
+    knows, the verb a noun derives from; else the word as written."""
+    verbs, forms, nouns = wordnet_verbs()
+    if word in forms:
+        return forms[word]
+    if word in verbs:
+        return word
+    lemma = base_form(word, verbs.__contains__)
+    if lemma in verbs:
+        return lemma
+    return nouns.get(word, word)
+
+
+def _wordnet_key(verb: str) -> tuple[str, str]:
+    """``(grouping key, head lemma)``: a light verb with its object, else the head's first WordNet sense."""
+    from kari.domain.morphology import singular
+
+    verbs, _, _ = wordnet_verbs()
+    words = content_words(verb) or [verb]
+    head = wordnet_head(words[0])
+    if head in LIGHT:
+        rest = [w for w in words[1:] if w not in STOP] or words[1:]
+        if rest:
+            key = f"{head}_{singular(rest[0]) or rest[0]}"
+            return key, key
+    return (f"wn:{verbs[head]}" if head in verbs else f"word:{head}"), head
+
+
+# --- embedding clusters ----------------------------------------------------------------------------------------
+
+def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: float,
+              embedder: object) -> list[list[str]]:
+    """Greedy centroid clustering of the phrases (see the module docstring)."""
+    import numpy as np
+
+    if embedder is None:
+        from kari.embeddings import Embedder
+
+        embedder = Embedder()
+    order = sorted(verbs, key=lambda v: (-positives.get(v, 0), len(v), v))
+    vectors = np.asarray(embedder.encode([v.replace("_", " ") for v in order]), dtype=np.float64)  # type: ignore[attr-defined]
+    sums = np.zeros_like(vectors)
+    centroids = np.zeros_like(vectors)  # row k: cluster k's mean direction (unit length)
+    members: list[list[str]] = []
+    for verb, vector in zip(order, vectors):
+        k = len(members)
+        if k:
+            scores = centroids[:k] @ vector
+            best = int(np.argmax(scores))
+            if scores[best] >= threshold:
+                members[best].append(verb)
+                sums[best] += vector
+                centroids[best] = sums[best] / max(float(np.linalg.norm(sums[best])), 1e-12)
+                continue
+        members.append([verb])
+        sums[k] = vector
+        centroids[k] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    return members
+
+
+# --- evidence ----------------------------------------------------------------------------------------------------
+
+def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUPING, *,
+                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> dict[str, Evidence]:
+    """One :class:`Evidence` per group of ``evidence``'s verbs: the members' positives and edges pooled, labelled
+    negatives that no member names as positive, and the members (:class:`VerbMember`) recorded."""
+    counts = {verb: len(ev.positives) for verb, ev in evidence.items()}
+    out: dict[str, Evidence] = {}
+    for group in group_verbs(counts, method, threshold=threshold, embedder=embedder):
+        parts = [evidence[v] for v in group.members]
+        positives = {o.id: o for ev in parts for o in ev.positives}
+        negatives = {o.id: o for ev in parts for o in ev.labelled_negatives if o.id not in positives}
+        edges: dict[str, tuple[str, ...]] = {}
+        for ev in parts:
+            for obj, ids in ev.edges.items():
+                edges[obj] = tuple(dict.fromkeys([*edges.get(obj, ()), *ids]))
+        members = tuple(VerbMember(ev.affordance, ev.raw, len(ev.positives)) for ev in parts)
+        first = parts[0]
+        out[group.verb] = replace(first, affordance=group.verb, description=first.description,
+                                  positives=tuple(positives[k] for k in sorted(positives)),
+                                  labelled_negatives=tuple(negatives[k] for k in sorted(negatives)),
+                                  edges=edges, raw=(), members=members, grouping=method)
+    return out
