@@ -135,3 +135,18 @@ class Embedder:
             order = np.argsort(-row, kind="stable")[:top_k]
             result.append([(keys[j], float(row[j])) for j in order if row[j] >= threshold])
         return result
+
+
+_SHARED: dict[str, Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(model_path: str | Path | None = None) -> Embedder:
+    """One :class:`Embedder` per model for the whole process (its text cache shared: a pipeline that matches the
+    same rule verbs for several players encodes them once)."""
+    key = str(model_path or "")
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = Embedder(model_path)
+        return _SHARED[key]
+

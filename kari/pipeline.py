@@ -2,14 +2,18 @@
 
 ``kari pipeline --out DIR`` runs, on the bundled data unless told otherwise:
 
-1. ``kari kb load``: the KGTK KB into ``DIR/kari.duckdb`` (its object-property view is the induction input);
-2. ``kari induce --db --cv 5``: one KARI rule per affordance, offline (``DIR/rules.kari`` and ``rules.jsonl``),
-   and 5 cross-fitted rule sets (``DIR/rules.cv``: each induced without one fold of the objects);
-3. ``kari coverage``: rules x benchmark objects into the same database (tables ``coverage`` etc.);
-4. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); the players
-   that see rules (``greedy-ig+rules``, ``rules``) get, in each game, the rules induced without its hidden
-   object, so no number rests on a rule induced from the object it is scored on;
-5. ``kari report``: a side-by-side table and the IG-over-turns figure (``DIR/report``).
+1. ``kari kb load``: the KGTK KB into ``DIR/kari.duckdb``;
+2. ``kari induce --db``: KARI as the paper runs it, one rule per (grouped) KB affordance verb, grounded in the
+   KB's positives (``DIR/rules.kari`` and ``rules.jsonl``, run directory ``DIR/induce``);
+3. ``kari induce --bench --cv 5``: the benchmark-supervised rules, one per benchmark affordance, and 5
+   cross-fitted rule sets (``DIR/bench_rules.cv``: each induced without one fold of the objects);
+4. ``kari coverage``: the KB rules x benchmark objects into the same database, and the KB coverage (benchmark
+   affordances and games whose target has a rule matched by sentence similarity);
+5. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); ``+kb``
+   players get the KB rules matched to their candidates, ``+rules`` players (and ``rules``) in each game the
+   cross-fitted rules induced without its hidden object, so no number rests on a benchmark label of the object
+   it is scored on;
+6. ``kari report``: Table 1 with both rule sources, the KB coverage split and the IG figure (``DIR/report``).
 
 Every step is the library function behind the CLI command of the same name; every output is resumable or
 rewritten atomically, so a rerun of the same command finishes what a crash left.
@@ -22,13 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kari.errors import KariError
-from kari.game.metrics import RULES_SUFFIX
+from kari.game.metrics import KB_SUFFIX, RULES_SUFFIX
 
-DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+rules", "fix20q", "rules")
-"""``NAME[@K][+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
-representatives, a player that knows little, as an LLM Questioner does); ``+rules`` gives it the rules."""
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
+                       "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
+"""``NAME[@K][+kb|+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
+representatives, a player that knows little, as an LLM Questioner does); ``+kb`` gives it the KB-anchored rules,
+``+rules`` the benchmark-supervised cross-fitted ones (the ``rules`` player gets those unless named ``rules+kb``)."""
 FOLDS = 5
-"""Players that see rules get cross-fitted ones: each game the rules induced without its hidden object's fold."""
+"""Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
+object's fold."""
 ONLINE_QUESTIONERS = ("llm", "human")
 
 
@@ -42,12 +49,13 @@ class PipelineResult:
     play_dirs: dict[str, Path]
     report: Path
     lines: list[str] = field(default_factory=list)
+    bench_rules: Path | None = None
 
 
 def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
-    """Run the five steps into ``out``; ``echo`` receives one line per finished step."""
+    """Run the six steps into ``out``; ``echo`` receives one line per finished step."""
     from kari.bench.validate import require_valid
     from kari.domain.vocabulary import Vocabulary
     from kari.game.report import report
@@ -66,6 +74,11 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     for part in ("objects", "games"):
         if not checked.counts.get(f"{part}.jsonl"):
             raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
+    if any(parse_player(q)[2] == "kb" for q in questioners):
+        from kari.game.match import RuleMatcher
+        from kari.rules.ast import Atom, Rule
+
+        RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))]).check_available()  # no embed extra: stop before work
     out = prepare_output_dir(out)
     db = out / "kari.duckdb"
     lines: list[str] = []
@@ -78,27 +91,33 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
 
     rules = out / "rules.kari"
-    outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress,
-                     cv=FOLDS)
-    cross_fitted = cv_dir(rules)
+    kb_outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress)
+    groups = kb_outcome.results
+    step(f"induce (KB): {len(kb_outcome.rules)} rules for {len(groups)} groups of KB verbs -> {rules}; "
+         f"run directory {kb_outcome.run_dir}")
+
+    bench_rules = out / "bench_rules.kari"
+    outcome = induce(out=bench_rules, bench=bench_dir, db=db, run_dir=out / "induce_bench",
+                     config=InduceConfig(seed=seed), progress=progress, cv=FOLDS)
+    cross_fitted = cv_dir(bench_rules)
     pooled = outcome.cv["pooled"] if outcome.cv else None
     heldout = "" if pooled is None else (f" (macro F1 held-out {pooled['heldout']['macro']['f1']:.3f}, "
                                          f"in-sample {pooled['in_sample']['macro']['f1']:.3f})")
-    step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules}; {FOLDS} "
-         f"cross-fitted rule sets -> {cross_fitted}{heldout}; run directory {outcome.run_dir}")
+    step(f"induce (benchmark): {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {bench_rules}; "
+         f"{FOLDS} cross-fitted rule sets -> {cross_fitted}{heldout}")
 
     summary = coverage(rules, db, bench=bench_dir)
+    kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
-         f"{summary.games_with_rule} of {summary.games} games have a rule for their target -> {db}")
+         + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
 
     play_dirs: dict[str, Path] = {}
     for name in questioners:
         folder = out / "play" / name
-        player, model_reps, given_rules = parse_player(name)
-        sees = given_rules or player == "rules"  # "greedy-ig+rules": the same player, given the rules
+        player, model_reps, source = parse_player(name)
+        given = {"kb": str(rules.resolve()), "cv": str(cross_fitted.resolve()), None: None}[source]
         result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
-                                 rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve()),
-                                 model_reps=model_reps), folder, progress=progress)
+                                 rules=given, db=str(db.resolve()), model_reps=model_reps), folder, progress=progress)
         play_dirs[name] = folder
         turns = result["avg_turns_solved"]
         step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
@@ -107,16 +126,21 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     report_dir = out / "report"
     report(list(play_dirs.values()), report_dir)
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
-    return PipelineResult(out, db, rules, play_dirs, report_dir, lines)
+    return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
 
-def parse_player(spec: str) -> tuple[str, int | None, bool]:
-    """``"greedy-ig@10+rules"`` -> ``("greedy-ig", 10, True)``: the player, its cap on positives, rules or not."""
-    rules = spec.endswith(RULES_SUFFIX)
-    name, _, reps = spec.removesuffix(RULES_SUFFIX).partition("@")
+def parse_player(spec: str) -> tuple[str, int | None, str | None]:
+    """``"greedy-ig@10+kb"`` -> ``("greedy-ig", 10, "kb")``: the player, its cap on positives and its rule source
+    (``kb``: the KB-anchored rules, ``cv``: the cross-fitted benchmark rules, None: no rules; the ``rules``
+    player always has a source, ``cv`` unless named ``rules+kb``)."""
+    source = "kb" if spec.endswith(KB_SUFFIX) else "cv" if spec.endswith(RULES_SUFFIX) else None
+    base = spec.removesuffix(KB_SUFFIX) if source == "kb" else spec.removesuffix(RULES_SUFFIX)
+    name, _, reps = base.partition("@")
     if reps and (not reps.isdigit() or int(reps) < 1):
         raise KariError(f"bad player {spec!r}: after @ comes a number of positives >= 1", code="bad-option")
-    return name, int(reps) if reps else None, rules
+    if name == "rules" and source is None:
+        source = "cv"
+    return name, int(reps) if reps else None, source
 
 
 def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:

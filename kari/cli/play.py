@@ -25,7 +25,11 @@ def play(
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
     match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
     top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match: str = typer.Option("embedding", "--rule-match", "--match", help="Rule matching: embedding (MiniLM "
+                              "sentence similarity; needs kari[embed]) or exact (identical verb ids only)."),
+    rule_weights: str = typer.Option("evidence", "--rule-weights", help="greedy-ig +rules: factors from each "
+                                     "rule's own evidence (precision and support; docs/method.md) or fixed "
+                                     "(3.0 satisfied / 0.7 falsified for every rule)."),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
     oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
@@ -79,7 +83,7 @@ def play(
         bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
         rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
-        rule_match=match,
+        rule_match=match, rule_weights=rule_weights,
         questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
@@ -165,7 +169,8 @@ def export_prompts(
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Only the first N games."),
     match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
     top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match: str = typer.Option("embedding", "--rule-match", "--match", help="Rule matching: embedding (MiniLM "
+                              "sentence similarity; needs kari[embed]) or exact (identical verb ids only)."),
     budget: int = typer.Option(defaults.BUDGET, "--budget", help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""

@@ -20,6 +20,10 @@ def register(app: typer.Typer) -> None:
         time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
         explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),
+        match_threshold: float = typer.Option(0.7, "--match-threshold", help="--bench: min. sentence similarity "
+                                              "of a benchmark affordance and a rule verb."),
+        match: str = typer.Option("embedding", "--rule-match", "--match", help="--bench: match benchmark "
+                                  "affordances to rules by embedding (MiniLM; needs kari[embed]) or exact (ids)."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
         from kari.solver.run import coverage as run_coverage
@@ -28,11 +32,12 @@ def register(app: typer.Typer) -> None:
             from kari.io.atomic import check_output_file
 
             check_output_file(explain, [rules, db])  # refused before the database is touched
-        summary = run_coverage(rules, db, bench, semantics, time_limit)
+        summary = run_coverage(rules, db, bench, semantics, time_limit, threshold=match_threshold, match=match)
         for line in summary.lines():
             typer.echo(line)
         typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"
-                   f"{', representatives' if bench is not None else ''} and views rule_recall, rule_precision, "
+                   f"{', representatives' if bench is not None else ''}, rule_matches and views rule_recall, "
+                   "rule_precision, "
                    f"affordance_coverage, game_rule_match into {db}")
         if explain is not None:
             from kari.explain.coverage import write_coverage_proofs

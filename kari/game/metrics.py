@@ -56,6 +56,9 @@ def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[
 
 
 RULES_SUFFIX = "+rules"
+"""A player given the benchmark-supervised (cross-fitted) rules."""
+KB_SUFFIX = "+kb"
+"""A player given the KB-anchored rules (the paper's KARI)."""
 
 
 def sees_rules(config: Mapping[str, Any]) -> bool:
@@ -66,7 +69,7 @@ def sees_rules(config: Mapping[str, Any]) -> bool:
     name = str(config.get("questioner"))
     if not config.get("rules"):
         return False
-    return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith(RULES_SUFFIX)
+    return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith((RULES_SUFFIX, KB_SUFFIX))
 
 
 def reliable_turns(games_by_turn: Sequence[int], min_games: int = MIN_GAMES_PER_TURN) -> list[int]:

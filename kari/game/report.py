@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
+from kari.game.metrics import KB_SUFFIX, MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
 from kari.stats import RESAMPLES
 
 FIGURE_FILE = "ig_over_turns.png"
@@ -43,10 +43,11 @@ class RunData:
 
     @property
     def questioner(self) -> str:
-        """The questioner without a ``+rules`` suffix (the Table 1 row), with the positives its soft belief may use
-        when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
+        """The questioner without a ``+rules`` / ``+kb`` suffix (the Table 1 row), with the positives its soft
+        belief may use when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
         name = str(self.config.get("questioner"))
-        name = name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
+        for suffix in (RULES_SUFFIX, KB_SUFFIX):
+            name = name[: -len(suffix)] if name.endswith(suffix) else name
         reps = self.config.get("model_reps")
         return f"{name}@{reps}" if reps else name
 
@@ -54,6 +55,24 @@ class RunData:
     def with_rules(self) -> bool:
         """Did the player see matched rules (:func:`kari.game.metrics.sees_rules`)?"""
         return sees_rules(self.config)
+
+    @property
+    def rule_source(self) -> str | None:
+        """What the rules the player saw were (None without rules): ``kb`` (induced from a KB), ``cross-fitted``
+        (``RULES.cv``), ``bench`` (induced from a benchmark) or ``file``, as its records say."""
+        if not self.with_rules:
+            return None
+        for record in self.records:
+            if record.get("rules") is not None:
+                return str(record["rules"].get("source") or "file")
+        return "cross-fitted" if str(self.config.get("rules", "")).endswith(".cv") else "file"
+
+    @property
+    def table_source(self) -> str | None:
+        """The run's Table 1 column: None (no rules), ``kb`` or ``rules`` (any benchmark-supervised or other
+        rules file)."""
+        source = self.rule_source
+        return None if source is None else "kb" if source == "kb" else "rules"
 
 
 def load_run(path: str | Path) -> RunData:
@@ -82,33 +101,73 @@ class CoverageSource:
     rule_count: int | None  # None when the file can no longer be read
     covered: dict[str, bool]  # game id -> does the target have a matched rule
     covers_object: dict[str, bool] = field(default_factory=dict)  # game id -> does that rule cover the hidden object
+    kb_evidence: dict[str, bool] = field(default_factory=dict)  # game id -> is o* a KB positive of that rule
+    targets: dict[str, str] = field(default_factory=dict)  # game id -> target
+
+    @property
+    def kind(self) -> str | None:
+        return self.run.rule_source
+
+    def match_mode(self) -> str:
+        """How the recorded matches were made (the records say; older runs: the run's configuration)."""
+        for record in self.run.records:
+            for matches in ((record.get("rules") or {}).get("matched") or {}).values():
+                for match in matches:
+                    return str(match.get("match", "embedding"))
+        return "exact" if self.run.config.get("rule_match") == "exact" else "embedding"
+
+    def kb_summary(self) -> dict[str, Any]:
+        """The KB coverage (the paper's figure): affordances and games whose target has a matched rule."""
+        targets = sorted(set(self.targets.values()))
+        covered = sorted({self.targets[g] for g, flag in self.covered.items() if flag and g in self.targets})
+        return {"rules_file": self.rules_file, "rules": self.rule_count, "match": self.match_mode(),
+                "threshold": self.run.config.get("rule_threshold", 0.7),
+                "affordances": len(targets), "affordances_covered": len(covered),
+                "affordance_share": round(len(covered) / len(targets), 6) if targets else None,
+                "games": len(self.covered), "games_covered": sum(self.covered.values()),
+                "game_share": round(sum(self.covered.values()) / len(self.covered), 6) if self.covered else None,
+                "games_kb_positive": sum(self.kb_evidence.values()),
+                "uncovered_affordances": [t for t in targets if t not in covered]}
 
     def to_json(self) -> dict[str, Any]:
         """The source as ``report.json`` names it."""
         return {"run": self.run.label, "rules_file": self.rules_file, "rule_count": self.rule_count,
+                "kind": self.kind, "match": self.match_mode(),
                 "games": len(self.covered), "covered_games": sum(self.covered.values()),
-                "covers_object_games": sum(self.covers_object.values())}
+                "covers_object_games": sum(self.covers_object.values()),
+                "kb_positive_games": sum(self.kb_evidence.values())}
 
     def describe(self) -> str:
         count = "" if self.rule_count is None else f", {self.rule_count} rules"
         config = self.run.config
-        match = ("matched to candidates by identical verb id" if config.get("rule_match") == "exact" else
-                 f"matched to candidates by verb embedding similarity >= {config.get('rule_threshold', 0.7)}")
+        match = ("matched to candidates by identical verb id" if self.match_mode() == "exact" else
+                 f"matched to candidates by sentence similarity of their verbs >= {config.get('rule_threshold', 0.7)}")
         hits = sum(self.covered.values())
-        return (f"Coverage split: a game is *covered* when its target has a matched rule in `{self.rules_file}`"
-                f"{count}, {match}, as recorded by run `{self.run.label}`: {hits} of {len(self.covered)} games "
-                f"({100 * hits / len(self.covered):.1f}%) are covered. Every row is split by these same games.")
+        what = "KB-anchored rules" if self.kind == "kb" else "rules"
+        text = (f"Coverage split: a game is *covered* when its target has a matched rule among the {what} in "
+                f"`{self.rules_file}`{count}, {match}, as recorded by run `{self.run.label}`: {hits} of "
+                f"{len(self.covered)} games ({100 * hits / len(self.covered):.1f}%) are covered. Every row is split "
+                "by these same games.")
+        if self.kind == "kb":
+            kb = self.kb_summary()
+            text += (f" KB coverage: {kb['affordances_covered']} of {kb['affordances']} target affordances have a "
+                     f"matched KB rule; in {kb['games_kb_positive']} covered games the hidden object is itself one "
+                     "of the KB's positives of its target's rule.")
+        return text
 
 
 def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
-    """The first run whose records carry rule facts, with its rules file (None when no run has any)."""
-    for run in runs:
-        covered = {r["game"]: bool(r["rules"].get("target_has_rule")) for r in run.records if r.get("rules") is not None}
-        if covered:
+    """The run whose rule facts split every row: the first run played with KB-anchored rules, else the first
+    whose records carry rule facts (None when no run has any)."""
+    ordered = [r for r in runs if r.rule_source == "kb"] + [r for r in runs if r.rule_source != "kb"]
+    for run in ordered:
+        facts = [r for r in run.records if r.get("rules") is not None]
+        if facts:
             rules_file = str(run.config.get("rules"))
-            covers = {r["game"]: bool(r["rules"].get("target_rule_covers_object")) for r in run.records
-                      if r.get("rules") is not None}
-            return CoverageSource(run, rules_file, _rule_count(rules_file), covered, covers)
+            flag = (lambda key: {r["game"]: bool(r["rules"].get(key)) for r in facts})
+            return CoverageSource(run, rules_file, _rule_count(rules_file), flag("target_has_rule"),
+                                  flag("target_rule_covers_object"), flag("target_rule_kb_positive"),
+                                  {r["game"]: r["target"] for r in facts})
     return None
 
 
@@ -183,23 +242,28 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     lines.append(source.describe() if source else
                  "Coverage split: none of these runs was played with a rules file (--rules), so the covered / "
                  "uncovered columns are empty.")
-    lines += ["", "## SR and turns per questioner, without and with rules (Table 1 layout)", "",
-              "| questioner | SR % | turns | SR % +rules | turns +rules | delta SR (points) |",
-              "|---|---:|---:|---:|---:|---:|"]
-    table: dict[str, dict[bool, dict[str, Any]]] = {}
+    lines += ["", "## SR and turns per questioner, without rules and with each rule source (Table 1 layout)", "",
+              "| questioner | SR % | turns | SR % +KB rules | turns +KB rules | delta (points) | SR % +benchmark "
+              "rules | turns +benchmark rules | delta (points) |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    table: dict[str, dict[str | None, dict[str, Any]]] = {}
     for run in runs:
-        table.setdefault(run.questioner, {}).setdefault(run.with_rules, score(run.records))
+        table.setdefault(run.questioner, {}).setdefault(run.table_source, score(run.records))
     for name, cells in table.items():
-        base, ruled = cells.get(False, {}), cells.get(True, {})
-        delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
-                 else f"{100 * (ruled['success_rate'] - base['success_rate']):+.1f}")
-        lines.append(f"| {name} | {_pct(base.get('success_rate'))} | {_turns(base.get('avg_turns_solved'))} | "
-                     f"{_pct(ruled.get('success_rate'))} | {_turns(ruled.get('avg_turns_solved'))} | {delta} |")
-    lines += ["", "SR % / turns: runs of that questioner without rules; SR % +rules / turns +rules: runs with matched "
-                  "rules (the first run of each kind counts). **delta SR** is SR with rules minus SR without, in "
-                  "percentage points; it is '-' unless the comparison holds both a run without and a run with rules "
-                  "for that questioner (e.g. `greedy-ig` or `llm` with and without `--rules`; the `rules` player "
-                  "always sees rules, `optimal` and `fix20q` never do)."]
+        base = cells.get(None, {})
+        row = [name, _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
+        for source in ("kb", "rules"):
+            ruled = cells.get(source, {})
+            delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
+                     else f"{100 * (ruled['success_rate'] - base['success_rate']):+.1f}")
+            row += [_pct(ruled.get("success_rate")), _turns(ruled.get("avg_turns_solved")), delta]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "SR % / turns: runs of that questioner without rules; +KB rules: runs given the KB-anchored rules "
+                  "(induced from the KB's positives, matched to the candidates by sentence similarity); +benchmark "
+                  "rules: runs given benchmark-supervised rules (the cross-fitted RULES.cv, or another rules file); "
+                  "the first run of each kind counts. **delta** is SR with those rules minus SR without, in "
+                  "percentage points; '-' unless both runs exist (the `rules` player always sees rules, `optimal` "
+                  "and `fix20q` never do)."]
     lines += sections(data)
     return "\n".join(lines) + "\n"
 

@@ -82,38 +82,94 @@ def _by_label(data: Mapping[str, Any]) -> dict[str, Row]:
     return {row["run"]: row for row in data["runs"]}
 
 
-def table1(data: Mapping[str, Any]) -> list[str]:
-    """Table 1 with intervals: per player, without and with rules, the delta, its interval, p and b / c."""
+SOURCES = (("kb", "KB rules"), ("rules", "benchmark rules"))
+
+
+def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
+    """Table 1 with intervals: per player, SR without rules, with KB-anchored rules and with benchmark rules, each
+    delta with its interval and McNemar's p. ``subset="without_kb_evidence"``: the same on the games whose hidden
+    object is no KB positive of its target's KB rule."""
     rows = _by_label(data)
     deltas = [c for c in data["comparisons"] if c["kind"] == "rules"]
+    if subset is not None and not any(c.get(subset) for c in deltas):
+        return []
     paired = {c["a"] for c in deltas} | {c["b"] for c in deltas}
-    lines = [f"## Table 1 with {_level(data)} intervals and paired tests", "",
-             "| questioner | SR % [CI] | turns [CI] | SR % +rules [CI] | turns +rules [CI] | delta SR (points) [CI] "
-             "| McNemar p | b | c |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    title = (f"## Table 1 with {_level(data)} intervals and paired tests" if subset is None else
+             "## Table 1 without the games whose hidden object is KB evidence of its target's rule")
+    lines = [title, "",
+             "| questioner | SR % [CI] | SR % +KB rules [CI] | delta KB (points) [CI] | McNemar p | SR % +benchmark "
+             "rules [CI] | delta benchmark (points) [CI] | McNemar p |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    by_base: dict[str, dict[str, Mapping[str, Any]]] = {}
     for comp in deltas:
-        a, b = rows[comp["a"]], rows[comp["b"]]
-        lines.append(f"| {a['player']} | {pct_ci(a['success_rate'], a['success_rate_ci'])} | "
-                     f"{turns_ci(a['avg_turns_solved'], a['avg_turns_solved_ci'])} | "
-                     f"{pct_ci(b['success_rate'], b['success_rate_ci'])} | "
-                     f"{turns_ci(b['avg_turns_solved'], b['avg_turns_solved_ci'])} | "
-                     f"{points_ci(comp['delta'], comp['delta_ci'])} | {p_value(comp['mcnemar_p'])} | "
-                     f"{comp['discordant']['b']} | {comp['discordant']['c']} |")
-    for row in data["runs"]:
-        if row["run"] not in paired:
-            plus = row["rules"]
-            cells = (f"- | - | {pct_ci(row['success_rate'], row['success_rate_ci'])} | "
-                     f"{turns_ci(row['avg_turns_solved'], row['avg_turns_solved_ci'])}" if plus else
-                     f"{pct_ci(row['success_rate'], row['success_rate_ci'])} | "
-                     f"{turns_ci(row['avg_turns_solved'], row['avg_turns_solved_ci'])} | - | -")
-            name = row["player"] if row["player"] == row["run"] else f"{row['player']} ({row['run']})"
-            lines.append(f"| {name} | {cells} | - | - | - | - |")
-    lines += ["", "**delta SR** is SR with rules minus SR without, in percentage points, over the games both runs "
-                  "played (paired by game and run), with a paired bootstrap interval over games. **McNemar p** is "
-                  "the exact two-sided test on the discordant games: **b** games solved without rules and lost with "
-                  "them, **c** the reverse (delta = (c - b) / pairs). Players without a partner run have no delta."]
-    if deltas:
+        by_base.setdefault(comp["a"], {})[comp.get("source", "rules")] = comp
+    for base, comps in by_base.items():
+        a = rows[base]
+        first = next(iter(comps.values()))
+        if subset is not None:
+            cells = [f"{pct(first[subset]['a_success_rate'])} ({first[subset]['pairs']})"]
+        else:
+            cells = [pct_ci(a["success_rate"], a["success_rate_ci"])]
+        for source, _ in SOURCES:
+            comp = comps.get(source)
+            if comp is None:
+                cells += ["-", "-", "-"]
+                continue
+            cell = comp[subset] if subset is not None else comp
+            b = rows[comp["b"]]
+            sr = pct(cell["b_success_rate"]) if subset is not None else pct_ci(b["success_rate"], b["success_rate_ci"])
+            cells += [sr, points_ci(cell["delta"], cell["delta_ci"]), p_value(cell["mcnemar_p"])]
+        lines.append(f"| {a['player']} | " + " | ".join(cells) + " |")
+    if subset is None:
+        for row in data["runs"]:
+            if row["run"] not in paired:
+                cell = pct_ci(row["success_rate"], row["success_rate_ci"])
+                name = row["player"] if row["player"] == row["run"] else f"{row['player']} ({row['run']})"
+                source = {"kb": 1, None: 0}.get(row.get("rule_source"), 2) if row["rules"] else 0
+                cells = ["-"] * 7
+                cells[[0, 1, 4][source]] = cell
+                lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", "**SR %**: without rules; **+KB rules**: with the KB-anchored rules (induced from the KB's "
+                      "positives, matched to each candidate by sentence similarity: the paper's KARI); **+benchmark "
+                      "rules**: with the benchmark-supervised rules (cross-fitted: each game gets the rules induced "
+                      "without its hidden object's fold). Each **delta** is SR with those rules minus SR without, in "
+                      "percentage points, over the games both runs played (paired by game and run), with a paired "
+                      "bootstrap interval over games; **McNemar p** is the exact two-sided test on the discordant "
+                      "games (their counts b and c are in the sentences below). Players without a partner run have "
+                      "no delta."]
         lines += [""] + [f"- {delta_sentence(comp, data)}" for comp in deltas]
+    else:
+        lines += ["", "The same deltas on the games left when every game whose hidden object is one of the KB's "
+                      "positive objects of its target's matched KB rule is removed (the KB evidence names that very "
+                      "object: not a benchmark label, but knowledge of the object the game hides); SR % columns "
+                      "without intervals, the games left in brackets."]
+        lines += [""] + [f"- {delta_sentence({**comp, **comp[subset]}, data)}" for comp in deltas if comp.get(subset)]
+    return lines
+
+
+def kb_coverage_section(data: Mapping[str, Any]) -> list[str]:
+    """The KB coverage: affordances and games whose target has a matched KB rule, and SR on covered and
+    uncovered games per run, side by side."""
+    kb = data.get("kb_coverage")
+    if not kb:
+        return []
+    how = ("identical verb ids" if kb["match"] == "exact" else
+           f"sentence similarity >= {kb['threshold']} (all-MiniLM-L6-v2)")
+    share = (lambda n, d: f"{n} of {d} ({100 * n / d:.1f}%)" if d else f"{n} of 0")
+    lines = ["## KB coverage", "",
+             f"Rules: `{kb['rules_file']}` ({kb['rules']} KB-anchored rules), matched to candidates by {how}. "
+             f"Target affordances with a matched rule: {share(kb['affordances_covered'], kb['affordances'])}; games "
+             f"whose target has one: {share(kb['games_covered'], kb['games'])} (the paper: 67.4%); of those, games "
+             f"whose hidden object is itself a KB positive of the target's rule: {kb['games_kb_positive']}."
+             + (f" Uncovered: {', '.join(f'`{t}`' for t in kb['uncovered_affordances'])}."
+                if kb["uncovered_affordances"] else ""), "",
+             "| run | SR % covered [CI] (games) | SR % uncovered [CI] (games) |", "|---|---:|---:|"]
+    for row in data["runs"]:
+        split = row.get("by_rule_coverage") or {}
+        cov, unc = split.get("covered", {}), split.get("uncovered", {})
+        lines.append(f"| {row['run']} | {pct_ci(cov.get('success_rate'), cov.get('success_rate_ci'))} "
+                     f"({cov.get('games', 0)}) | {pct_ci(unc.get('success_rate'), unc.get('success_rate_ci'))} "
+                     f"({unc.get('games', 0)}) |")
     return lines
 
 
@@ -161,8 +217,8 @@ COVERAGE_GROUPS = (("by_rule_coverage", "covered", "target has a matched rule"),
 
 
 def coverage_deltas(data: Mapping[str, Any]) -> list[str]:
-    """The rules delta on the games whose target has a matched rule and on the others, and on the games whose
-    target's rule covers the hidden object and on the others."""
+    """The rules delta on the games whose target has a matched rule (of the rules that run got) and on the
+    others, and on the games whose target's rule covers the hidden object and on the others."""
     deltas = [c for c in data["comparisons"] if c["kind"] == "rules" and c.get("by_rule_coverage")]
     if not deltas:
         return []
@@ -200,8 +256,8 @@ def affordance_table(data: Mapping[str, Any]) -> list[str]:
 def sections(data: Mapping[str, Any]) -> list[str]:
     """Every interval section, separated by blank lines."""
     out: list[str] = []
-    for block in (table1(data), rows_table(data), coverage_deltas(data), comparisons_table(data),
-                  affordance_table(data)):
+    for block in (table1(data), table1(data, subset="without_kb_evidence"), kb_coverage_section(data),
+                  rows_table(data), coverage_deltas(data), comparisons_table(data), affordance_table(data)):
         if block:
             out += ["", *block]
     return out

@@ -43,6 +43,7 @@ class PlayConfig:
     rule_threshold: float = 0.7
     rule_top_k: int = 1
     rule_match: str = "embedding"
+    rule_weights: str = "evidence"
     questions: str | None = None
     temperature: float = 1.0
     max_tokens: int = 512
@@ -151,6 +152,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
         raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
     if cls.name == "rules" and config.rules is None:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
+    from kari.game.rule_weights import check_weighting
+
+    check_weighting(config.rule_weights)
     matcher = None
     if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
         matcher = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
@@ -189,7 +193,8 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
                            model_reps=config.model_reps,
                            rule_factors=(config.extra.get("rule_satisfied", defaults.RULE_SATISFIED),
                                          config.extra.get("rule_falsified", defaults.RULE_FALSIFIED)),
-                           rules_in_belief=config.extra.get("rules_in_belief", True))
+                           rules_in_belief=config.extra.get("rules_in_belief", True),
+                           rule_weighting=config.rule_weights)
     runs = config.runs if config.runs is not None else cls.default_runs
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")

@@ -20,6 +20,7 @@ from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
 from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
 from kari.game.match import RuleSource, combined_body, coverage_record
+from kari.game.rule_weights import match_weights
 from kari.game.types import GameSetup, Question
 from kari.domain.vocabulary import Vocabulary
 
@@ -37,7 +38,7 @@ class SetupBuilder:
                  smoothing: float = SMOOTHING,
                  rule_evidence: bool = False, oracle_noise: float = 0.0, model_reps: int | None = None,
                  rule_factors: tuple[float, float] = (RULE_SATISFIED, RULE_FALSIFIED),
-                 rules_in_belief: bool = True) -> None:
+                 rules_in_belief: bool = True, rule_weighting: str = "evidence") -> None:
         self.bench = bench
         self.vocab = vocab
         self.k = k
@@ -50,6 +51,7 @@ class SetupBuilder:
         self.rule_evidence = rule_evidence
         self.rule_factors = rule_factors
         self.rules_in_belief = rules_in_belief
+        self.rule_weighting = rule_weighting
         self.oracle_noise = oracle_noise
         self.model_reps = model_reps
         self._model_reps: dict[str, Mapping[str, Sequence[str]]] = {}
@@ -89,9 +91,12 @@ class SetupBuilder:
         matcher, fold = self.rules.for_object(game.object) if self.rules is not None else (None, None)
         matches = matcher.match(game.candidates) if matcher is not None else {}
         evidence = None
+        weights = match_weights(matches, self.rule_weighting, satisfied=self.rule_factors[0],
+                                falsified=self.rule_factors[1]) if matches else {}
         if self.rule_evidence and matches:
             evidence = RuleEvidence({c: combined_body(ms) for c, ms in matches.items() if ms}, self.vocab,
-                                    *self.rule_factors, self.rules_in_belief)
+                                    *self.rule_factors, self.rules_in_belief,
+                                    {c: (w.satisfied, w.falsified) for c, w in weights.items()})
         model_ids = self.model_representatives(game.object)
         model_reps = {c: tuple(self.bench.objects[o] for o in model_ids.get(c, ())) for c in game.candidates}
         facts = sorted({q for objs in model_reps.values() for o in objs for q in object_view(o, self.vocab).whole})
@@ -104,7 +109,10 @@ class SetupBuilder:
                           noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"))
         rules = None
         if matcher is not None:
-            rules = coverage_record(matches, game.target, hidden, self.vocab)
+            rules = {"source": self.rules.kind if self.rules is not None else None,
+                     **coverage_record(matches, game.target, hidden, self.vocab)}
+            if self.rule_evidence:
+                rules["weights"] = {c: w.to_json() for c, w in weights.items()}
             if fold is not None:
                 rules["fold"] = fold  # cross-fitted: these rules were induced without this fold's objects
         return setup, hidden, rules

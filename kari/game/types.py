@@ -22,14 +22,18 @@ __all__ = ["Action", "Ask", "CheckResult", "GameSetup", "GameState", "Guess", "H
 
 @dataclass(frozen=True, slots=True)
 class RuleMatch:
-    """A rule matched to a candidate affordance by verb similarity."""
+    """A rule matched to a candidate affordance: the rule, the rule verb that matched (the rule's own or one of
+    the KB verbs grouped into it), the similarity, and how it was matched (``embedding`` or ``exact``)."""
 
     candidate: str
     rule: Rule
     similarity: float
+    verb: str | None = None
+    mode: str = "embedding"
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule.affordance, "similarity": round(self.similarity, 4)}
+        return {"rule": self.rule.affordance, "verb": self.verb or self.rule.affordance,
+                "similarity": round(self.similarity, 4), "match": self.mode}
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kari.bench.model import Game
 from kari.errors import KariError
@@ -26,6 +27,7 @@ class CoverageSummary:
     games_target_covers: int  # ... and whose rule covers the hidden object
     words: str = ""  # how the objects' words were read (CanonReport.summary)
     rule_words: str = ""  # how the rules' values were read
+    kb: Any = None  # kari.game.kb_coverage.KBCoverage: the benchmark's affordances and games matched to rules
 
     def lines(self) -> list[str]:
         share = (lambda n, d: f"{n}/{d} ({100 * n / d:.1f}%)" if d else f"{n}/0")
@@ -33,8 +35,9 @@ class CoverageSummary:
                f"{self.rules} rules x {self.objects} objects = {self.pairs} pairs, covered {share(self.covered_pairs, self.pairs)}",
                "mean recall on labelled positives: " + ("n/a (no labels)" if self.mean_recall is None
                                                          else f"{100 * self.mean_recall:.1f}%")]
+        if self.kb is not None:
+            out += self.kb.lines()
         if self.games:
-            out.append(f"games whose target has a rule: {share(self.games_with_rule, self.games)}")
             out.append(f"games whose target's rule covers the hidden object: {share(self.games_target_covers, self.games)}")
         out += [f"object {self.words}"] if self.words else []
         out += [f"rule {self.rule_words}"] if self.rule_words else []
@@ -42,13 +45,19 @@ class CoverageSummary:
 
 
 def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tuple[str, str, bool]],
-              games: Sequence[Game]) -> CoverageSummary:
-    """The figures :class:`CoverageSummary` reports, computed from the rows in memory."""
+              games: Sequence[Game], matches: Mapping[str, Sequence[str]] | None = None) -> CoverageSummary:
+    """The figures :class:`CoverageSummary` reports, computed from the rows in memory. ``matches``: the rule
+    affordances that answer for each labelled affordance or game target (default: the rule of the same name)."""
+    answer = (lambda a: matches.get(a, ())) if matches is not None else (lambda a: (a,))
     positives = {(a, o) for a, o, label in labels if label}
+    answers_for: dict[str, set[str]] = {}
+    for target in {a for a, _ in positives} | {g.target for g in games}:
+        for rule in answer(target):
+            answers_for.setdefault(rule, set()).add(target)
     per_rule: dict[int, list[bool]] = {}
     covered = set()
     for row in rows:
-        if (row.affordance, row.object) in positives:
+        if any((t, row.object) in positives for t in answers_for.get(row.affordance, ())):
             per_rule.setdefault(row.rule, []).append(row.covered)
         if row.covered:
             covered.add((row.affordance, row.object))
@@ -57,16 +66,20 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
     return CoverageSummary(
         semantics, len({r.rule for r in rows}), len({r.object for r in rows}), len(rows),
         sum(r.covered for r in rows), sum(recalls) / len(recalls) if recalls else None, len(games),
-        sum(g.target in with_rule for g in games), sum((g.target, g.object) in covered for g in games))
+        sum(any(r in with_rule for r in answer(g.target)) for g in games),
+        sum(any((r, g.object) in covered for r in answer(g.target)) for g in games))
 
 
 def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = "any-part",
-             time_limit: float = 60.0) -> CoverageSummary:
+             time_limit: float = 60.0, *, threshold: float = 0.7, match: str = "embedding") -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
     representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). ``db``
     must be an existing kari KB (``kari kb load``); it is opened only after every other input has been read.
+    With a benchmark, its affordances are matched to the rules (``match``: sentence similarity >= ``threshold``,
+    or ``exact`` verb ids) and the KB coverage is measured (:mod:`kari.game.kb_coverage`); the KB's own labels
+    are read through the KB verbs grouped into each rule.
     """
     from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
     from kari.domain.objects import check_semantics
@@ -80,7 +93,9 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     check_semantics(semantics)
     if not time_limit > 0:
         raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")
-    rules = load_rules(rules_file)
+    from kari.game.match import load_rule_file
+
+    rules = load_rule_file(rules_file)
     benchmark = None
     if bench is not None:
         from kari.bench.model import load_benchmark
@@ -109,12 +124,32 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
                                 file=str(db), code="no-objects")
         rule_words = CanonReport()
         rules = canonical_rules(rules, vocab, rule_words)
+        kb, matches = _matches(rules, benchmark, threshold, match)
         rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
         folder = str(Path(db).resolve().parent) if str(db) != ":memory:" else None
         write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
-                       folder=folder)
+                       folder=folder, matches=matches)
         vocab.to_db(con)
     finally:
         con.close()
-    return replace(summarise(rows, semantics, labels, games), words=words.summary(),
-                   rule_words=rule_words.summary())
+    answers: dict[str, list[str]] = {}
+    for target, rule, *_ in matches:
+        answers.setdefault(target, []).append(rule)
+    return replace(summarise(rows, semantics, labels, games, answers), words=words.summary(),
+                   rule_words=rule_words.summary(), kb=kb)
+
+
+def _matches(rules: Sequence[Any], benchmark: Any, threshold: float,
+             match: str) -> tuple[Any, list[tuple[str, str, str, float, str]]]:
+    """The KB coverage of a benchmark (None without one) and the ``rule_matches`` rows: each benchmark affordance's
+    matched rule, or, for the KB's own labels, every KB verb grouped into a rule (and the rule's own name)."""
+    from kari.game.match import rule_verbs
+
+    if benchmark is None:
+        return None, sorted({(verb, r.affordance, verb, 1.0, "exact") for r in rules for verb in rule_verbs(r)})
+    from kari.game.kb_coverage import kb_coverage
+
+    kb = kb_coverage(rules, sorted(benchmark.affordances), benchmark.games, threshold=threshold, mode=match)
+    rows = sorted((target, m["rule"], m["verb"], float(m["similarity"]), m["match"])
+                  for target, m in kb.matches.items() if m is not None)
+    return kb, rows

@@ -53,10 +53,15 @@ def _load(con: Any, table: str, columns: dict[str, str], rows: Iterable[Sequence
 def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels: Labels = (),
                    games: Iterable[tuple[str, str, str]] = (),
                    representatives: Mapping[str, Sequence[str]] | None = None, seed: int = 0,
-                   folder: str | None = None) -> None:
-    """Replace ``coverage``, ``coverage_labels``, ``coverage_games`` (and ``representatives`` when given)."""
+                   folder: str | None = None,
+                   matches: Iterable[tuple[str, str, str, float, str]] | None = None) -> None:
+    """Replace ``coverage``, ``coverage_labels``, ``coverage_games``, ``rule_matches`` (and ``representatives``
+    when given). ``matches``: ``(target, rule affordance, verb, similarity, mode)`` rows; by default each rule
+    answers for its own name only."""
     folder = folder or tempfile.gettempdir()
     rules = {(r.rule, r.affordance) for r in rows}
+    if matches is None:
+        matches = sorted({(a, a, a, 1.0, "exact") for _, a in rules})
     objects = list(dict.fromkeys(r.object for r in rows))
     con.execute("BEGIN TRANSACTION")
     try:
@@ -67,6 +72,8 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
         _load(con, "_kari_labels", {"affordance": "VARCHAR", "object": "VARCHAR", "label": "BOOLEAN"},
               labels, folder)
         _load(con, "_kari_games", {"game": "VARCHAR", "object": "VARCHAR", "target": "VARCHAR"}, games, folder)
+        _load(con, "_kari_matches", {"target": "VARCHAR", "rule": "VARCHAR", "verb": "VARCHAR",
+                                     "similarity": "DOUBLE", "match": "VARCHAR"}, matches, folder)
         con.execute("""
             CREATE OR REPLACE TABLE coverage AS
             SELECT r.affordance, o.object, h.rule IS NOT NULL AS covered, h.branch, h.part, r.rule,
@@ -77,10 +84,11 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
         con.execute("CREATE OR REPLACE TABLE coverage_labels AS "
                     "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
         con.execute("CREATE OR REPLACE TABLE coverage_games AS SELECT * FROM _kari_games")
+        con.execute("CREATE OR REPLACE TABLE rule_matches AS SELECT DISTINCT * FROM _kari_matches ORDER BY ALL")
         if representatives is not None:
             write_representatives(con, representatives, seed, folder, transaction=False)
         con.execute(asset_path("kb", "coverage.sql").read_text(encoding="utf-8"))
-        for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games"):
+        for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games", "_kari_matches"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
         con.execute("COMMIT")
     except BaseException:
