@@ -3,12 +3,17 @@
 --   coverage_labels(affordance, object, label)   labelled positives (true) and negatives (false)
 --   coverage_games(game, object, target)         the games of the benchmark (empty for KB objects)
 --   representatives(affordance, object, rank, seed)
+--   rule_matches(target, rule, verb, similarity, match)  the rule matched to each labelled affordance / target
 -- Views (ratios are rounded to 4 decimals; the counts beside them are exact):
 --   rule_recall(rule, affordance, positives, covered_positives, recall)          recall on labelled positives
 --   rule_precision(rule, affordance, covered_labelled, true_positives, false_positives, negatives,
 --                  precision, false_positive_rate)                             against labelled negatives
 --   affordance_coverage(affordance, rules, objects, covered_objects, share)    objects covered by any rule
 --   game_rule_match(game, object, target, has_rule, target_covers_object)      the paper's figure per game
+-- Rules answer for labels and games through rule_matches(target, rule, verb, similarity, match): the rule (by its
+-- affordance name) matched to each labelled affordance / game target (kari coverage fills it: sentence similarity
+-- for a benchmark, the KB verbs grouped into each rule for the KB's own labels); a rule no target is matched to
+-- is judged on the labels of its own name.
 
 CREATE OR REPLACE VIEW rule_recall AS
 SELECT c.rule, c.affordance,
@@ -17,7 +22,10 @@ SELECT c.rule, c.affordance,
        CASE WHEN count(l.object) > 0
             THEN round((count(l.object) FILTER (WHERE c.covered))::DOUBLE / count(l.object), 4) END AS recall
 FROM coverage c
-LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object AND l.label
+LEFT JOIN (SELECT target, rule FROM rule_matches
+           UNION SELECT affordance, affordance FROM coverage WHERE affordance NOT IN (SELECT rule FROM rule_matches)) m
+       ON m.rule = c.affordance
+LEFT JOIN coverage_labels l ON l.affordance = m.target AND l.object = c.object AND l.label
 GROUP BY c.rule, c.affordance;
 
 CREATE OR REPLACE VIEW rule_precision AS
@@ -33,7 +41,10 @@ SELECT c.rule, c.affordance,
             THEN round((count(l.object) FILTER (WHERE c.covered AND NOT l.label))::DOUBLE
                        / count(l.object) FILTER (WHERE NOT l.label), 4) END AS false_positive_rate
 FROM coverage c
-LEFT JOIN coverage_labels l ON l.affordance = c.affordance AND l.object = c.object
+LEFT JOIN (SELECT target, rule FROM rule_matches
+           UNION SELECT affordance, affordance FROM coverage WHERE affordance NOT IN (SELECT rule FROM rule_matches)) m
+       ON m.rule = c.affordance
+LEFT JOIN coverage_labels l ON l.affordance = m.target AND l.object = c.object
 GROUP BY c.rule, c.affordance;
 
 CREATE OR REPLACE VIEW affordance_coverage AS
@@ -45,7 +56,8 @@ GROUP BY affordance;
 
 CREATE OR REPLACE VIEW game_rule_match AS
 SELECT g.game, g.object, g.target,
-       EXISTS (SELECT 1 FROM coverage c WHERE c.affordance = g.target) AS has_rule,
-       EXISTS (SELECT 1 FROM coverage c WHERE c.affordance = g.target AND c.object = g.object AND c.covered)
-           AS target_covers_object
+       EXISTS (SELECT 1 FROM rule_matches m JOIN coverage c ON c.affordance = m.rule WHERE m.target = g.target)
+           AS has_rule,
+       EXISTS (SELECT 1 FROM rule_matches m JOIN coverage c ON c.affordance = m.rule
+               WHERE m.target = g.target AND c.object = g.object AND c.covered) AS target_covers_object
 FROM coverage_games g;

@@ -115,8 +115,8 @@ def test_report_compares_runs(runs, world):
     assert "| run-optimal | optimal |" in text and "| rules | 100.0 |" not in text
     row = next(line for line in text.splitlines() if line.startswith("| run-optimal "))
     assert "| 100.0 | 100.0 |" in row  # covered/uncovered borrowed from the rules run
-    assert (f"a matched rule in `{world['rules']}`, 4 rules, matched to candidates by identical verb id, as recorded "
-            "by run `run-rules`: 24 of 48 games (50.0%) are covered") in text
+    assert (f"a matched rule among the rules in `{world['rules']}`, 4 rules, matched to candidates by identical verb "
+            "id, as recorded by run `run-rules`: 24 of 48 games (50.0%) are covered") in text
     assert "- **turns**: mean number of question turns" in text and "SOLVED games only" in text
     assert "Figure: [ig_over_turns.png](ig_over_turns.png)" in text
     assert "| optimal | 100.0 | 1.00 | - | - | - |" in text  # no optimal run with rules: no delta

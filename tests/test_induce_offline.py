@@ -143,24 +143,3 @@ def test_cli_writes_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "1 rules for 1 affordances" in capsys.readouterr().out
     assert load_rules(tmp_path / "r.kari")[0].affordance == "slice"
 
-
-def test_induce_from_the_kb_database(tmp_path: Path) -> None:
-    """--db: evidence from the KB views, KB edges in the provenance, the grown vocabulary stored in the database."""
-    import duckdb
-
-    from kari.kb.store import load_files, open_db
-    from kari.resources import bundled_kb_file
-
-    db = tmp_path / "kb.duckdb"
-    con = open_db(db)
-    load_files(con, [bundled_kb_file()])
-    con.close()
-    outcome = induce(out=tmp_path / "rules.kari", db=db, config=InduceConfig(affordances=("slice",)), argv=[])
-    [rule] = outcome.rules
-    assert outcome.scores["slice"].recall >= 0.5
-    edges = [e for meta in rule.branch_metadata for e in meta["edges"]]
-    assert any("CapableOf" in e or "UsedFor" in e for e in edges)
-    assert any("HasProperty" in e or "MadeOf" in e for e in edges)
-    with duckdb.connect(str(db), read_only=True) as con:
-        kinds = dict(con.execute("SELECT kind, count(*) FROM vocabulary GROUP BY kind").fetchall())
-    assert kinds["value"] > 100 and kinds["isa"] > 50

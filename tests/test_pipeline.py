@@ -15,22 +15,36 @@ from kari.rules import load_rules
 
 @pytest.mark.slow
 def test_pipeline_on_bundled_data(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")  # KB rules are matched by sentence similarity
     lines: list[str] = []
-    result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules", "greedy-ig+rules"), games=20,
-                          echo=lines.append)
-    assert [line.split(":")[0] for line in lines] == ["kb", "induce", "coverage", "play optimal", "play fix20q",
-                                                      "play rules", "play greedy-ig+rules", "report"]
-    rules = load_rules(result.rules)
-    assert len(rules) >= 15  # one rule per affordance with KB positives (19 in the bundled KB)
-    # players that see rules get, per game, the cross-fitted rule set that never saw the hidden object
-    folds = json.loads((result.rules.with_suffix(".cv") / "folds.json").read_text())["fold_of"]
+    result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules", "greedy-ig+rules",
+                                                         "greedy-ig+kb"), games=20, echo=lines.append)
+    assert [line.split(":")[0] for line in lines] == ["kb", "induce (KB)", "induce (benchmark)", "coverage",
+                                                      "play optimal", "play fix20q", "play rules",
+                                                      "play greedy-ig+rules", "play greedy-ig+kb", "report"]
+    kb_rules = load_rules(result.rules.with_suffix(".jsonl"))
+    assert len(kb_rules) > 500 and all(r.metadata["input"] == "kb" and r.metadata["group"] for r in kb_rules)
+    assert len(load_rules(result.bench_rules)) == 19  # one benchmark-supervised rule per affordance
+    # players given benchmark rules get, per game, the cross-fitted rule set that never saw the hidden object
+    folds = json.loads((result.bench_rules.with_suffix(".cv") / "folds.json").read_text())["fold_of"]
     records = [json.loads(line) for line in (result.play_dirs["rules"] / "games.jsonl").read_text().splitlines()]
     assert records and all(r["rules"]["fold"] == folds[r["object"]] for r in records)
+    assert {r["rules"]["source"] for r in records} == {"cross-fitted"}
+    # players given KB rules get them matched by sentence similarity, never all of them (coverage below 100%)
+    kb_records = [json.loads(line) for line in
+                  (result.play_dirs["greedy-ig+kb"] / "games.jsonl").read_text().splitlines()]
+    matches = [m for r in kb_records for ms in r["rules"]["matched"].values() for m in ms]
+    assert matches and {m["match"] for m in matches} == {"embedding"} and all(m["similarity"] >= 0.7 for m in matches)
+    assert {r["rules"]["source"] for r in kb_records} == {"kb"}
+    assert 0 < sum(r["rules"]["target_has_rule"] for r in kb_records) < len(kb_records)
     summaries = {name: json.loads((folder / "summary.json").read_text()) for name, folder in result.play_dirs.items()}
     assert summaries["optimal"]["games"] == 20 and summaries["optimal"]["success_rate"] >= 0.9
     assert summaries["fix20q"]["success_rate"] < summaries["optimal"]["success_rate"]
     report = (result.report / "report.md").read_text()
     assert "| optimal |" in report and (result.report / "ig_over_turns.png").stat().st_size > 0
+    assert "## KB coverage" in report and "matched by identical verb id" not in report
+    data = json.loads((result.report / "report.json").read_text())
+    assert 0 < data["kb_coverage"]["game_share"] < 1
 
     # A rerun resumes: the KB is not loaded twice and the games are not replayed.
     again: list[str] = []

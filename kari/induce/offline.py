@@ -50,6 +50,7 @@ class ProposerSettings:
     min_precision: float = 0.5
     min_gain: float = 0.02
     strict: bool = False
+    beta: float = 1.0  # the rule's training F-beta is maximised (beta > 1 weighs recall more)
 
     def constants(self, prior: float, positives: int) -> dict[str, int]:
         """The ``#const`` values of ``solver/propose.lp`` (percentages as integers) for ``positives`` known
@@ -222,12 +223,14 @@ class SymbolicProposer:
         for _ in range(self.seed_branches if task.seeding else 1):
             if not round_targets:
                 break
-            found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain)
+            found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain,
+                              beta=self.settings.beta)
             fallback = found is None and not branches
             if fallback:  # any rule beats none for F1: the first branch needs support only
                 loose = branch_search(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
                                       time_limit=self.time_limit)
-                found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0)
+                found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0,
+                                  beta=self.settings.beta)
             if found is None:
                 break
             choice, before, after = found
@@ -245,10 +248,10 @@ class SymbolicProposer:
         return Proposal(body, "; ".join(notes))
 
 
-def f1(true_positives: int, false_positives: int, positives: int) -> float:
-    """``2TP / (TP + FP + P)`` (0 without positives)."""
-    total = true_positives + false_positives + positives
-    return 2 * true_positives / total if total else 0.0
+def f1(true_positives: int, false_positives: int, positives: int, beta: float = 1.0) -> float:
+    """F-beta, ``(1 + b^2) TP / (TP + FP + b^2 P)`` (``2TP / (TP + FP + P)`` for beta 1; 0 without positives)."""
+    total = true_positives + false_positives + beta * beta * positives
+    return (1 + beta * beta) * true_positives / total if total else 0.0
 
 
 def f1_branch(
@@ -261,26 +264,29 @@ def f1_branch(
     min_gain: float,
     *,
     steps: int = 4,
+    beta: float = 1.0,
 ) -> tuple[BranchChoice, float, float] | None:
-    """The branch that raises the rule's training F1 the most (Dinkelbach's method, at most ``steps`` solver
-    calls on ``search``), with the F1 before and after; None when none raises it by ``min_gain``.
+    """The branch that raises the rule's training F-beta the most (Dinkelbach's method, at most ``steps`` solver
+    calls on ``search``: a new negative costs ``F / (1 + beta^2)`` of a new positive), with the F-beta before and
+    after; None when none raises it by ``min_gain``.
 
     ``covered`` / ``done``: ids of the positives / negatives the rule already covers."""
-    before = f1(len(covered), len(done), len(positives))
+    share = 1.0 / (1.0 + beta * beta)
+    before = f1(len(covered), len(done), len(positives), beta)
     targets = [o for o in positives if o.id not in covered]
     done_objects = [o for o in negatives if o.id in done]
     best: tuple[BranchChoice, float] | None = None
-    weight = before / 2
+    weight = before * share
     for _ in range(steps):
         choice = search.best(targets, round_targets=round_targets, done=done_objects, weight=weight)
         if choice is None:
             break
         gained = len(set(choice.covers) - covered)
-        after = f1(len(covered) + gained, len(done | set(choice.negatives)), len(positives))
+        after = f1(len(covered) + gained, len(done | set(choice.negatives)), len(positives), beta)
         if best is not None and after <= best[1] + 1e-9:
             break
         best = (choice, after)
-        weight = after / 2
+        weight = after * share
     if best is None or best[1] < before + min_gain:
         return None
     return best[0], before, best[1]

@@ -158,6 +158,7 @@ def induce(
     run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
+    config = config.for_input("bench" if bench is not None else "db")
     evidence, input_info = load_evidence(db, bench, vocab, config)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
