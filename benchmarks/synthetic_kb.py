@@ -4,7 +4,7 @@
 
 Shaped like the real KB kari reads (data/kb/kari_kb.tsv): ConceptNet-style node ids, the 10-column KGTK header,
 ``MadeOf`` / ``HasProperty`` / ``HasA`` property and part edges whose values are the vocabulary's own words (so
-every property is typed), parts with properties of their own, and ``UsedFor`` / ``CapableOf`` affordance edges
+every property is typed), shared part nodes with properties of their own (``handle``, ``blade``), and ``UsedFor`` / ``CapableOf`` affordance edges
 with free-text verb phrases the way the sources write them (``cutting``, ``cut bread``, ``used to cut wood``):
 ``--verbs`` distinct phrases built from about a tenth as many head verbs, with a skewed number of positive
 objects per phrase (about 70% one, 20% two to four, 10% five to forty, as in CSKG and ATOMIC-2020). Each head
@@ -55,6 +55,13 @@ def generate(path: Path, verbs: int = 2000, objects: int = 3000, seed: int = 0) 
     names = names[:objects]
     lines: list[str] = []
     facts: dict[str, set[tuple[str, str]]] = {}
+    part_facts: dict[str, set[tuple[str, str]]] = {}
+    for part in PARTS:  # part nodes are concepts shared by every object with that part, as in ConceptNet
+        part_facts[part] = {(p, rng.choice(values[p])) for p in rng.sample(("MADE_OF", "SHAPE"), rng.choice((1, 2)))}
+        for predicate, value in sorted(part_facts[part]):
+            relation, label = RELATION[predicate]
+            lines.append(f"{part}-{relation}-{value}\t/c/en/{part}/n\t{relation}\t/c/en/{value}\t{part}\t"
+                         f"{value.replace('_', ' ')}\t{label}\tproperty\tsynthetic\t\n")
     for name in names:
         held: set[tuple[str, str]] = set()
         for predicate, pool in values.items():
@@ -65,15 +72,9 @@ def generate(path: Path, verbs: int = 2000, objects: int = 3000, seed: int = 0) 
             lines.append(f"{name}-{relation}-{value}\t/c/en/{name}/n\t{relation}\t/c/en/{value}\t{name}\t"
                          f"{value.replace('_', ' ')}\t{label}\tproperty\tsynthetic\t\n")
         for part in rng.sample(PARTS, rng.choice((0, 0, 1, 2))):
-            node = f"{part}_of_{name}"
-            lines.append(f"{name}-HasA-{node}\t/c/en/{name}/n\t/r/HasA\t/c/en/{node}\t{name}\t{part}\thas a\t"
+            lines.append(f"{name}-HasA-{part}\t/c/en/{name}/n\t/r/HasA\t/c/en/{part}\t{name}\t{part}\thas a\t"
                          f"part-whole\tsynthetic\t\n")
-            predicate = rng.choice(("MADE_OF", "SHAPE"))
-            value = rng.choice(values[predicate])
-            relation, label = RELATION[predicate]
-            lines.append(f"{node}-{relation}-{value}\t/c/en/{node}/n\t{relation}\t/c/en/{value}\t{part}\t"
-                         f"{value.replace('_', ' ')}\t{label}\tproperty\tsynthetic\t\n")
-            held.add((predicate, value))
+            held |= part_facts[part]
         facts[name] = held
     heads = sorted({"".join(rng.choice(syllables) for _ in range(2)) + rng.choice(("t", "n", "p", "ve", "re"))
                     for _ in range(max(verbs // 10, 1) * 2)})[: max(verbs // 10, 1)]

@@ -29,24 +29,37 @@ from kari.rules.ast import And, Atom, Node
 
 Key = tuple[str, str]  # (PREDICATE, value)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+_BITWISE_COUNT = getattr(np, "bitwise_count", None)  # numpy >= 2.0
 
 
 def _count(bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Set bits per row of the packed ``bits`` (rows x bytes), within ``mask`` (bytes) when given."""
+    """Set bits per row of the packed ``bits`` (rows x 64-bit words), within ``mask`` (words) when given."""
     if bits.shape[1] == 0:
         return np.zeros(bits.shape[0], dtype=np.int64)
-    return _POPCOUNT[bits if mask is None else bits & mask].sum(axis=1)
+    words = bits if mask is None else bits & mask
+    if _BITWISE_COUNT is not None:
+        return _BITWISE_COUNT(words).sum(axis=1, dtype=np.int64)
+    return _POPCOUNT[words.view(np.uint8)].sum(axis=1)
 
 
 def _packed(rows: np.ndarray) -> np.ndarray:
-    """Atoms x objects booleans as packed bytes (atoms x ceil(objects / 8))."""
-    return np.packbits(rows, axis=1) if rows.shape[1] else np.zeros((rows.shape[0], 0), dtype=np.uint8)
+    """Atoms x objects booleans as packed 64-bit words (atoms x ceil(objects / 64))."""
+    width = -(-rows.shape[1] // 64) * 8
+    out = np.zeros((rows.shape[0], width), dtype=np.uint8)
+    if rows.shape[1]:
+        packed = np.packbits(rows, axis=1)
+        out[:, : packed.shape[1]] = packed
+    return out.view(np.uint64)
 
 
 def _mask(size: int, members: Sequence[int]) -> np.ndarray:
-    flags = np.zeros(size, dtype=bool)
-    flags[list(members)] = True
-    return np.packbits(flags) if size else np.zeros(0, dtype=np.uint8)
+    flags = np.zeros((1, size), dtype=bool)
+    flags[0, list(members)] = True
+    return _packed(flags)[0]
+
+
+def _unpacked(words: np.ndarray, size: int) -> np.ndarray:
+    return np.unpackbits(words.view(np.uint8), count=size).astype(bool)
 
 
 class AtomMatrix:
@@ -150,17 +163,30 @@ def _ancestor_pairs(keys: Sequence[Key], vocab: Vocabulary) -> np.ndarray:
     other through ancestors in one exclusive group; an atom that excludes itself is marked on the diagonal)."""
     n = len(keys)
     blocked = np.zeros((n, n), dtype=bool)
-    ancestors = [vocab.ancestors(p, v) for p, v in keys]
-    groups = [{(a, vocab.exclusive_group(p, a)) for a in anc if vocab.exclusive_group(p, a) is not None}
-              for (p, _), anc in zip(keys, ancestors)]
-    for i, j in itertools.product(range(n), repeat=2):
-        (pi, vi), (pj, vj) = keys[i], keys[j]
-        if pi != pj:
-            continue
-        if i != j and (vj in ancestors[i] or vi in ancestors[j]):
-            blocked[i, j] = True
-        elif any(gi == gj and ai != aj for ai, gi in groups[i] for aj, gj in groups[j]):
-            blocked[i, j] = True
+    by_predicate: dict[str, list[int]] = {}
+    for i, (p, _) in enumerate(keys):
+        by_predicate.setdefault(p, []).append(i)
+    for predicate, members in by_predicate.items():
+        ancestors = [vocab.ancestors(predicate, keys[i][1]) for i in members]
+        values = sorted(set().union(*ancestors))
+        column = {v: j for j, v in enumerate(values)}
+        incidence = np.zeros((len(members), len(values)), dtype=bool)  # atom x value: the value is-a ancestor
+        for row, anc in enumerate(ancestors):
+            incidence[row, [column[a] for a in anc]] = True
+        own = incidence[:, [column[keys[i][1]] for i in members]]  # own[i, j]: atom j's value is an ancestor of i
+        is_a = (own | own.T) & ~np.eye(len(members), dtype=bool)
+        excludes = np.zeros_like(is_a)
+        groups: dict[str, list[int]] = {}
+        for v, j in column.items():
+            group = vocab.exclusive_group(predicate, v)
+            if group is not None:
+                groups.setdefault(group, []).append(j)
+        for cols in groups.values():
+            held = incidence[:, cols].astype(np.int64)  # atom x group member
+            pairs = held @ held.T - (incidence[:, cols][:, None, :] & incidence[:, cols][None, :, :]).sum(axis=2)
+            excludes |= pairs > 0  # some two different members of the group, one above each atom
+        index = np.array(members)
+        blocked[np.ix_(index, index)] = is_a | excludes
     return blocked
 
 
@@ -219,34 +245,43 @@ class VectorBranchSearch:
             return None
         target_mask = _mask(self.n_pos, target_rows)
         focus_mask = _mask(self.n_pos, sorted(set(focus_rows) & set(target_rows)))
-        fresh_mask = ~_mask(len(self.objects) - self.n_pos, done_rows)
+        fresh_mask = ~_mask(len(self.objects) - self.n_pos, done_rows)  # padding bits are 0 in every row
         # atoms seen on some focus object (propose.lp's seen/2)
         seen = self._holds_pos[:, focus_rows].any(axis=1)
         allowed = np.flatnonzero(seen & ~np.diagonal(self.blocked))
         best: _Best | None = None
-        combos = allowed[:, None]
-        pos, neg = self.pos_bits[allowed], self.neg_bits[allowed]
+        combos, pos = allowed[:, None], self.pos_bits[allowed]
         for size in range(1, c["k"] + 1):
+            # positives first (few words): what covers too few, no focus, or cannot beat the best is never extended
+            cov, gain, focus = _count(pos), _count(pos, target_mask), _count(pos, focus_mask)
+            alive = (cov >= c["min_sup"]) & (focus > 0)
+            if best is not None:  # an extension gains at most what it has, at no cost
+                alive &= -100 * gain <= best.key[0]
+            combos, pos, cov, gain = combos[alive], pos[alive], cov[alive], gain[alive]
             if len(combos) == 0:
                 break
-            cov, ncov = _count(pos), _count(neg)
-            gain, focus = _count(pos, target_mask), _count(pos, focus_mask)
-            cost = _count(neg, fresh_mask)
-            alive = (cov >= c["min_sup"]) & (focus > 0)
-            precise = (100 - c["min_prec"]) * cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
-            valid = np.flatnonzero(alive & precise)
-            if len(valid):
-                level5 = t * (gain + cost) - 100 * gain
-                depth = self.depth[combos].sum(axis=1)
-                order = np.lexsort((np.arange(len(valid)), depth[valid], np.full(len(valid), size), -cov[valid],
-                                    level5[valid]))
+            depth = self.depth[combos].sum(axis=1)
+            for start in range(0, len(combos), _CHUNK):  # then the negatives, of the survivors only
+                part = slice(start, start + _CHUNK)
+                neg = np.bitwise_and.reduce(self.neg_bits[combos[part]], axis=1)
+                ncov, cost = _count(neg), _count(neg, fresh_mask)
+                n_cov, n_gain = cov[part], gain[part]
+                precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
+                valid = np.flatnonzero(precise)
+                if not len(valid):
+                    continue
+                level5 = t * (n_gain + cost) - 100 * n_gain
+                order = np.lexsort((valid, depth[part][valid], -n_cov[valid], level5[valid]))
                 i = int(valid[order[0]])
-                key = (int(level5[i]), -int(cov[i]), size, int(depth[i]))
+                key = (int(level5[i]), -int(n_cov[i]), size, int(depth[part][i]))
                 if best is None or key < best.key:
-                    best = _Best(key, tuple(int(a) for a in combos[i]))
+                    best = _Best(key, tuple(int(a) for a in combos[part][i]))
             if size == c["k"]:
                 break
-            combos, pos, neg = self._extend(combos[alive], pos[alive], neg[alive], allowed)
+            if best is not None:
+                keep = -100 * gain <= best.key[0]
+                combos, pos = combos[keep], pos[keep]
+            combos, pos = self._extend(combos, pos, allowed)
         if best is None:
             return None
         chosen = sorted(self.atoms[a] for a in best.atoms)
@@ -255,27 +290,33 @@ class VectorBranchSearch:
         pos_hit = np.ones(self.n_pos, dtype=bool)
         neg_hit = np.ones(len(self.objects) - self.n_pos, dtype=bool)
         for a in best.atoms:
-            pos_hit &= np.unpackbits(self.pos_bits[a], count=self.n_pos).astype(bool)
-            neg_hit &= np.unpackbits(self.neg_bits[a], count=len(neg_hit)).astype(bool)
+            pos_hit &= _unpacked(self.pos_bits[a], self.n_pos)
+            neg_hit &= _unpacked(self.neg_bits[a], len(neg_hit))
         covers = tuple(sorted(self.objects[i].id for i in np.flatnonzero(pos_hit)))
         negatives = tuple(sorted(self.objects[self.n_pos + i].id for i in np.flatnonzero(neg_hit)))
         return BranchChoice(branch, covers, negatives, True)
 
-    def _extend(self, combos: np.ndarray, pos: np.ndarray, neg: np.ndarray,
-                allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every combination extended by one allowed atom after its last one that no member blocks."""
-        out_combos, out_pos, out_neg = [], [], []
-        for atom in allowed:
-            ok = (combos[:, -1] < atom) & ~self.blocked[combos, atom].any(axis=1)
-            if ok.any():
-                rows = np.flatnonzero(ok)
-                out_combos.append(np.column_stack([combos[rows], np.full(len(rows), atom)]))
-                out_pos.append(pos[rows] & self.pos_bits[atom])
-                out_neg.append(neg[rows] & self.neg_bits[atom])
+    def _extend(self, combos: np.ndarray, pos: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every combination extended by one allowed atom after its last one that no member blocks (with its
+        positives' bits)."""
+        if len(combos) == 0 or len(allowed) == 0:
+            return np.zeros((0, combos.shape[1] + 1), dtype=np.int64), pos[:0]
+        out_combos, out_pos = [], []
+        step = max(1, _CHUNK * 4 // max(len(allowed) * combos.shape[1], 1))
+        for start in range(0, len(combos), step):
+            block = combos[start:start + step]
+            ok = (allowed[None, :] > block[:, -1:]) & ~self.blocked[block][:, :, allowed].any(axis=1)
+            rows, cols = np.nonzero(ok)
+            if len(rows):
+                out_combos.append(np.column_stack([block[rows], allowed[cols]]))
+                out_pos.append(pos[start + rows] & self.pos_bits[allowed[cols]])
         if not out_combos:
-            width = combos.shape[1] + 1
-            return np.zeros((0, width), dtype=np.int64), pos[:0], neg[:0]
-        return np.vstack(out_combos), np.vstack(out_pos), np.vstack(out_neg)
+            return np.zeros((0, combos.shape[1] + 1), dtype=np.int64), pos[:0]
+        return np.concatenate(out_combos), np.concatenate(out_pos)
+
+
+_CHUNK = 20_000
+"""Combinations whose negatives are counted at once (bounds memory: chunk x atoms x words)."""
 
 
 @dataclass(frozen=True)
