@@ -5,9 +5,10 @@
 --   representatives(affordance, object, rank, seed)
 --   rule_matches(target, rule, verb, similarity, match)  the rule matched to each labelled affordance / target
 -- Views (ratios are rounded to 4 decimals; the counts beside them are exact):
---   rule_recall(rule, affordance, positives, covered_positives, recall)          recall on labelled positives
---   rule_precision(rule, affordance, covered_labelled, true_positives, false_positives, negatives,
---                  precision, false_positive_rate)                             against labelled negatives
+--   rule_recall(rule, affordance, target, positives, covered_positives, recall)  recall on the labelled
+--                  positives of each target the rule answers for (one row per rule and target)
+--   rule_precision(rule, affordance, target, covered_labelled, true_positives, false_positives, negatives,
+--                  precision, false_positive_rate)                             against its labelled negatives
 --   affordance_coverage(affordance, rules, objects, covered_objects, share)    objects covered by any rule
 --   game_rule_match(game, object, target, has_rule, target_covers_object)      the paper's figure per game
 -- Rules answer for labels and games through rule_matches(target, rule, verb, similarity, match): the rule (by its
@@ -16,7 +17,7 @@
 -- is judged on the labels of its own name.
 
 CREATE OR REPLACE VIEW rule_recall AS
-SELECT c.rule, c.affordance,
+SELECT c.rule, c.affordance, m.target,
        count(l.object) AS positives,
        count(l.object) FILTER (WHERE c.covered) AS covered_positives,
        CASE WHEN count(l.object) > 0
@@ -26,10 +27,10 @@ LEFT JOIN (SELECT target, rule FROM rule_matches
            UNION SELECT affordance, affordance FROM coverage WHERE affordance NOT IN (SELECT rule FROM rule_matches)) m
        ON m.rule = c.affordance
 LEFT JOIN coverage_labels l ON l.affordance = m.target AND l.object = c.object AND l.label
-GROUP BY c.rule, c.affordance;
+GROUP BY c.rule, c.affordance, m.target;
 
 CREATE OR REPLACE VIEW rule_precision AS
-SELECT c.rule, c.affordance,
+SELECT c.rule, c.affordance, m.target,
        count(l.object) FILTER (WHERE c.covered) AS covered_labelled,
        count(l.object) FILTER (WHERE c.covered AND l.label) AS true_positives,
        count(l.object) FILTER (WHERE c.covered AND NOT l.label) AS false_positives,
@@ -45,7 +46,7 @@ LEFT JOIN (SELECT target, rule FROM rule_matches
            UNION SELECT affordance, affordance FROM coverage WHERE affordance NOT IN (SELECT rule FROM rule_matches)) m
        ON m.rule = c.affordance
 LEFT JOIN coverage_labels l ON l.affordance = m.target AND l.object = c.object
-GROUP BY c.rule, c.affordance;
+GROUP BY c.rule, c.affordance, m.target;
 
 CREATE OR REPLACE VIEW affordance_coverage AS
 SELECT affordance, count(DISTINCT rule) AS rules, count(DISTINCT object) AS objects,

@@ -90,6 +90,10 @@ class Tuning:
 
 MIN_TUNED = 2
 """Affordances with enough positives the search needs before it chooses anything."""
+MAX_TUNED = 24
+"""The search judges at most this many affordances, those with the most positives (ties: by name): a KB with
+hundreds of dense verb groups would otherwise make it the longest step of a run; 24 holds every affordance of
+the bundled and the outside benchmarks."""
 
 
 def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, vocab: Vocabulary,
@@ -97,11 +101,14 @@ def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, voca
     """The grid setting chosen on ``evidence`` (the training objects) by inner cross-validation and the
     one-standard-error rule, judged on the affordances with at least ``min_positives`` positives only (a sparser
     one's inner folds hold one positive or none: it cannot separate settings, and searching over thousands of
-    them would dominate a KB-scale run). Nothing is chosen (settings unchanged, ``Tuning.reason`` says why) with
+    them would dominate a KB-scale run), at most :data:`MAX_TUNED` of them. Nothing is chosen (settings
+    unchanged, ``Tuning.reason`` says why) with
     fewer than :data:`MIN_TUNED` such affordances or fewer than two objects per inner fold."""
     from kari.induce.folds import evidence_objects
 
-    usable = {a: ev for a, ev in evidence.items() if len(ev.positives) >= max(1, min_positives)}
+    dense = sorted((a for a, ev in evidence.items() if len(ev.positives) >= max(1, min_positives)),
+                   key=lambda a: (-len(evidence[a].positives), a))
+    usable = {a: evidence[a] for a in sorted(dense[:MAX_TUNED])}
     if len(usable) < min(MIN_TUNED, len([ev for ev in evidence.values() if ev.positives])) or not usable:
         return Tuning({}, (), f"fewer than {MIN_TUNED} affordances have >= {min_positives} positives: "
                               "the evidence cannot separate settings, the given ones are kept")
