@@ -286,3 +286,18 @@ def test_the_auditor_stops_without_embeddings_instead_of_adding_values_unjudged(
         auditor.audit(Atom("SURFACE", "glittery_ish"), 0, affordance="cut", round=1)
     assert caught.value.code == "embed-missing" and "kari[embed]" in str(caught.value)
     assert "glittery_ish" not in local.values("SURFACE")
+
+
+def test_the_wordnet_tables_rebuild_byte_identical(tmp_path: Path) -> None:
+    """data/wordnet/ is what data/build/wordnet_verbs.py makes of a WordNet 3.0 database folder."""
+    import subprocess
+    import sys
+
+    source = Path("/usr/share/wordnet")
+    if not (source / "index.verb").is_file():
+        pytest.skip("no WordNet 3.0 database folder at /usr/share/wordnet (Debian: apt-get install wordnet-base)")
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, str(root / "data" / "build" / "wordnet_verbs.py"), "--wordnet", str(source),
+                    "--out", str(tmp_path)], check=True, capture_output=True)
+    for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv"):
+        assert (tmp_path / name).read_bytes() == (root / "data" / "wordnet" / name).read_bytes(), name
