@@ -272,6 +272,15 @@ def test_a_branch_that_covers_no_positive_is_dropped(vocab: Vocabulary) -> None:
     assert any("covers no positive" in d["problems"][0] for d in result["dropped"])
 
 
+def test_every_proposal_is_guarded_even_without_a_configured_guard(vocab: Vocabulary) -> None:
+    odd = obj("odd", ("SIZE", "small"), ("SIZE", "large"))
+    comps = Components(_Fixed(And((Atom("SIZE", "small"), Atom("SIZE", "large")))), KBValidator(vocab),
+                       Auditor(vocab), vocab)  # an LLM-style proposer, no Guard given
+    result = induce_affordance(Evidence("stack", "", (odd,), (), ()), comps,
+                               InduceConfig(backend="openai", groups=1, repair_attempts=0))
+    assert result["rule"] is None and "exclusive group" in result["dropped"][0]["problems"][0]
+
+
 class _NoModel:
     def encode(self, texts: list[str]) -> np.ndarray:
         raise KariError("sentence-transformers is not installed", code="embed-missing")

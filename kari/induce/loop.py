@@ -39,7 +39,7 @@ class Components:
     validator: Validator
     auditor: Auditor
     vocab: Vocabulary
-    guard: Guard | None = None
+    guard: Guard | None = None  # None: the default guards (Guard(vocab)); a proposal is never unguarded
 
 
 @dataclass
@@ -130,13 +130,11 @@ def _check(
         audit = comps.auditor.audit(proposal.body, first_new, affordance=state.evidence.affordance, round=task.round)
     if audit.errors:
         return None, audit.errors, None, []
-    body, changes = audit.body, [[] for _ in branches_of(audit.body)[first_new:]]
-    if comps.guard is not None:
-        with timers("guard"):
-            body, problems, changes = comps.guard.check(audit.body, first_new, task.seen or task.targets,
-                                                        task.negatives)
-        if body is None:
-            return None, problems, None, []
+    guard = comps.guard if comps.guard is not None else Guard(comps.vocab)  # every path is guarded
+    with timers("guard"):
+        body, problems, changes = guard.check(audit.body, first_new, task.seen or task.targets, task.negatives)
+    if body is None:
+        return None, problems, None, []
     with timers("check"):
         diagnostics = check_rule(Rule(state.evidence.affordance, body), comps.vocab, affordances)
     errors = [str(d) for d in diagnostics if d.is_error and not _is_new_value(d, audit.events)]
