@@ -306,7 +306,7 @@ def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: boo
     from kari.io.runlog import append, check_settings, load_log
 
     with folder_lock(run):
-        check_settings(run / JUDGE_CONFIG_FILE, config.identity())
+        check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
         client = None
         if config.method == "llm":
             from kari.llm import CallLog, make_chat_client
