@@ -26,7 +26,7 @@
 -- cb_part_state(entity, scenario, part, visibility, availability, moisture, temperature, internal)  per part
 -- cb_part_summary(entity, scenario, part, atoms, affordances, best_typicality)                counts per part
 -- cb_task_candidates(task_id, entity, part, in_kb, atoms)     every (entity, part) a task offers, with KB facts
---     (KB rows of the task's scenario)
+--     (the atoms of the task's scenario's rows when the KB has the entity there, else of its other rows)
 
 CREATE TABLE IF NOT EXISTS cb_entities (entity VARCHAR NOT NULL, scenario VARCHAR, file VARCHAR, line BIGINT);
 CREATE TABLE IF NOT EXISTS cb_parts (entity VARCHAR NOT NULL, scenario VARCHAR, part VARCHAR NOT NULL,
@@ -76,8 +76,10 @@ SELECT p.entity, p.scenario, p.part,
 FROM cb_parts p;
 
 CREATE OR REPLACE VIEW cb_task_candidates AS
-SELECT e.task_id, e.entity, u.part, s.part IS NOT NULL AS in_kb, coalesce(s.atoms, 0) AS atoms
+SELECT e.task_id, e.entity, u.part, count(s.part) > 0 AS in_kb,
+       coalesce(max(s.atoms) FILTER (WHERE s.scenario IS NOT DISTINCT FROM t.scenario), max(s.atoms), 0) AS atoms
 FROM cb_task_entities e
 JOIN cb_tasks t ON t.task_id = e.task_id,
      unnest(e.parts) AS u(part)
-LEFT JOIN cb_part_summary s ON s.entity = e.entity AND s.scenario IS NOT DISTINCT FROM t.scenario AND s.part = u.part;
+LEFT JOIN cb_part_summary s ON s.entity = e.entity AND s.part = u.part
+GROUP BY e.task_id, e.entity, u.part;

@@ -74,7 +74,11 @@ class PartAttributes:
 
         self.lookup: dict[tuple[str, str, str], tuple[dict[str, str], dict[str, str]]] = {}
         for path in entity_files:
-            for entity in read_file(path)[0]:
+            entities = read_file(path)[0]
+            if not entities:
+                raise KariError("no entity records (entity_name) in this file", file=str(path),
+                                code="creativity-record")
+            for entity in entities:
                 for part in entity.parts:
                     key = (entity.scenario, name_core(entity.name), name_core(part.name))
                     self.lookup.setdefault(key, (dict(part.physical), dict(part.state)))
