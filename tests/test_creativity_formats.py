@@ -144,3 +144,33 @@ def test_a_bad_lookup_entry_names_its_line(tmp_path: Path, text: str, message: s
     with pytest.raises(KariError, match=message) as err:
         read_file(path)
     assert err.value.line == 1
+
+
+def test_the_symbolic_how_to_use_is_built_from_the_proof_state_kb_and_task(tmp_path: Path) -> None:
+    """Not a template: the access step, the proof's attribute words, the KB affordance's conditions and the
+    request's recipient all come from the chosen part and the task."""
+    from kari.creativity.symbolic import SymbolicSolver
+    from kari.domain.canon import canonical_rules
+    from kari.rules import load_rules
+
+    vocab = Vocabulary.load()
+    rules_file = tmp_path / "rules.kari"
+    rules_file.write_text("blot := PART(x, AND(SIZE:thin, SURFACE:soft))\n", encoding="utf-8")
+    rules = canonical_rules(load_rules(rules_file), vocab)
+    db = tmp_path / "kb.duckdb"
+    load_creativity(db, [LOOKUP])
+    task = read_tasks(TASKS)[0]
+    con = open_kb(db)
+    try:
+        candidates = scene(task, vocab, kb_parts(con, [e.name for e in task.entities], task.scenario))
+    finally:
+        con.close()
+    answer = SymbolicSolver(rules, vocab).answer(task, candidates, "blot")
+    assert (answer.entity, answer.part) == (BOWL, "felt_base_pad")      # the KB's own blotting use ranks it first
+    text = answer.how_to_use
+    assert text.startswith(f"Use the felt base pad of the {BOWL} on the sideboard top with a wet glass ring")
+    assert "It is hidden, partially blocked: free it by hand before use." in text
+    assert "its thickness 'thin' (SIZE:thin)" in text and "SURFACE:soft" in text
+    assert "before use: Tip the bowl so the pad faces out" in text and "it fails when: Fails on large spills" in text
+    other = SymbolicSolver(rules, vocab).answer(task, [c for c in candidates if c.part != "felt_base_pad"], "blot")
+    assert other.part == "wax_guard" and "Take care" not in other.how_to_use and "KB's" not in other.how_to_use

@@ -207,14 +207,8 @@ class Sources:
                 atomic[row["head"].strip().lower()][row["relation"]].append(row["tail"].strip())
         forbes = {r["objectUID"]: r for r in sources.forbes_rows(shared)}
         kmi = json.loads((shared / "kmi_size_catalogue" / "KMi_obj_catalogue.json").read_text(encoding="utf-8"))
-        prost: dict[str, list[str]] = {}
-        current = None
-        for line in (shared / "prost_lexicons" / "lexicons.yml").read_text(encoding="utf-8").splitlines():
-            if re.match(r"^\w+:\s*$", line):
-                current = line.split(":")[0]
-                prost[current] = []
-            elif current and line.strip().startswith("- "):
-                prost[current].append(line.strip()[2:].strip())
+        prost = {"break_obj": sorted({f.node1 for f in sources.prost(shared)
+                                      if f.node2 == "break" and f.relation == "CapableOf"})}
         verbphysics: dict[str, dict[str, int]] = defaultdict(dict)
         for name in ("train.csv", "dev.csv", "test.csv"):
             with (shared / "verbphysics" / name).open(encoding="utf-8", newline="") as handle:
@@ -493,9 +487,7 @@ def physical(src: Sources, synset: str, entity: str = "") -> tuple[dict[str, str
                                                   if versus["rigidness"] > 0 else "more rigid than a person"]))
     surface = [a for a in adjectives if a in glosses.SURFACE_WORDS]
     surface += [p.replace("_", " ") for p in ("smooth", "shiny", "sharp", "slimy", "wet") if p in props]
-    if any(m in src.prost.get("slide_surf", []) for m in mats):
-        surface.append("slippery")
-    put("surface", surface, "WordNet gloss, Forbes et al., PROST")
+    put("surface", surface, "WordNet gloss, Forbes et al.")
     weight = [a for a in adjectives if a in ("heavy", "lightweight")]
     weight += ["heavy"] if "heavy" in props else ["light"] if "light_weight" in props else []
     if versus.get("weight"):

@@ -57,7 +57,8 @@ class Answerer:
             "task_id": task.id, "solver": self.solver_name, "mode": self.mode,
             "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
                      "oracle": gold_goal.affordance,
-                     "correct": None if gold_goal.affordance is None else goal.affordance == gold_goal.affordance},
+                     "correct": None if gold_goal.affordance is None and gold_goal.how != "oracle-open"
+                     else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
             "samples": samples, "random": random_rates(task), "candidates": len(candidates),
             "kb_candidates": sum(c.source == "kb" for c in candidates)}
         if self.symbolic is not None:

@@ -108,7 +108,7 @@ class GoalMapper:
         if isinstance(named, str) and named in self.affordances:
             return GoalMatch(named, 1.0, "oracle")
         if "kari_affordance" in task.gold.affordance and named is None:
-            return GoalMatch(None, 0.0, "oracle")     # an open goal: no affordance of kari's fits
+            return GoalMatch(None, 0.0, "oracle-open")     # an open goal: no affordance of kari's fits
         found = self.lexical(task.gold.action)
         return GoalMatch(found.affordance, found.score, "oracle")
 
