@@ -3,7 +3,7 @@ benchmark's published sample, against random choice; the relation distribution; 
 the LLM judge through a local server (protocol only); the time to solve 1,000 tasks.
 
     python benchmarks/bench_creativity.py [--tasks 1000] [--llm-local | --llm-base-url URL --llm-model NAME]
-                                          [--llm-tasks 4]
+                                          [--llm-tasks 4] [--llm-max-tokens 256] [--judge-tasks 30]
 
 The 1,000 tasks are the bundled ones repeated under new ids (each solved from scratch: one clingo query per task).
 Goal: 1,000 tasks symbolically in under a minute. With ``--llm-local`` it starts kari's local llama.cpp server
@@ -126,13 +126,18 @@ def llm_figures(args: argparse.Namespace, root: Path) -> None:
                       + f"\n{'':<44} {time.perf_counter() - started:.1f} s, {usage['calls']} calls, "
                         f"{usage.get('total_tokens', '?')} tokens" + (f", mean turns {summary['mean_turns']}"
                                                                       if "mean_turns" in summary else ""))
-            run_dir = root / f"{tasks_name}-llm-static"
-            started = time.perf_counter()
-            judged = judge_run(run_dir, JudgeConfig(model=model, base_url=base_url, max_tokens=args.llm_max_tokens),
-                               llm_config=config, progress=False)
-            print(f"{tasks_name} llm judge ({model}): {judged['judged']} of {judged['tasks']} judged, how "
-                  f"{json.dumps(judged['how'])}, {time.perf_counter() - started:.1f} s, "
-                  f"{judged['llm_usage']['calls']} calls")
+            for solved in ("llm-static", "symbolic_goal=lexical_parts=kb"):   # the LLM's answers, then kari's
+                run_dir = root / (f"{tasks_name}-{solved}" if solved.startswith("llm") else
+                                  f"{tasks_name}_{solved}")
+                started = time.perf_counter()
+                judged = judge_run(run_dir, JudgeConfig(model=model, base_url=base_url,
+                                                        max_tokens=args.llm_max_tokens, limit=args.judge_tasks),
+                                   llm_config=config, progress=False)
+                print(f"{tasks_name} {solved} judged by {model}: {judged['judged']} of {judged['tasks']} judged, how "
+                      f"{json.dumps(judged['how'])}, reasonability {json.dumps(judged['reasonability_levels'])}, "
+                      f"other answers' rubric means "
+                      f"{json.dumps({k: v['mean'] for k, v in judged['other'].items()})}, "
+                      f"{time.perf_counter() - started:.1f} s, {judged['llm_usage']['calls']} calls")
 
 
 def main() -> int:
@@ -143,6 +148,7 @@ def main() -> int:
     parser.add_argument("--llm-local", action="store_true", help="start the local llama.cpp test server")
     parser.add_argument("--llm-tasks", type=int, default=4)
     parser.add_argument("--llm-max-tokens", type=int, default=256)
+    parser.add_argument("--judge-tasks", type=int, default=30, help="tasks of each run the LLM judge reads")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

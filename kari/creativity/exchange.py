@@ -121,7 +121,8 @@ def read_samples(path: str | Path) -> list[ExternalSample]:
             temperature = sample.get("temperature")
             judged = {k: sample[k] for k in (*JUDGED_FIELDS, "best_matching_entity", "best_matching_part",
                                              "llm_judge", "prediction_reasonability_judge") if k in sample}
-            out.append(ExternalSample(str(task_id), int(sample.get("sample_idx", index)),
+            number = sample.get("sample_idx", index)
+            out.append(ExternalSample(str(task_id), number if isinstance(number, int) else index,
                                       float(temperature) if isinstance(temperature, (int, float)) else None,
                                       entity, part, how, judged, sample))
     return out
