@@ -91,6 +91,14 @@ def _creativity_world(folder: Path) -> None:
     for name, records in (("tasks.jsonl", tasks), ("entities.jsonl", entities)):
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     shutil.copy(asset_path("data", "creativity", "rules.kari"), folder / "rules.kari")
+    from kari.creativity.run import SolveConfig, solve_tasks
+
+    solve_tasks(SolveConfig(tasks=str(folder / "tasks.jsonl"), rules=str(folder / "rules.kari"), goal="oracle"),
+                folder / "run", progress=False)
+    outputs = {t["task_id"]: [{"temperature": 0.0, "reasoning": "", "gold_entity": t["golds"][0]["gold_entity"],
+                               "gold_part": t["golds"][0]["gold_part"], "how_to_use": "Use it.", "sample_idx": 0}]
+               for t in tasks}       # answers in the benchmark runner's format
+    (folder / "outputs.json").write_text(json.dumps(outputs, indent=2), encoding="utf-8")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -597,6 +605,16 @@ def output_kind_cases() -> Iterator[Case]:
 CB_SOLVE = ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/cb/rules.kari", "-o", "{w}/out",
             "--quiet")
 CB_LOAD = ("creativity", "load", "{w}/cb/entities.jsonl", "{w}/cb/tasks.jsonl")
+CB_JUDGE = ("creativity", "judge", "{w}/cb/run", "--quiet", "--judge", "symbolic")
+CB_SCORE = ("creativity", "score", "{w}/cb/outputs.json", "--tasks", "{w}/cb/tasks.jsonl")
+OUTPUTS_MUTATIONS: dict[str, Mutation] = {
+    "empty": lambda d, rng: b"",
+    "cut": lambda d, rng: d[: len(d) // 2],
+    "an-array": lambda d, rng: b"[" + d + b"]",
+    "samples-not-a-list": lambda d, rng: json.dumps({k: 3 for k in json.loads(d)}).encode(),
+    "bad-utf8": lambda d, rng: d[:5] + b"\xff" + d[5:],
+    "huge-number": lambda d, rng: d[:-2] + b', "x": ' + HUGE.encode() + b"}\n",
+}
 
 
 def creativity_cases() -> Iterator[Case]:
@@ -635,7 +653,26 @@ def creativity_cases() -> Iterator[Case]:
         "affordances-missing": (*CB_SOLVE, "--affordances", "{w}/nowhere.jsonl"),
         "load-no-files": ("creativity", "load", "--db", "{w}/kb.duckdb"),
         "load-db-is-a-folder": (*CB_LOAD, "--db", "{w}/cb"),
-        "unknown-command": ("creativity", "judge"),
+        "judge-no-run-dir": ("creativity", "judge"),
+        "judge-not-a-run": (*CB_JUDGE[:2], "{w}/cb", *CB_JUDGE[3:]),
+        "judge-method": (*CB_JUDGE[:-2], "--judge", "psychic"),
+        "judge-llm-no-model": CB_JUDGE[:3],
+        "judge-limit": (*CB_JUDGE, "-n", "0"),
+        "judge-max-tokens": (*CB_JUDGE, "--max-tokens", "0"),
+        "judge-entities-missing": (*CB_JUDGE, "--entities", "{w}/nowhere.json"),
+        "judge-entities-not-entities": (*CB_JUDGE, "--entities", "{w}/cb/tasks.jsonl"),
+        "judge-db-not-kari": (*CB_JUDGE, "--db", "{w}/notes.txt"),
+        "score-no-tasks": ("creativity", "score", "{w}/cb/outputs.json"),
+        "score-tasks-missing": (*CB_SCORE[:3], "--tasks", "{w}/nowhere.json"),
+        "score-tasks-are-entities": (*CB_SCORE[:3], "--tasks", "{w}/cb/entities.jsonl"),
+        "score-input-is-a-task-file": ("creativity", "score", "{w}/cb/tasks.jsonl", *CB_SCORE[3:]),
+        "solve-mode": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                       "--mode", "dream"),
+        "solve-temperature": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                              "--temperature", "9"),
+        "solve-symbolic-mode": (*CB_SOLVE, "--mode", "cot"),
+        "solve-max-turns": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                            "--mode", "interactive", "--max-turns", "0"),
     }
     for name, argv in options.items():
         yield Case(f"option/creativity-{name}", argv, "rules.kari" if name == "rules-broken" else None,
@@ -646,6 +683,16 @@ def creativity_cases() -> Iterator[Case]:
                    kind="fifo" if kind == "fifo" else None)
     for kind in ("dir", "fifo"):
         yield Case(f"output/creativity-load-db/{kind}", (*CB_LOAD, "--db", "{w}/x.duckdb"), "x.duckdb", kind=kind)
+    for label, mutate in OUTPUTS_MUTATIONS.items():
+        yield Case(f"creativity/outputs.json/{label}/score", CB_SCORE, "cb/outputs.json", mutate)
+    for kind in ("missing", "dir", "fifo"):
+        yield Case(f"creativity/outputs.json/{kind}/score", CB_SCORE, "cb/outputs.json", kind=kind)
+    for index, (label, mutate) in enumerate(jsonl_mutations({"samples": "x", "task_id": 3, "goal": []}).items()):
+        yield Case(f"creativity/answers.jsonl/{label}/judge", CB_JUDGE, "cb/run/answers.jsonl", mutate)
+    yield Case("creativity/run-config/garbage/judge", CB_JUDGE, "cb/run/config.json", lambda d, rng: b"{nope")
+    yield Case("creativity/run-config/missing/judge", CB_JUDGE, "cb/run/config.json", kind="missing")
+    for kind, target in (("file", "notes.txt"), ("under-a-file", "notes.txt/out")):
+        yield Case(f"output/creativity-score/{kind}", (*CB_SCORE, "-o", f"{{w}}/{target}"))
 
 
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),

@@ -1,16 +1,24 @@
-"""The LLM solver: CreativityBench's static protocol through kari's LLM client, optionally with KARI rules.
+"""The LLM solver: CreativityBench's three protocols through kari's LLM client, optionally with KARI rules.
 
-The prompt (``prompts/creativity_static.md``, kari's own wording of the benchmark's static setting) shows the
-request, the scene, every entity part by part (the gold mark removed) and the interactable items, and asks for
-reasoning followed by one JSON object ``{"gold_entity", "gold_part", "how_to_use"}``. The ``llm+rules`` mode
-appends the matched KARI rule of the goal's affordance, verbalised, and the parts of the scene that satisfy it
-under the strict PART reading: the Affordance20Q idea of rules in the prompt, carried to tool choice.
+Modes (``--mode``), each with its system prompt and a versioned prompt file in ``prompts/`` (kari's own wording,
+structured as the benchmark's):
 
-A reply without a readable answer object is an empty answer (scored wrong), with the reason recorded.
+- ``static`` (``creativity_static.md``): the request, the scene, every entity part by part (the gold mark
+  removed) and the interactable items, then "reason, then one JSON object with gold_entity, gold_part,
+  how_to_use";
+- ``cot`` (``creativity_cot.md``): the same input and a fixed reasoning procedure; the reply is one JSON object
+  holding a structured ``reasoning`` and the three answer fields;
+- ``interactive`` (``creativity_interactive.md``, :mod:`kari.creativity.interactive`): the model sees only the
+  names of the things in the scene and inspects one per turn, within a turn budget, before it answers.
+
+The ``llm+rules`` solver appends the matched KARI rule of the goal's affordance, verbalised, and the parts of the
+scene that satisfy it under the strict PART reading: the Affordance20Q idea of rules in the prompt, carried to
+tool choice. A reply without a readable answer object is an empty answer (scored wrong), the reason recorded.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,26 @@ from kari.errors import KariError
 from kari.rules.ast import Rule
 
 PROMPTS = Path(__file__).with_name("prompts")
+MODES = ("static", "cot", "interactive")
+ANSWER_FIELDS = ("gold_entity", "gold_part", "how_to_use")
+DEFAULT_MAX_TOKENS = 2048
+"""Output tokens per reply, as the benchmark's runner allows."""
+DEFAULT_TURNS = 15
+"""The interactive mode's turn budget, as the benchmark's."""
+REPLY_KEPT = 4000
+"""Characters of a reply kept in the answer record (its end, where the answer object is)."""
+
+
+def check_sampling(solver: str, mode: str, temperatures: Sequence[float]) -> None:
+    """Refuse a mode or sampling setting the solver cannot use (a ``creativity-config`` error)."""
+    if mode not in MODES:
+        raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
+    if not temperatures or len(set(temperatures)) != len(temperatures) or \
+            not all(0.0 <= t <= 2.0 for t in temperatures):
+        raise KariError("--temperature takes distinct values from 0 to 2", code="creativity-config")
+    if solver == "symbolic" and (mode != "static" or list(temperatures) != [0.0]):
+        raise KariError("the symbolic solver is deterministic and has no prompt: --mode and --temperature are for "
+                        "the llm and llm+rules solvers", code="creativity-config")
 
 
 def entity_block(task: Task) -> str:
@@ -38,8 +66,13 @@ def entity_block(task: Task) -> str:
     return "\n".join(lines)
 
 
+def interactable_items(task: Task) -> list[dict[str, Any]]:
+    """The task's items marked ``interactable: Yes`` (the others are scenery)."""
+    return [dict(it) for it in task.items if str(it.get("interactable", "")).strip().lower() == "yes"]
+
+
 def items_block(task: Task) -> str:
-    usable = [it for it in task.items if str(it.get("interactable", "")).lower() == "yes"]
+    usable = interactable_items(task)
     if not usable:
         return ""
     return "\nOTHER THINGS IN THE SCENE:\n" + "\n".join(f"  - {it.get('name', '')}: {it.get('description', '')}"
@@ -53,57 +86,102 @@ def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocab
     if rule is None:
         return ""
     satisfied = [f"{c.entity} / {c.part}" for c in candidates if check_strict(c, rule, vocab)]
-    found = "; ".join(satisfied) if satisfied else "none of the parts above (by their listed attributes)"
+    found = "; ".join(satisfied) if satisfied else "none of the parts in the scene (by their listed attributes)"
     return (f"\nPHYSICAL CONDITION (a KARI rule from KB evidence) for '{rule.affordance.replace('_', ' ')}': "
             f"{verbalise(rule)}\nParts that meet it: {found}\n")
 
 
-def build_prompt(task: Task, rules_text: str = "") -> str:
+def load_mode_prompt(name: str) -> Any:
     from kari.llm import load_prompt
 
-    return load_prompt("creativity_static", PROMPTS).render(
+    return load_prompt(name, PROMPTS)
+
+
+def system_prompt(prompt: Any, **values: Any) -> str:
+    """The ``system:`` header line of a prompt file, its ``$name`` fields filled."""
+    text = prompt.meta.get("system", "")
+    if not text:
+        raise KariError(f"prompt {prompt.name!r} has no 'system:' header line", file=prompt.path, code="llm-prompt")
+    return string.Template(text).substitute({k: str(v) for k, v in values.items()})
+
+
+def build_prompt(task: Task, rules_text: str = "", mode: str = "static") -> str:
+    """The user message of the static or cot mode."""
+    return load_mode_prompt(f"creativity_{mode}").render(
         task=task.task, environment=task.environment or "(not described)", entities=entity_block(task),
         items=items_block(task), rules=rules_text)
 
 
-def parse_answer(text: str) -> tuple[dict[str, str], str | None]:
-    """The answer fields of a reply, and why none could be read (None when they could)."""
+def reasoning_before(text: str) -> str:
+    """The reply's prose before its first JSON object."""
+    start = text.find("{")
+    return (text if start < 0 else text[:start]).strip()
+
+
+def parse_answer(text: str) -> tuple[dict[str, Any], str | None]:
+    """The answer fields of a reply (plus its ``reasoning`` object when it has one), and why none could be read
+    (None when they could)."""
     from kari.llm import extract_json_object
 
     try:
         data = extract_json_object(text)
     except KariError as exc:
         return {}, exc.message
-    fields = {k: data.get(k) for k in ("gold_entity", "gold_part", "how_to_use")}
+    fields = {k: data.get(k) for k in ANSWER_FIELDS}
     if not all(isinstance(v, str) for v in fields.values()):
         return {}, "the answer object lacks gold_entity, gold_part or how_to_use as text"
-    return {k: str(v) for k, v in fields.items()}, None
+    out: dict[str, Any] = {k: str(v) for k, v in fields.items()}
+    if "reasoning" in data:
+        out["reasoning"] = data["reasoning"]
+    return out, None
+
+
+def prompt_id(prompt: Any) -> dict[str, Any]:
+    """Which wording a record used."""
+    return {"name": prompt.name, "version": prompt.version, "sha256": prompt.sha256[:16]}
 
 
 class LLMSolver:
-    """Answers a task with one chat call; ``with_rules`` adds the goal's matched rule to the prompt."""
+    """Answers a task in one of :data:`MODES`; ``with_rules`` adds the goal's matched rule to the prompt."""
 
     def __init__(self, client: Any, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
-                 max_tokens: int = 512) -> None:
+                 mode: str = "static", max_tokens: int = DEFAULT_MAX_TOKENS, max_turns: int = DEFAULT_TURNS,
+                 seed: int = 0) -> None:
         if with_rules and not rules:
             raise KariError("the llm+rules solver needs a rules file (--rules FILE)", code="creativity-config")
+        if mode not in MODES:
+            raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
         self.client = client
         self.vocab = vocab
         self.rules = {r.affordance: r for r in rules}
         self.with_rules = with_rules
+        self.mode = mode
         self.max_tokens = max_tokens
+        self.max_turns = max_turns
+        self.seed = seed
         self.name = "llm+rules" if with_rules else "llm"
+        self.prompt = load_mode_prompt(f"creativity_{mode}")
 
-    def prompt(self, task: Task, candidates: Sequence[Candidate], affordance: str | None) -> str:
+    def rules_text(self, candidates: Sequence[Candidate], affordance: str | None) -> str:
         rule = self.rules.get(affordance) if (self.with_rules and affordance) else None
-        return build_prompt(task, rules_block(rule, candidates, self.vocab))
+        return rules_block(rule, candidates, self.vocab)
 
-    def answer(self, task: Task, candidates: Sequence[Candidate], affordance: str | None) -> Answer:
-        prompt = self.prompt(task, candidates, affordance)
-        reply = self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
-                                 role=self.name)
+    def answer(self, task: Task, candidates: Sequence[Candidate], affordance: str | None,
+               temperature: float = 0.0) -> Answer:
+        rules_text = self.rules_text(candidates, affordance)
+        if self.mode == "interactive":
+            from kari.creativity.interactive import explore
+
+            return explore(self, task, rules_text, affordance, temperature)
+        messages = [{"role": "system", "content": system_prompt(self.prompt)},
+                    {"role": "user", "content": build_prompt(task, rules_text, self.mode)}]
+        reply = self.client.chat(messages, max_tokens=self.max_tokens, temperature=temperature,
+                                 role=f"creativity-{self.mode}")
         fields, problem = parse_answer(reply.text)
-        extra: dict[str, Any] = {"reply": reply.text[-4000:], "rules_in_prompt": "PHYSICAL CONDITION" in prompt}
+        reasoning = fields.get("reasoning") if self.mode == "cot" else None
+        extra: dict[str, Any] = {"reply": reply.text[-REPLY_KEPT:], "rules_in_prompt": bool(rules_text),
+                                 "reasoning": reasoning if reasoning is not None else reasoning_before(reply.text),
+                                 "prompt": prompt_id(self.prompt), "finish_reason": reply.finish_reason}
         if problem:
             extra["reason"] = problem
         return Answer(fields.get("gold_entity", ""), fields.get("gold_part", ""), fields.get("how_to_use", ""),

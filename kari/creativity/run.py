@@ -33,13 +33,17 @@ class SolveConfig:
     affordances: str | None = None
     seed: int = 0
     limit: int | None = None
-    max_tokens: int = 512
+    max_tokens: int = 2048
     model: str | None = None
     base_url: str | None = None
+    mode: str = "static"
+    temperatures: tuple[float, ...] = (0.0,)
+    max_turns: int = 15
 
     def identity(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("limit")
+        data["temperatures"] = list(self.temperatures)
         return data
 
 
@@ -59,15 +63,9 @@ def read_affordances(path: str | None) -> dict[str, str]:
 
 def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, _checked)
+    from kari.creativity.answering import check_record
 
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """``record`` if it is an answer record (the fields the summary reads), else a ``run-corrupt`` error."""
-    if not isinstance(record.get("task_id"), str) or not all(
-            isinstance(record.get(key), dict) for key in ("score", "answer", "random", "goal")):
-        raise KariError("corrupt record (not an answer record)", file=str(path), line=line, code="run-corrupt")
-    return record
+    return load_log(path, check_record)
 
 
 def _check_resume(out: Path, config: SolveConfig) -> None:
@@ -86,8 +84,11 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     if config.solver not in SOLVERS:
         raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
                         code="creativity-config")
-    if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
-        raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
+    if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
+        raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
+    from kari.creativity.llm_solver import check_sampling
+
+    check_sampling(config.solver, config.mode, config.temperatures)
     if config.rules is None and config.solver != "llm":
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
     vocab = open_vocabulary(None, config.db)
@@ -132,16 +133,20 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
                   client: Any, kb_con: Any, progress: bool) -> dict[str, Any]:
     from tqdm import tqdm
 
+    from kari.creativity.answering import Answerer
+    from kari.creativity.exchange import write_benchmark_outputs
     from kari.creativity.llm_solver import LLMSolver
-    from kari.creativity.metrics import random_rates, score, summarise
-    from kari.creativity.scene import scene
-    from kari.creativity.store import kb_parts
+    from kari.creativity.summary import summarise
     from kari.creativity.symbolic import SymbolicSolver
 
     _check_resume(out, config)
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     solver = symbolic if config.solver == "symbolic" else LLMSolver(
-        client, vocab, rules, with_rules=config.solver == "llm+rules", max_tokens=config.max_tokens)
+        client, vocab, rules, with_rules=config.solver == "llm+rules", mode=config.mode,
+        max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed)
+    answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
+                        None if config.solver == "symbolic" else config.mode,
+                        symbolic if config.solver == "symbolic" else None)
     atomic_write_json(out / CONFIG_FILE, {**config.identity(), "limit": config.limit})
     path = out / ANSWERS_FILE
     records, dirty = load_records(path)
@@ -153,27 +158,7 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
     try:
         with path.open("a", encoding="utf-8") as handle:
             for task in todo:
-                kb = kb_parts(kb_con, [e.name for e in task.entities]) if kb_con is not None else None
-                candidates = scene(task, vocab, kb, config.seed)
-                goal = mapper.map(task)
-                gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
-                if config.solver == "symbolic":
-                    answer = solver.answer(candidates, goal.affordance)
-                else:
-                    answer = solver.answer(task, candidates, goal.affordance)
-                record = {"task_id": task.id, "solver": config.solver,
-                          "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
-                                   "oracle": gold_goal.affordance,
-                                   "correct": None if gold_goal.affordance is None
-                                   else goal.affordance == gold_goal.affordance},
-                          "answer": answer.to_json(), "score": score(task, answer.entity, answer.part),
-                          "random": random_rates(task),
-                          "candidates": len(candidates), "kb_candidates": sum(c.source == "kb" for c in candidates)}
-                if symbolic is not None and config.solver == "symbolic":
-                    oracle = answer if gold_goal.affordance == goal.affordance else \
-                        symbolic.answer(candidates, gold_goal.affordance)
-                    record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,
-                                        "part": oracle.part, "score": score(task, oracle.entity, oracle.part)}
+                record = answerer.record(task)
                 append(handle, record)
                 records.append(record)
                 bar.update(1)
@@ -183,5 +168,6 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
     summary["config"] = config.identity()
     if client is not None:
         summary["llm_usage"] = client.usage.as_dict()
+    summary["benchmark_outputs"] = write_benchmark_outputs(out, config, records)
     atomic_write_json(out / SUMMARY_FILE, summary)
     return summary
