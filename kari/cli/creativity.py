@@ -8,6 +8,9 @@ from typing import Optional
 
 import typer
 
+from kari.cli.options import MAX_ATTEMPTS, MAX_GAMES, MAX_TOKENS, count, timeout
+from kari.cli.options import seed as seed_option
+
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
@@ -48,16 +51,16 @@ def solve(
                                                        "(the gold affordance: the upper bound)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Only the first N tasks."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the tie-break between equally good candidates."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm: max tokens per reply."),
+    limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
+    seed: int = seed_option(0, "--seed", help="Seed of the tie-break between equally good candidates."),
+    max_tokens: int = count(512, "--max-tokens", high=MAX_TOKENS, help="llm: max tokens per reply."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call."),
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,

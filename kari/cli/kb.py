@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from kari.cli.options import MAX_ROWS, count
+
 DB_OPTION = typer.Option("kari.duckdb", "--db", help="DuckDB file of the KB.")
 
 kb_app = typer.Typer(help="The KB store (DuckDB): load KGTK / CSKG / Aristo / triples files and query them.",
@@ -58,7 +60,7 @@ SQL_FORMATS = ("table", "csv", "json")
 def sql(
     query: str = typer.Argument(..., help="A SQL query over the KB's tables and views."),
     db: str = DB_OPTION,
-    max_rows: int = typer.Option(1000, "--max-rows", min=0, help="Print at most this many rows."),
+    max_rows: int = count(1000, "--max-rows", low=0, high=MAX_ROWS, help="Print at most this many rows."),
     fmt: str = typer.Option("table", "--format", help="table (never cuts a value) | csv | json (a list of "
                                                       "row objects)."),
 ) -> None:
@@ -85,7 +87,7 @@ def sql(
 
 @kb_app.command("show")
 def show(node: str = typer.Argument(..., help="A node id (/c/en/knife) or a label (knife)."), db: str = DB_OPTION,
-         limit: int = typer.Option(1000, "--limit", min=1, help="Print at most this many edges.")) -> None:
+         limit: int = count(1000, "--limit", high=MAX_ROWS, help="Print at most this many edges.")) -> None:
     """Print the edges of one node."""
     from kari.errors import KariError
     from kari.kb import open_db

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import timeout
+
 
 def register(app: typer.Typer) -> None:
     """Add ``kari coverage`` to the root app."""
@@ -17,7 +19,7 @@ def register(app: typer.Typer) -> None:
                                                   "coverage_games, representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
         semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
-        time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
+        time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
         from kari.solver.run import coverage as run_coverage
