@@ -17,6 +17,7 @@ validated and kept as written (``|`` lists of KGTK values). Formats:
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,6 +166,16 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+_GLOB_ESCAPES = {"[": "[[]", "*": "[*]", "?": "[?]"}
+
+
+def duckdb_file(path: Path) -> str:
+    """``path`` as DuckDB's file readers must be given it to read exactly that one file: absolute (DuckDB would
+    expand a leading ``~``) and with the glob characters ``[``, ``*`` and ``?`` escaped as one-character classes
+    (DuckDB expands globs in every file name: ``a[1].tsv`` would read ``a1.tsv``)."""
+    return "".join(_GLOB_ESCAPES.get(c, c) for c in os.path.abspath(path))
+
+
 def reader_sql(src: Source) -> str:
     """A FROM-clause item reading the raw columns of ``src`` plus ``line`` (1-based line number)."""
     raw = [f"c{i}" for i in range(len(src.columns))]
@@ -172,12 +183,12 @@ def reader_sql(src: Source) -> str:
     cols = "{" + ", ".join(f"{_lit(r)}: 'VARCHAR'" for r in raw) + "}"
     if src.json_lines:   # JSON-typed columns: _triples tells strings from objects and arrays
         cols = "{" + ", ".join(f"{_lit(c)}: 'JSON'" for c in src.columns) + "}"
-        scan = (f"read_json({_lit(str(src.path))}, format='newline_delimited', columns={cols}, "
+        scan = (f"read_json({_lit(duckdb_file(src.path))}, format='newline_delimited', columns={cols}, "
                 f"maximum_object_size=16777216{gz})")
         names = ", ".join(_ident(c) for c in src.columns)
         return f"(SELECT {names}, ordinality AS line FROM {scan} WITH ORDINALITY)"
     quote = "'\"'" if src.delim == "," else "''"
-    scan = (f"read_csv({_lit(str(src.path))}, delim={_lit(src.delim)}, header={str(src.header).lower()}, "
+    scan = (f"read_csv({_lit(duckdb_file(src.path))}, delim={_lit(src.delim)}, header={str(src.header).lower()}, "
             f"quote={quote}, escape={quote}, auto_detect=false, columns={cols}, strict_mode=true, "
             f"null_padding=false, comment='', max_line_size=16777216{gz})")
     names = ", ".join(f"{r} AS {_ident(c)}" for r, c in zip(raw, src.columns))
@@ -285,4 +296,7 @@ def _triples(src: Source, reader: str) -> Decoded:
     exprs = {k: f"trim({ref} ->> '$')" for k, ref in present.items()}
     problems = [f"CASE WHEN json_type({ref}) IN ('OBJECT', 'ARRAY') THEN '{names[k]} must be a string or a number, "
                 f"not a JSON ' || lower(json_type({ref})) END" for k, ref in present.items()]
+    # a \u0000 escape decodes to a NUL character: refused like a NUL byte in a text file
+    problems += [f"CASE WHEN contains({ref} ->> '$', chr(0)) THEN '{names[k]} holds a NUL character (\\u0000)' END"
+                 for k, ref in present.items()]
     return exprs, problems, reader, "true"

@@ -51,13 +51,17 @@ def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
 
 def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
     """Read every KB object's words and part names into the database's vocabulary (new words added with their
-    FILE:LINE) and store it (table ``vocabulary``); the report says how the words were read."""
+    FILE:LINE) and store it (table ``vocabulary``), in the caller's transaction when there is one (a load's
+    file transaction: the edges and the vocabulary they add are committed together); the report says how the
+    words were read."""
     from kari.domain.canon import canonical_objects
     from kari.domain.vocabulary import db_vocabulary
+    from kari.kb.store import transaction
 
-    vocab = db_vocabulary(con)
-    _, report = canonical_objects(objects_from_db(con), vocab)
-    vocab.to_db(con)
+    with transaction(con):
+        vocab = db_vocabulary(con)
+        _, report = canonical_objects(objects_from_db(con), vocab)
+        vocab.write_table(con)
     return report
 
 
