@@ -17,6 +17,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from llm_server import StubLLMServer, StubReply
 
 from kari.cli import run
@@ -502,3 +504,45 @@ def test_an_unwritable_llm_cache_is_a_warning_not_a_failure(tmp_path: Path, capl
         assert len([r for r in caplog.records if "cannot be written" in r.getMessage()]) == 1
     finally:
         stub.stop()
+
+
+# ==================================================================================== issue 21: the second pass
+# Each test below is a case issue 21 listed (or one more of its kind): it broke before it was fixed.
+
+
+# ----------------------------------------------------------------------------------- one normaliser
+
+
+def _sql_macros() -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute(asset_path("kb", "macros.sql").read_text(encoding="utf-8"))
+    return con
+
+
+def test_python_and_sql_normalise_every_code_point_alike() -> None:
+    """normalise_term and kari_snake disagreed on 4,389 code points (U+0130 in 'İron', letters newer than
+    Python's Unicode tables); a final sigma ('ΟΔΟΣ') too. Every code point, alone and between letters."""
+    from kari.domain.terms import normalise_term
+
+    con = _sql_macros()
+    codes = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    blocks = [codes[i: i + 64] for i in range(0, len(codes), 64)]
+    # each code point between two letters (its class and its lower case both show), 64 to a string
+    texts = ["".join(f"A{chr(c)}" for c in block) + "b" for block in blocks]
+    texts += [chr(c) for c in range(0x80)] + ["ΑΣ", "ΑΣ Β", "Σ", "ςΣ", "İ", " İron ", "Ⅻ", "ǅ"]
+    con.execute("CREATE TABLE t AS SELECT unnest(?) AS s", [texts])
+    got = dict(con.execute("SELECT s, kari_snake(s) FROM t").fetchall())
+    differ = [t for t in texts if normalise_term(t) != got[t]]
+    assert not differ, [(t[:20], normalise_term(t)[:40], got[t][:40]) for t in differ[:5]]
+    assert normalise_term("İron") == "iron" and normalise_term("ΟΔΟΣ") == "οδοσ"
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40))
+def test_python_and_sql_normalise_any_text_alike(text: str) -> None:
+    from kari.domain.terms import normalise_term
+
+    assert normalise_term(text) == _SQL.execute("SELECT kari_snake(?)", [text]).fetchone()[0]
+
+
+_SQL = _sql_macros()

@@ -15,8 +15,9 @@ def register(app: typer.Typer) -> None:
     @app.command("coverage")
     def coverage(
         rules: Path = typer.Option(..., "--rules", help="Rule file (.kari or .jsonl)."),
-        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB); tables coverage, coverage_labels, "
-                                                  "coverage_games, representatives and views are (re)written."),
+        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB; with --bench a new path is created); "
+                                                  "tables coverage, coverage_labels, coverage_games, "
+                                                  "representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
         semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
         time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),

@@ -3,7 +3,7 @@
 A path is opened as a database only when it is new, empty or a DuckDB database (its magic bytes): a CSV, JSON,
 Parquet, gzip or SQLite file given as ``--db`` is refused before DuckDB sees it (DuckDB would open a CSV file
 as an empty in-memory database, or try to download the SQLite extension). Every connection kari opens has
-DuckDB's extension auto-install and auto-load off, so no file makes DuckDB reach the network.
+DuckDB's extension auto-install and auto-load off, so no file or query makes DuckDB reach the network.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from typing import Any
 
 from kari.errors import KariError
 
-CONNECT_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-"""The DuckDB settings of every connection kari opens."""
+CONNECT_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
+"""Run on every connection kari opens (as statements, not connect-time config: a process may hold other
+connections to the same file, and DuckDB refuses a second connection with another configuration). The
+magic-byte check keeps the files that would make DuckDB load an extension while connecting away from it."""
 DUCKDB_MAGIC = (8, b"DUCK")
 """Offset and bytes of a DuckDB database file's magic number."""
 
@@ -59,8 +61,16 @@ def file_kind(head: bytes) -> str:
 
 
 def connect(path: str | Path, read_only: bool = False) -> Any:
-    """A DuckDB connection to the database file ``path`` (checked by :func:`check_database_file`), opened with
-    :data:`CONNECT_CONFIG`. DuckDB's own errors propagate (callers word them)."""
+    """A DuckDB connection to ``path`` (``:memory:``, or a file checked by :func:`check_database_file`) with
+    :data:`CONNECT_SETTINGS` applied. DuckDB's own errors propagate (callers word them)."""
     import duckdb
 
-    return duckdb.connect(check_database_file(path), read_only=read_only, config=CONNECT_CONFIG)
+    target = str(path) if str(path) == ":memory:" else check_database_file(path)
+    con = duckdb.connect(target, read_only=read_only)
+    try:
+        for statement in CONNECT_SETTINGS:
+            con.execute(statement)
+    except BaseException:
+        con.close()
+        raise
+    return con

@@ -73,9 +73,14 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool
 
 
 def append(handle: Any, record: Mapping[str, Any]) -> None:
-    """Append one record to an open log as one whole line and flush it (a crash loses at most this line)."""
-    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    handle.flush()
+    """Append one record to an open log as one whole line and flush it (a crash loses at most this line). A full
+    disk or another write failure is a :class:`KariError` naming the log file."""
+    try:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.flush()
+    except OSError as exc:
+        raise KariError(f"cannot write: {exc.strerror or exc}", file=str(getattr(handle, "name", "") or None),
+                        code="output-write") from None
 
 
 def _line_records(line: str) -> list[dict[str, Any]] | None:

@@ -31,7 +31,7 @@ import duckdb
 
 from kari import interrupts
 from kari.errors import KariError
-from kari.io.dbfile import CONNECT_CONFIG, check_database_file
+from kari.io.dbfile import connect
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
 from kari.resources import asset_path
@@ -107,11 +107,10 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     is not a DuckDB database, or a KB whose kari tables, views or macros were changed, is a :class:`KariError`
     before anything is written."""
     where = str(path)
-    target = where if where == ":memory:" else check_database_file(where)
-    if (read_only or not create) and where != ":memory:" and not Path(target).exists():
+    if (read_only or not create) and where != ":memory:" and not Path(where).exists():
         raise KariError("database not found", file=where, code="kb-db")
     try:
-        con = duckdb.connect(target, read_only=read_only, config=CONNECT_CONFIG)
+        con = connect(where, read_only=read_only)
     except duckdb.Error as exc:
         raise KariError(f"cannot open database: {_first_line(exc)}", file=where, code="kb-db") from None
     try:
@@ -196,7 +195,7 @@ def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
 def _expected_catalog() -> dict[str, tuple[str, ...]]:
     """kari's own catalog, as a freshly installed KB has it: ``table:NAME`` / ``view:NAME`` -> its columns with
     types, ``macro:NAME`` and ``sequence:NAME`` -> ()."""
-    con = duckdb.connect(":memory:", config=CONNECT_CONFIG)
+    con = connect(":memory:")
     try:
         _install_schema(con)
         return _catalog(con)
@@ -274,15 +273,22 @@ def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
 def removed_unless(db: str | Path, keep: Callable[[], bool] = lambda: False) -> Iterator[None]:
     """Remove the database file ``db`` (and its WAL) when the block fails, it did not exist before the block
     and ``keep()`` is false: a command that fails before storing anything leaves no new database behind."""
-    where = Path(db)
-    created = str(db) != ":memory:" and not where.exists()
+    created = str(db) != ":memory:" and not Path(db).exists()
     try:
         yield
     except BaseException:
         if created and not keep():
-            for leftover in (where, where.with_name(where.name + ".wal")):
-                leftover.unlink(missing_ok=True)
+            remove_database(db)
         raise
+
+
+def remove_database(db: str | Path) -> None:
+    """Delete the database file ``db`` and its WAL (a new database a failed command created)."""
+    if str(db) == ":memory:":
+        return
+    where = Path(db)
+    for leftover in (where, where.with_name(where.name + ".wal")):
+        leftover.unlink(missing_ok=True)
 
 
 def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt: str = "auto", *,

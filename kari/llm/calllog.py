@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kari.errors import KariError
+
 from .types import ChatReply, Usage
 
 
@@ -30,8 +32,12 @@ class CallLog:
         self._lock = threading.Lock()
         self._handle = None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("w", encoding="utf-8")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
+                                code="output-write") from None
 
     def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "") -> None:
         """Log one finished call."""
@@ -53,8 +59,12 @@ class CallLog:
             self.records.append(entry)
             self._usage.add(reply, role, retries)
             if self._handle is not None:
-                self._handle.write(line)
-                self._handle.flush()
+                try:
+                    self._handle.write(line)
+                    self._handle.flush()
+                except OSError as exc:   # a full disk: name the file (the run stops; its records so far stay)
+                    raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
+                                    code="output-write") from None
 
     @property
     def totals(self) -> Usage:
