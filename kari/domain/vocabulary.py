@@ -114,8 +114,9 @@ class Vocabulary:
 
         try:
             rows = con.execute("SELECT kind, predicate, term, value, provenance FROM vocabulary").fetchall()
-        except duckdb.Error as exc:
-            raise KariError(f"cannot read table 'vocabulary': {exc}".splitlines()[0], code="vocab-db") from None
+        except duckdb.Error as exc:        # another table than kari's: the database was changed by hand
+            raise KariError(f"the table 'vocabulary' cannot be read as kari's: {exc}".splitlines()[0],
+                            code="kb-damaged") from None
         vocab = cls()
         try:
             vocab._add_rows(sorted(rows, key=lambda r: _ROW_ORDER.get(r[0], 5)))
@@ -431,6 +432,10 @@ def load_vocabulary(source: str | Path | None = None) -> Vocabulary:
         raise KariError(f"not a DuckDB database: {exc}".splitlines()[0], file=str(path), code="vocab-db") from None
     try:
         return db_vocabulary(con)
+    except KariError as exc:
+        if exc.file is None:
+            raise KariError(exc.message, file=str(path), code=exc.code) from None
+        raise
     finally:
         con.close()
 

@@ -18,6 +18,8 @@ CONNECT_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_kn
 """Run on every connection kari opens (as statements, not connect-time config: a process may hold other
 connections to the same file, and DuckDB refuses a second connection with another configuration). The
 magic-byte check keeps the files that would make DuckDB load an extension while connecting away from it."""
+UNOPENABLE = ("?", "\\")
+"""Characters DuckDB does not take literally in a database path (file names of inputs may hold them)."""
 DUCKDB_MAGIC = (8, b"DUCK")
 """Offset and bytes of a DuckDB database file's magic number."""
 
@@ -28,6 +30,11 @@ def check_database_file(path: str | Path) -> str:
     file of another kind, are a :class:`KariError` (code ``kb-db``). An empty file or a new path is fine."""
     where = str(path)
     target = os.path.abspath(where)
+    odd = [c for c in UNOPENABLE if c in target]
+    if odd:
+        raise KariError(f"DuckDB cannot open a database whose path holds {odd[0]!r} (it reads '?' as the start of "
+                        "URL options and '\\' as a Windows folder separator); give another path", file=where,
+                        code="kb-db")
     if not os.path.exists(target):
         return target
     if not os.path.isfile(target):

@@ -107,7 +107,7 @@ def decode_json(text: str) -> Any:
         raise BadJSON("invalid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
         raise BadJSON(f"invalid JSON: {str(exc).split(';')[0]}") from None
-    if "\\u0000" in text and _holds_nul(value):
+    if "\\u0000" in text and holds_nul(value):
         at = text.index("\\u0000")
         line = text.count("\n", 0, at) + 1
         raise BadJSON("a string holds a NUL character (\\u0000); no kari input holds one", line,
@@ -115,8 +115,9 @@ def decode_json(text: str) -> Any:
     return value
 
 
-def _holds_nul(value: Any) -> bool:
-    """Does a decoded JSON value hold a NUL character in any key or string? (an explicit stack: no recursion)"""
+def holds_nul(value: Any) -> bool:
+    """Does a decoded JSON value hold a NUL character in any key or string? (an explicit stack: no recursion;
+    for readers that decode JSON themselves)"""
     stack = [value]
     while stack:
         item = stack.pop()

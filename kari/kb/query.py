@@ -75,6 +75,7 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000,
         raise KariError("the query is empty", code="kb-sql")
     lock_down(con)
     outcome: dict[str, Any] = {}
+    done = threading.Event()       # not Thread.join: a join cut by Ctrl-C marks a running thread stopped
 
     def work() -> None:
         try:
@@ -87,18 +88,17 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000,
             outcome["rows"] = [d[0] for d in result.description], result.fetchmany(max_rows) if max_rows else []
         except BaseException as exc:  # handed to the waiting thread
             outcome["error"] = exc
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, name="kari-sql", daemon=True)
-    deadline = time.monotonic() + timeout
-    worker.start()
+    threading.Thread(target=work, name="kari-sql", daemon=True).start()
     try:
-        while worker.is_alive() and time.monotonic() < deadline:
-            worker.join(min(0.1, max(0.0, deadline - time.monotonic())))
+        finished = done.wait(timeout)
     except BaseException:                         # Ctrl-C while waiting: stop the query, then report it
-        _stop(con, worker)
+        _stop(con, done)
         raise
-    if worker.is_alive():
-        _stop(con, worker)
+    if not finished:
+        _stop(con, done)
         raise KariError(f"the query did not finish within {timeout:g} s (--timeout) and was stopped", code="kb-sql")
     error = outcome.get("error")
     if isinstance(error, duckdb.Error):
@@ -111,7 +111,7 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000,
     return outcome["rows"]
 
 
-def _stop(con: duckdb.DuckDBPyConnection, worker: threading.Thread) -> None:
+def _stop(con: duckdb.DuckDBPyConnection, done: threading.Event) -> None:
     """Interrupt the running query and wait (briefly) for its thread to end."""
     con.interrupt()
-    worker.join(10.0)
+    done.wait(10.0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -59,9 +60,10 @@ class CallLog:
             self.records.append(entry)
             self._usage.add(reply, role, retries)
             if self._handle is not None:
-                try:
-                    self._handle.write(line)
-                    self._handle.flush()
+                try:                 # straight to the file: a failed write leaves nothing for close() to retry
+                    view = memoryview(line.encode("utf-8"))
+                    while view:
+                        view = view[os.write(self._handle.fileno(), view):]
                 except OSError as exc:   # a full disk: name the file (the run stops; its records so far stay)
                     raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
                                     code="output-write") from None
