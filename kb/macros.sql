@@ -226,4 +226,8 @@ CREATE OR REPLACE MACRO kari_snake(t) AS
     END;
 
 CREATE OR REPLACE MACRO kari_node_label(id, labels) AS
-    coalesce(kgtk_text(kgtk_split(labels)[1]), kari_label(id));
+    CASE WHEN labels IS NULL THEN kari_label(id)
+         WHEN NOT (contains(labels, '|') OR contains(labels, '\') OR contains(labels, '"') OR contains(labels, ''''))
+              THEN labels          -- one plain label (nearly every row): itself
+         ELSE coalesce(kgtk_text(kgtk_split(labels)[1]), kari_label(id))
+    END;

@@ -1070,3 +1070,22 @@ def test_subsumed_branches_are_those_of_the_pairwise_definition(sets) -> None:
     pairwise = [i for i, mine in enumerate(sets) if mine is not None and any(
         j != i and other is not None and other <= mine and (other != mine or j < i) for j, other in enumerate(sets))]
     assert subsumed_indices(sets) == pairwise
+
+
+def test_every_edge_keeps_its_own_line_when_the_file_is_read_on_all_threads(tmp_path: Path) -> None:
+    """The raw lines are copied on all threads in file order and numbered by row id (the load used to number
+    them on one thread): every edge must still name its own line, lists in node2 included."""
+    path = tmp_path / "big.tsv"
+    with path.open("w") as handle:
+        handle.write("node1\tlabel\tnode2\n")
+        for line in range(2, 400_002):
+            node2 = f"/c/en/a{line}|/c/en/b{line}" if line % 97 == 0 else f"/c/en/x{line % 1000}"
+            handle.write(f"/c/en/n{line}\t/r/RelatedTo\t{node2}\n")
+    db = tmp_path / "kb.duckdb"
+    load_into(db, [path])
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM edges").fetchone()[0] == 400_000 + 400_000 // 97
+    assert con.execute("SELECT count(*) FROM edges WHERE line <> CAST(regexp_extract(node1, 'n([0-9]+)', 1) "
+                       "AS BIGINT)").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM edges WHERE contains(node2, '/a') AND NOT ends_with(node2, "
+                       "CAST(line AS VARCHAR))").fetchone()[0] == 0

@@ -52,9 +52,10 @@ SELECT md5_number(concat_ws(chr(31), node1, relation, node2, coalesce(source, ''
        coalesce(id, concat_ws('-', node1, relation, node2, source)) AS id,
        * EXCLUDE (id, problem), $file AS file, $load_id AS load_id
 FROM ({staged}) AS st
-WHERE CASE WHEN problem IS NULL THEN true ELSE error('""" + _BAD_LINE + """') END
-  AND edge_key NOT IN (SELECT edge_key FROM edges)
+WHERE CASE WHEN problem IS NULL THEN true ELSE error('""" + _BAD_LINE + """') END {new_only}
 """
+NEW_ONLY = "AND edge_key NOT IN (SELECT edge_key FROM edges)"   # skipped while the KB holds no edge
+RAW_TABLE = "kari_raw_lines"
 # Duplicates inside one file: keep the first line of each content key (within a line, the first member of a
 # node2 list: ids ID-1 < ID-2 < ... by length, then text). Run only when there are duplicates (a DELETE makes
 # DuckDB's commit of a large insert much slower; the window runs on duplicated keys only).
@@ -344,9 +345,13 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
     with ThreadPoolExecutor(max_workers=1) as pool:
         counting = pool.submit(textfile.count_lines, path, stop)
         try:
+            _copy_raw_lines(con, src)        # a temporary table, outside the transaction: nothing of the KB
             with transaction(con):
                 load_id = con.execute("SELECT nextval('kari_load_seq')").fetchone()[0]
-                con.execute(INSERT_SQL.format(staged=formats.staged_sql(src)), {"file": file, "load_id": load_id})
+                empty = not con.execute("SELECT EXISTS (SELECT 1 FROM edges)").fetchone()[0]
+                staged = formats.staged_sql(src, formats.table_reader_sql(src, RAW_TABLE))
+                con.execute(INSERT_SQL.format(staged=staged, new_only="" if empty else NEW_ONLY),
+                            {"file": file, "load_id": load_id})
                 inserted, added = con.execute(COUNT_SQL, [load_id]).fetchone()
                 if inserted > added:
                     con.execute(DEDUPE_SQL, {"load_id": load_id})
@@ -362,18 +367,40 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
                 interrupts.check()      # a Ctrl-C a library swallowed: nothing of this file is committed
         except duckdb.Error as exc:
             stop.set()
+            _drop_raw_lines(con)
             if interrupts.interrupted():
                 raise _interrupted(src) from None
             raise _load_error(con, src, exc, counting) from None
         except BaseException as exc:
             stop.set()
+            _drop_raw_lines(con)
             if isinstance(exc, KeyboardInterrupt) or interrupts.interrupted():
                 raise _interrupted(src) from None
             if isinstance(exc, OSError):     # a full disk or another I/O failure while writing the database
                 raise _database_write_error(con, exc) from None
             raise
+        _drop_raw_lines(con)
     return FileLoad(str(path), src.fmt, lines, added, time.perf_counter() - start,
                     src.header or src.json_lines)
+
+
+def _copy_raw_lines(con: duckdb.DuckDBPyConnection, src: formats.Source) -> None:
+    """Read the file's raw lines into the temporary table :data:`RAW_TABLE` on all threads, in file order
+    (``preserve_insertion_order`` on for this statement only), so that a row's ``rowid`` (0, 1, ... in a
+    committed table) numbers its line."""
+    previous = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = true")
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS SELECT * FROM {formats.scan_sql(src)}")
+    finally:
+        con.execute(f"SET preserve_insertion_order = {str(previous).lower()}")
+
+
+def _drop_raw_lines(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        con.execute(f"DROP TABLE IF EXISTS {RAW_TABLE}")
+    except duckdb.Error:        # a connection DuckDB gave up on: the load's own error is the one to report
+        pass
 
 
 def _database_path(con: duckdb.DuckDBPyConnection) -> str:
