@@ -723,11 +723,29 @@ def output_is_input_cases() -> Iterator[Case]:
         "bench-build-over-objects": ("bench", "build", "{w}/bench", "-o", "{w}/bench/objects.jsonl"),
         "bench-build-over-labels": ("bench", "build", "{w}/bench", "-o", "{w}/bench/labels.jsonl"),
         "kb-export-over-the-db": ("kb", "export", "{w}/kb.duckdb", "--db", "{w}/kb.duckdb"),
+        "play-out-is-the-bench": ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/bench", "-n", "1"),
+        "play-questions-are-the-config": ("play", "-q", "fix20q", "--questions", "{w}/run/config.json", "-o", "{w}/run",
+                                          "-n", "1"),
+        "creativity-tasks-are-the-answers": ("creativity", "solve", "--tasks", "{w}/cb/answers.jsonl", "--rules",
+                                             "{w}/cb/rules.kari", "-o", "{w}/cb", "--quiet"),
     }
+    targets = {"export-prompts-rules-in-out": ("run/prompts.jsonl", _one_rule),
+               "export-prompts-rules-are-coverage": ("run/coverage.json", _one_rule),
+               "creativity-tasks-are-the-answers": ("cb/answers.jsonl", _two_tasks)}
     for name, argv in lines.items():
-        target = "run/prompts.jsonl" if "rules-in-out" in name else "run/coverage.json" if "coverage" in name else None
-        yield Case(f"output-is-input/{name}", argv, target,
-                   (lambda d, rng: b'{"affordance": "cut", "rule": "SHAPE:sharp_edge"}\n') if target else None)
+        target, mutate = targets.get(name, (None, None))
+        yield Case(f"output-is-input/{name}", argv, target, mutate)
+
+
+def _one_rule(data: bytes, rng: random.Random) -> bytes:
+    return b'{"affordance": "cut", "rule": "SHAPE:sharp_edge"}\n'
+
+
+def _two_tasks(data: bytes, rng: random.Random) -> bytes:
+    from kari.creativity.records import read_records
+
+    tasks = [r.data for r in read_records(asset_path("data", "creativity", "tasks.json"))][:2]
+    return "".join(json.dumps(t) + "\n" for t in tasks).encode()
 
 
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),

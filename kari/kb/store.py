@@ -108,6 +108,7 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     is not a DuckDB database, or a KB whose kari tables, views or macros were changed, is a :class:`KariError`
     before anything is written."""
     where = str(path)
+    new = where == ":memory:" or not Path(where).exists() or Path(where).stat().st_size == 0
     if (read_only or not create) and where != ":memory:" and not Path(where).exists():
         raise KariError("database not found", file=where, code="kb-db")
     try:
@@ -127,7 +128,8 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
             except duckdb.Error as exc:
                 raise KariError(f"cannot write the database: {_first_line(exc)}", file=where,
                                 code="kb-db") from None
-        check_schema(con, where)
+        if not new:                          # a database this open created has kari's schema as installed
+            check_schema(con, where)
     except BaseException:
         con.close()
         raise
