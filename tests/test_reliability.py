@@ -1089,3 +1089,33 @@ def test_every_edge_keeps_its_own_line_when_the_file_is_read_on_all_threads(tmp_
                        "AS BIGINT)").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM edges WHERE contains(node2, '/a') AND NOT ends_with(node2, "
                        "CAST(line AS VARCHAR))").fetchone()[0] == 0
+
+
+WORDS = ["steel", "steels", "metal", "metallic", "glass", "glasses", "wooden", "wood", "forged_steel", "alu",
+         "aluminium", "aluminum"]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.tuples(st.sampled_from(["value", "synonym", "lookup"]), st.sampled_from(WORDS),
+                          st.sampled_from(WORDS)), max_size=25))
+def test_lookups_kept_across_changes_equal_a_fresh_vocabulary(ops) -> None:
+    """The vocabulary keeps cached lookups across additions (clearing them all made loading n words O(n^2)):
+    every lookup must equal that of a vocabulary built afresh from the same rows."""
+    from kari.domain.vocabulary import Vocabulary
+    from kari.errors import KariError
+
+    vocab, values, synonyms = Vocabulary(), [], []
+    for op, a, b in ops:
+        if op == "value":
+            vocab.add_value("MADE_OF", a)
+            values.append(("MADE_OF", a))
+        elif op == "synonym":
+            try:
+                vocab.add_synonym("MADE_OF", a, b)
+            except KariError:
+                continue
+            synonyms.append(("MADE_OF", a, b))
+        else:
+            fresh = Vocabulary.from_rows(values=values, synonyms=synonyms)
+            assert vocab.lookup("MADE_OF", a) == fresh.lookup("MADE_OF", a)
+            assert vocab.lookup("MADE_OF", a, forms=False) == fresh.lookup("MADE_OF", a, forms=False)

@@ -63,6 +63,11 @@ class Vocabulary:
     _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
     _lookups: dict[tuple[str, str, bool], Resolution | None] = field(default_factory=dict, repr=False,
                                                                      compare=False)
+    # which cached lookups a new value or synonym can change: misses and word-form readings per predicate, and
+    # synonym readings per (predicate, term); an exact reading never changes (values are never removed)
+    _fragile: dict[str, set[tuple[str, str, bool]]] = field(default_factory=dict, repr=False, compare=False)
+    _by_term: dict[tuple[str, str], set[tuple[str, str, bool]]] = field(default_factory=dict, repr=False,
+                                                                        compare=False)
 
     # --- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -202,7 +207,7 @@ class Vocabulary:
         if canonical not in known:
             known[canonical] = provenance
             self._value_sets.pop(predicate, None)
-            self._changed()
+            self._changed(predicate, canonical)
         return canonical
 
     def add_synonym(self, predicate: str, synonym: str, value: str) -> None:
@@ -210,8 +215,9 @@ class Vocabulary:
         canonical = normalise_term(value)
         if not self.has_value(predicate, canonical):
             raise KariError(f"synonym {synonym!r} points to unknown {predicate} value {value!r}", code="vocab-synonym")
-        self._synonyms[(predicate, normalise_term(synonym))] = canonical
-        self._changed()
+        term = normalise_term(synonym)
+        self._synonyms[(predicate, term)] = canonical
+        self._changed(predicate, term)
 
     def add_isa(self, predicate: str, child: str, parent: str) -> None:
         """Declare ``child`` is-a ``parent`` (both must be values of ``predicate``). A link that would close an
@@ -251,7 +257,7 @@ class Vocabulary:
     def add_banned(self, term: str, kind: str) -> None:
         """Ban ``term`` as an atom value (``kind``: ``dynamic`` or ``affordance_adjective``)."""
         self._banned[normalise_term(term)] = kind
-        self._changed()
+        self._memos.clear()         # lookups never read the banned terms
 
     def add_exclusive(self, predicate: str, group: str, value: str) -> None:
         """Declare ``value`` a member of the mutually exclusive ``group`` of ``predicate`` (an object is at most
@@ -262,9 +268,14 @@ class Vocabulary:
                             code="vocab-exclusive")
         self._exclusive[(predicate, canonical)] = normalise_term(group)
 
-    def _changed(self) -> None:
-        """Forget everything derived from the vocabulary (word lookups, closed object views)."""
-        self._lookups.clear()
+    def _changed(self, predicate: str, term: str) -> None:
+        """``term`` became a value or synonym of ``predicate``: forget the cached lookups that can change (misses
+        and word-form readings of the predicate, synonym readings of ``term``) and the closed object views.
+        Each cached entry is forgotten at most once per change that concerns it: adding n words costs O(n)."""
+        for key in self._fragile.pop(predicate, ()):
+            self._lookups.pop(key, None)
+        for key in self._by_term.pop((predicate, term), ()):
+            self._lookups.pop(key, None)
         self._memos.clear()
 
     # --- reading words ------------------------------------------------------------------------------------------
@@ -287,6 +298,10 @@ class Vocabulary:
                     result = Resolution(found, "variant", raw)
                     break
         self._lookups[key] = result
+        if result is None or result.how == "variant":
+            self._fragile.setdefault(predicate, set()).add(key)
+        elif result.how == "synonym":
+            self._by_term.setdefault((predicate, term), set()).add(key)
         return result
 
     def _known(self, predicate: str, term: str) -> str | None:
@@ -309,9 +324,10 @@ class Vocabulary:
         if found is not None:
             return found
         term = normalise_term(raw)
-        if not term or self.banned_reason(term) is not None or self.banned_reason(lemma(term)) is not None:
+        base = lemma(term) if term else term
+        if not term or self.banned_reason(term) is not None or self.banned_reason(base) is not None:
             return Resolution(None, "banned", raw)
-        value = self.add_value(predicate, lemma(term), provenance)
+        value = self.add_value(predicate, base, provenance)
         self._link_head(predicate, value)
         return Resolution(value, "added", raw)
 
