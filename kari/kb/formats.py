@@ -270,7 +270,7 @@ def _kgtk(src: Source, reader: str) -> Decoded:
             exprs[key] = f"CASE WHEN {escaped} THEN kgtk_text({ref}) ELSE {ref} END"
             problems.append(f"'column {col[key]}: ' || kgtk_problem({ref})")
     if "id" in exprs:                      # members of a node2 list get ids ID-1, ID-2, ...
-        exprs["id"] = f"{exprs['id']} || CASE WHEN i > 0 THEN '-' || i ELSE '' END"
+        exprs["id"] = f"CASE WHEN i > 0 THEN {exprs['id']} || '-' || i ELSE {exprs['id']} END"
     for key in ("node1", "relation"):
         ref = _ident(col[key])
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
