@@ -6,6 +6,7 @@ call the library function of the same name, print. Heavy imports happen inside t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -66,7 +67,7 @@ def run(argv: list[str] | None = None) -> int:
     Abort, Exit = typer.Abort, typer.Exit
     args = list(sys.argv[1:] if argv is None else argv)
     command = _command()
-    with interrupts.watching():
+    with interrupts.watching(), _printable_output():
         try:
             try:
                 with command.make_context("kari", args) as ctx:
@@ -153,6 +154,29 @@ def _fail(message: str, code: int) -> int:
     except (BrokenPipeError, ValueError):
         pass
     return code
+
+
+@contextlib.contextmanager
+def _printable_output() -> Any:
+    """While a command runs, text the terminal's encoding cannot show is written as backslash escapes
+    (``PYTHONIOENCODING=ascii`` and a value ``café`` print ``caf\\xe9``) instead of failing."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if errors not in (None, "backslashreplace") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+                changed.append((stream, errors))
+            except (ValueError, OSError, AttributeError):
+                pass
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            try:
+                stream.reconfigure(errors=errors)
+            except (ValueError, OSError, AttributeError):
+                pass
 
 
 def _silence_stdout() -> None:

@@ -9,6 +9,9 @@ from typing import Optional
 
 import typer
 
+from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
+from kari.cli.options import seed as seed_option
+
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
@@ -49,25 +52,26 @@ def solve(
                                                        "(the gold affordance: the upper bound)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Only the first N tasks."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the tie-break between equally good candidates and of the "
-                                               "interactive mode's listing order."),
+    limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
+    seed: int = seed_option(0, "--seed", help="Seed of the tie-break between equally good candidates and of the "
+                                              "interactive mode's listing order."),
     mode: str = typer.Option("static", "--mode", help="llm solvers: static (every description up front), cot (a "
                                                       "structured reasoning object) or interactive (inspect one "
                                                       "thing per turn)."),
-    temperature: list[float] = typer.Option([0.0], "--temperature", help="llm solvers: sampling temperature; "
-                                            "repeat it for several samples per task (e.g. 0 0.3 0.7 as the "
-                                            "benchmark: --temperature 0 --temperature 0.3 --temperature 0.7)."),
-    max_tokens: int = typer.Option(2048, "--max-tokens", help="llm solvers: max output tokens per reply."),
-    max_turns: int = typer.Option(15, "--max-turns", help="interactive mode: the turn budget, final answer "
-                                                          "included."),
+    temperature: list[float] = number([0.0], "--temperature", low=0.0, high=2.0,
+                                      help="llm solvers: sampling temperature; repeat it for several samples per "
+                                           "task (e.g. 0 0.3 0.7 as the benchmark: --temperature 0 --temperature "
+                                           "0.3 --temperature 0.7)."),
+    max_tokens: int = count(2048, "--max-tokens", high=MAX_TOKENS, help="llm solvers: max output tokens per reply."),
+    max_turns: int = count(15, "--max-turns", high=MAX_BUDGET, help="interactive mode: the turn budget, final "
+                                                                    "answer included."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call."),
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
@@ -119,15 +123,15 @@ def judge(
                                                   "1_entity_lookup.json: the predicted part's attributes."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database: the predicted part's attributes when "
                                                          "--entities lacks it."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Only the first N tasks not judged yet."),
-    max_tokens: int = typer.Option(1024, "--max-tokens", help="Max tokens per judge reply."),
+    limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks not judged yet."),
+    max_tokens: int = count(1024, "--max-tokens", high=MAX_TOKENS, help="Max tokens per judge reply."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="Judge model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call."),
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Judge each task's answer as CreativityBench's judge does: the six-field how_to_use rubric (conditions

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, number, timeout
+from kari.cli.options import seed as seed_option
+
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
 
@@ -18,33 +21,33 @@ def induce(
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option("offline", "--llm", help="Backend: offline (symbolic, no network) or openai."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N affordances (a cheap trial run)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
-    max_atoms: int | None = typer.Option(None, "--max-atoms", help="Offline: at most K atoms per branch "
+    limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
+    seed: int = seed_option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
+    max_atoms: int | None = count(None, "--max-atoms", high=8, help="Offline: at most K atoms per branch "
                                          "(default 3; tuned unless --no-tune)."),
-    seed_branches: int = typer.Option(3, "--seed-branches", help="Offline proposer: at most this many seed branches."),
-    min_precision: float | None = typer.Option(None, "--min-precision", help="Offline: floor of a branch's "
+    seed_branches: int = count(3, "--seed-branches", high=MAX_ITEMS, help="Offline proposer: at most this many seed branches."),
+    min_precision: float | None = number(None, "--min-precision", low=0, high=1, help="Offline: floor of a branch's "
                                                "m-estimate of precision (default 0.3)."),
-    min_support: int | None = typer.Option(None, "--min-support", help="Offline: positives a branch covers, and "
+    min_support: int | None = count(None, "--min-support", high=MAX_ITEMS, help="Offline: positives a branch covers, and "
                                            "that hold each of its atoms (default 2)."),
-    min_coverage: float | None = typer.Option(None, "--min-coverage", help="Offline: share of the positives a "
+    min_coverage: float | None = number(None, "--min-coverage", low=0, high=1, help="Offline: share of the positives a "
                                               "branch covers (default 0.1; tuned unless --no-tune)."),
-    min_objects: int | None = typer.Option(None, "--min-objects", help="Offline: known objects (positives and "
+    min_objects: int | None = count(None, "--min-objects", high=MAX_ITEMS, help="Offline: known objects (positives and "
                                            "negatives) that hold each atom of a branch (default 3: rare values are "
                                            "never proposed)."),
-    min_gain: float | None = typer.Option(None, "--min-gain", help="Offline: training F1 a branch must add "
+    min_gain: float | None = number(None, "--min-gain", low=0, high=1, high_open=True, help="Offline: training F1 a branch must add "
                                           "(default 0.02)."),
     tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "
                               "3-fold inner cross-validation on the training objects."),
     lift: bool = typer.Option(True, "--lift/--no-lift", help="Lift every proposed branch's values up the is-a "
                               "taxonomy while its precision holds (both backends)."),
-    groups: int | None = typer.Option(None, "--rounds", help="Rounds of the loop (default: 1 offline, 3 with an "
+    groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
     negatives: str = typer.Option("auto", "--negatives", help="Known negatives: auto, labelled or closed-world."),
     semantics: str = typer.Option(
         "any-part", "--semantics", help="Coverage semantics for scoring: any-part or strict."
     ),
-    repair_attempts: int = typer.Option(2, "--repair-attempts", help="Repair attempts for an invalid proposal."),
+    repair_attempts: int = count(2, "--repair-attempts", low=0, high=MAX_ATTEMPTS, help="Repair attempts for an invalid proposal."),
     base_url: str | None = typer.Option(None, "--base-url", help="openai: server URL (default $KARI_LLM_BASE_URL)."),
     model: str | None = typer.Option(None, "--model", help="openai: model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option(
@@ -52,11 +55,11 @@ def induce(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="openai: reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
                                       "before the attempt counts as failed."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="openai: attempts per call "
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
                                      "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
-    cv: int | None = typer.Option(None, "--cv", metavar="K", help="Also judge the rules out of sample: K-fold "
+    cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),

@@ -8,6 +8,10 @@ from typing import Optional
 
 import typer
 
+from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RUNS,
+                               MAX_TOKENS, count, number, timeout)
+from kari.cli.options import seed as seed_option
+
 from kari.game import defaults
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
@@ -18,34 +22,35 @@ def play(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
     questioner: str = typer.Option("optimal", "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
     game: list[str] = typer.Option([], "--game", help="Play only this game id (repeatable)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of representatives and of random choices."),
-    runs: Optional[int] = typer.Option(None, "--runs", help="Runs per game (default: 5 for fix20q, else 1)."),
+    seed: int = seed_option(0, "--seed", help="Seed of representatives and of random choices."),
+    runs: Optional[int] = count(None, "--runs", high=MAX_RUNS, help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
+    match_threshold: float = number(0.7, "--match-threshold", low=-1, high=1, help="Min. verb similarity of a rule "
+                                     "match."),
+    top_k: int = count(1, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
     match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
-    softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
+    softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True, help="fix20q: temperature of the guess."),
     oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
     checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
-    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Questions per game before a forced guess."),
-    eps: float = typer.Option(defaults.EPS, "--eps", help="Soft belief: weight factor of a representative per "
+    budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
+    eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
                               "answer that contradicts it (0 = hard elimination)."),
-    smoothing: float = typer.Option(defaults.SMOOTHING, "--smoothing", help="Soft belief: probability that an "
+    smoothing: float = number(defaults.SMOOTHING, "--smoothing", low=0, high=1, help="Soft belief: probability that an "
                                     "answer follows the candidate's property frequencies, not one representative."),
-    stop_belief: float = typer.Option(defaults.STOP_BELIEF, "--stop-belief", help="greedy-ig: guess once the soft "
+    stop_belief: float = number(defaults.STOP_BELIEF, "--stop-belief", low=0, high=1, help="greedy-ig: guess once the soft "
                                       "belief of a candidate reaches this."),
-    model_reps: Optional[int] = typer.Option(None, "--model-reps", min=1, help="Soft belief: at most this many "
+    model_reps: Optional[int] = count(None, "--model-reps", high=MAX_ITEMS, help="Soft belief: at most this many "
                                              "positives per candidate (default: all but the hidden object)."),
-    oracle_noise: float = typer.Option(0.0, "--oracle-noise", help="Flip each Oracle answer with this probability "
+    oracle_noise: float = number(0.0, "--oracle-noise", low=0, high=0.5, help="Flip each Oracle answer with this probability "
                                        "(seeded per game)."),
-    min_gain: float = typer.Option(defaults.MIN_GAIN, "--min-gain", help="greedy-ig: guess when no question is "
+    min_gain: float = number(defaults.MIN_GAIN, "--min-gain", low=0, high=1e6, help="greedy-ig: guess when no question is "
                                    "expected to gain this many bits."),
-    lookahead: int = typer.Option(defaults.LOOKAHEAD, "--lookahead", help="greedy-ig: 1 = one question ahead, 2 = two."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
-    reps: int = typer.Option(defaults.REPRESENTATIVES, "--reps", help="Representative objects per affordance."),
+    lookahead: int = count(defaults.LOOKAHEAD, "--lookahead", high=2, help="greedy-ig: 1 = one question ahead, 2 = two."),
+    max_tokens: int = count(512, "--max-tokens", high=MAX_TOKENS, help="llm questioner: max tokens per reply (paper: 512)."),
+    reps: int = count(defaults.REPRESENTATIVES, "--reps", high=MAX_ITEMS, help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
@@ -54,11 +59,11 @@ def play(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
                                       "before the attempt counts as failed."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call (timeouts, "
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
                                      "connection errors, HTTP 429 and 5xx are retried with backoff)."),
-    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1,
+    concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
@@ -162,11 +167,12 @@ def export_prompts(
     rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Only the first N games."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
+    match_threshold: float = number(0.7, "--match-threshold", low=-1, high=1, help="Min. verb similarity of a rule "
+                                     "match."),
+    top_k: int = count(1, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
     match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
-    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Question budget stated in the prompt."),
+    budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""
     from kari.game.export import export_prompts as run_export

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import timeout
+
 
 def register(app: typer.Typer) -> None:
     """Add ``kari coverage`` to the root app."""
@@ -13,11 +15,12 @@ def register(app: typer.Typer) -> None:
     @app.command("coverage")
     def coverage(
         rules: Path = typer.Option(..., "--rules", help="Rule file (.kari or .jsonl)."),
-        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB); tables coverage, coverage_labels, "
-                                                  "coverage_games, representatives and views are (re)written."),
+        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB; with --bench a new path is created); "
+                                                  "tables coverage, coverage_labels, coverage_games, "
+                                                  "representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
         semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
-        time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
+        time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
         explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),
     ) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.text import read_text
+from kari.io.text import holds_nul, read_text
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
@@ -54,7 +54,11 @@ class _Lines:
 
 def _decode(text: str, pos: int, file: str, lines: _Lines) -> tuple[Any, int]:
     try:
-        return _DECODER.raw_decode(text, pos)
+        value, end = _DECODER.raw_decode(text, pos)
+        if "\\u0000" in text[pos:end] and holds_nul(value):     # refused like a NUL byte
+            line, col = lines.position(pos)
+            raise KariError("a string holds a NUL character (\\u0000)", file=file, line=line, col=col, code="json")
+        return value, end
     except json.JSONDecodeError as exc:
         line, col = lines.position(exc.pos)
         raise KariError(f"invalid JSON: {exc.msg}", file=file, line=line, col=col, code="json") from None

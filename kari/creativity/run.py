@@ -114,7 +114,8 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
         kb_con = open_kb(config.db)
     try:
-        with output_folder(out):
+        inputs = [p for p in (config.tasks, config.rules, config.affordances, config.db) if p]
+        with output_folder(out, writes=(ANSWERS_FILE, CONFIG_FILE, SUMMARY_FILE), inputs=inputs):
             client = None
             if uses_llm:
                 from kari.llm import CallLog, make_chat_client

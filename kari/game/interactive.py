@@ -31,17 +31,35 @@ def next_game_id(config: Any, out: Path) -> str:
 
 
 def terminal_reader(stream: Any = None, write: Callable[[str], None] = print) -> Callable[[str], str]:
-    """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal."""
+    """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal. A line that is not
+    UTF-8 text is a one-line error naming its line (``<stdin>:N``)."""
     stream = sys.stdin if stream is None else stream
+    lines = [0]
+
+    def checked(line: str) -> str:
+        lines[0] += 1
+        if any("\ud800" <= c <= "\udfff" for c in line):   # undecodable bytes, kept by Python as surrogates
+            raise KariError("not UTF-8 text", file="<stdin>", line=lines[0], code="encoding")
+        return line
+
     if stream.isatty():
-        return input
+        def ask(prompt: str) -> str:
+            try:
+                return checked(input(prompt))
+            except UnicodeDecodeError:
+                raise KariError("not UTF-8 text", file="<stdin>", line=lines[0] + 1, code="encoding") from None
+        return ask
 
     def read(prompt: str) -> str:
         sys.stdout.write(prompt)
-        line = stream.readline()
+        try:
+            line = stream.readline()
+        except UnicodeDecodeError:
+            raise KariError("not UTF-8 text", file="<stdin>", line=lines[0] + 1, code="encoding") from None
         if not line:
             write("")
             raise EOFError
+        checked(line)
         write(line.rstrip("\n"))
         return line
 

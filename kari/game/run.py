@@ -154,7 +154,8 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     matcher = None
     if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
         matcher = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
-    with output_folder(out):
+    inputs = [*Path(config.bench).iterdir(), *(p for p in (config.rules, config.questions) if p)]
+    with output_folder(out, writes=(GAMES_FILE, CONFIG_FILE, SUMMARY_FILE), inputs=inputs):
         return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write,
                             concurrency)
 

@@ -146,8 +146,9 @@ def induce(
         )
     if (config.backend == "openai") != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
+    read = [p for p in Path(bench).iterdir() if p.is_file()] if bench is not None and Path(bench).is_dir() else []
     for output in (out, jsonl_path(out)):
-        check_output_file(output)        # before any work: an --out that is a folder or a database is refused
+        check_output_file(output, read)  # before any work: a folder, a database or an input of the run is refused
     run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)

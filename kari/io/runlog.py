@@ -8,6 +8,7 @@ other settings; :func:`load_log` reads the log back, tolerating what a crash can
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -73,9 +74,17 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool
 
 
 def append(handle: Any, record: Mapping[str, Any]) -> None:
-    """Append one record to an open log as one whole line and flush it (a crash loses at most this line)."""
-    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    handle.flush()
+    """Append one record to an open log as one whole line and flush it (a crash loses at most this line). A full
+    disk or another write failure is a :class:`KariError` naming the log file."""
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    try:
+        handle.flush()                       # written straight to the file: a failed write leaves nothing
+        view = memoryview(data)              # buffered for close() to fail on again
+        while view:
+            view = view[os.write(handle.fileno(), view):]
+    except OSError as exc:
+        raise KariError(f"cannot write: {exc.strerror or exc}", file=str(getattr(handle, "name", "") or None),
+                        code="output-write") from None
 
 
 def _line_records(line: str) -> list[dict[str, Any]] | None:

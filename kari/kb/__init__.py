@@ -7,11 +7,21 @@ affordance evidence as typed records), ``graph`` (networkx views), ``export`` (K
 
 from __future__ import annotations
 
+from typing import Any
+
 from kari.kb.export import export_kgtk
-from kari.kb.graph import graph_view
 from kari.kb.query import run_sql, show_node, stats
 from kari.kb.store import DEFAULT_DB, FileLoad, LoadReport, load_files, load_into, open_db
 from kari.kb.views import AffordanceEvidence, affordance_evidence, objects_from_db
 
 __all__ = ["DEFAULT_DB", "AffordanceEvidence", "FileLoad", "LoadReport", "affordance_evidence", "export_kgtk",
            "graph_view", "load_files", "load_into", "objects_from_db", "open_db", "run_sql", "show_node", "stats"]
+
+
+def __getattr__(name: str) -> Any:
+    """``graph_view`` is imported on first use (networkx is slow to import and most commands never need it)."""
+    if name == "graph_view":
+        from kari.kb.graph import graph_view
+
+        return graph_view
+    raise AttributeError(f"module 'kari.kb' has no attribute {name!r}")

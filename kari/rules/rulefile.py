@@ -137,8 +137,12 @@ def _kari_entry(where: LineIndex, file: str, header: re.Match[str], body: str, c
         return entry
     entry.rule = Rule(affordance, node, {"comments": comments} if comments else {})
 
+    positions: list[Pos] = []          # the body's source positions, parsed once for all its diagnostics
+
     def locate(diag: Diagnostic) -> Diagnostic:
-        offset = header.end() + _offset(parse_rule_located(body)[1].at_path(diag.path), diag.code)
+        if not positions:
+            positions.append(parse_rule_located(body)[1])
+        offset = header.end() + _offset(positions[0].at_path(diag.path), diag.code)
         return diag.at(file, *where(offset))
 
     entry.locate = locate

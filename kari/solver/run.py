@@ -65,13 +65,15 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
-    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). ``db``
-    must be an existing kari KB (``kari kb load``); it is opened only after every other input has been read.
+    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). Without
+    ``bench``, ``db`` must be an existing kari KB (``kari kb load``); with it, a new ``db`` is created (and
+    removed again if the command fails). It is opened only after every other input has been read.
     """
     from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
     from kari.domain.objects import check_semantics
     from kari.domain.vocabulary import Vocabulary, db_vocabulary
     from kari.kb import open_db
+    from kari.kb.store import remove_database
     from kari.rules import load_rules
     from kari.solver.consistency import select_representatives
     from kari.solver.coverage import compute_coverage
@@ -88,7 +90,9 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
 
         require_valid(bench, Vocabulary.load(), games=False)  # structure; its words are read below
         benchmark = load_benchmark(bench, None)  # every input is read before the database is opened for writing
-    con = open_db(db, create=False)
+    existed = str(db) == ":memory:" or Path(db).exists()
+    con = open_db(db, create=benchmark is not None)  # with --bench a new database is created
+    stored = False
     try:
         vocab = db_vocabulary(con)
         if benchmark is not None:
@@ -114,7 +118,10 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
         write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
                        folder=folder)
         vocab.to_db(con)
+        stored = True
     finally:
         con.close()
+        if not stored and not existed:
+            remove_database(db)        # a failed command leaves no new database behind
     return replace(summarise(rows, semantics, labels, games), words=words.summary(),
                    rule_words=rule_words.summary())
