@@ -725,6 +725,7 @@ BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
     ("export-prompts",): BENCH_COMMANDS["export-prompts"], ("pipeline",): BENCH_COMMANDS["pipeline"],
     ("llm", "serve"): ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
     ("creativity", "load"): (*CB_LOAD, "--db", "{w}/kb.duckdb"), ("creativity", "solve"): CB_SOLVE,
+    ("creativity", "judge"): CB_JUDGE, ("creativity", "score"): CB_SCORE, ("explain",): BENCH_COMMANDS["explain"],
 }
 
 

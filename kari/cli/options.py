@@ -24,6 +24,7 @@ MAX_TOKENS = 1_000_000          # LLM tokens per reply
 MAX_ATTEMPTS = 100              # LLM attempts per call, repair attempts
 MAX_ROUNDS = 100                # induction rounds, cross-validation folds
 MAX_CONCURRENCY = 256           # games (and LLM calls) in flight
+MAX_RESAMPLES = 1_000_000       # bootstrap resamples of one interval
 MAX_SECONDS = 86_400.0          # any time limit: one day
 SEED_RANGE = (0, 2**63 - 1)     # seeds: what every random source accepts
 

@@ -8,8 +8,8 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RUNS,
-                               MAX_TOKENS, count, number, timeout)
+from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
+                               MAX_RUNS, MAX_TOKENS, count, number, timeout)
 from kari.cli.options import seed as seed_option
 
 from kari.game import defaults
@@ -132,8 +132,8 @@ def report(
                                        "leaderboard.json and ig_over_turns.png here."),
     output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
                                       "(the leaderboard: one row per run, best SR first)."),
-    resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples of every interval."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
+    seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
     html: bool = typer.Option(False, "--html", help="Also write report.html (one self-contained page: tables, "
                               "filters, transcripts, rules with proofs) into --out."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="HTML: rules to show with coverage and proofs "
