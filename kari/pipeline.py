@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kari.errors import KariError
-from kari.game.metrics import RULES_SUFFIX
+from kari.game.names import ONLINE_PLAYERS, RULES_SUFFIX, Player
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+rules", "fix20q", "rules")
 """``NAME[@K][+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
 representatives, a player that knows little, as an LLM Questioner does); ``+rules`` gives it the rules."""
 FOLDS = 5
 """Players that see rules get cross-fitted ones: each game the rules induced without its hidden object's fold."""
-ONLINE_QUESTIONERS = ("llm", "human")
+ONLINE_QUESTIONERS = ONLINE_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     for name in questioners:
         folder = out / "play" / name
         player, model_reps, given_rules = parse_player(name)
-        sees = given_rules or player == "rules"  # "greedy-ig+rules": the same player, given the rules
+        sees = given_rules or player == Player.RULES  # "greedy-ig+rules": the same player, given the rules
         result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
                                  rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve()),
                                  model_reps=model_reps), folder, progress=progress)

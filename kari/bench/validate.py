@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property, read_jsonl
+from kari.bench.model import ObjectRecord, Property
+
+from kari.bench.reader import read_jsonl
 from kari.domain.canon import CanonReport, canonical_objects
 from kari.domain.terms import PREDICATES, WHOLE
 from kari.domain.vocabulary import Vocabulary

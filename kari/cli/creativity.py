@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.creativity.run import LEXICAL_GOALS, SolverKind
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
@@ -37,20 +38,20 @@ def load(
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (answers.jsonl, summary.json); resumed."),
-    solver: str = typer.Option("symbolic", "--solver", help="symbolic, llm, or llm+rules (the matched rule in the "
-                                                           "prompt)."),
+    solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
+                               help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="KARI rules file (.kari or .jsonl), one rule per "
                                                               "affordance (symbolic and llm+rules)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database loaded by 'kari creativity load' (part "
                                                          "attributes and its vocabulary); without it parts are "
                                                          "read from the task's descriptions."),
-    goal: str = typer.Option("lexical", "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
+    goal: str = typer.Option(LEXICAL_GOALS, "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
                                                        "(the gold affordance: the upper bound)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Only the first N tasks."),
     seed: int = typer.Option(0, "--seed", help="Seed of the tie-break between equally good candidates."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm: max tokens per reply."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens", help="llm: max tokens per reply."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
@@ -66,7 +67,7 @@ def solve(
     from kari.llm.config import call_limits
 
     limits = call_limits(llm_timeout, llm_attempts)
-    uses_llm = solver != "symbolic" or goal == "llm"
+    uses_llm = solver != SolverKind.SYMBOLIC or goal == LLM
     config = SolveConfig(tasks=str(tasks.resolve()), solver=solver, rules=str(rules.resolve()) if rules else None,
                          db=str(db.resolve()) if db else None, goal=goal,
                          affordances=str(affordances.resolve()) if affordances else None, seed=seed, limit=limit,

@@ -8,28 +8,32 @@ from typing import Optional
 
 import typer
 
+from kari.errors import one_of
 from kari.game import defaults
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.game.names import CheckerKind, MatchMode, OracleKind, Player
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
-QUESTIONER_HELP = "optimal, fix20q, greedy-ig, rules, llm or human."
+QUESTIONER_HELP = f"{one_of(Player)}."
+MATCH_HELP = "Rule matching: embedding (MiniLM) or exact (verb ids)."
 
 
 def play(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
-    questioner: str = typer.Option("optimal", "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
+    questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
     game: list[str] = typer.Option([], "--game", help="Play only this game id (repeatable)."),
     seed: int = typer.Option(0, "--seed", help="Seed of representatives and of random choices."),
     runs: Optional[int] = typer.Option(None, "--runs", help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match_threshold: float = typer.Option(defaults.MATCH_THRESHOLD, "--match-threshold",
+                                          help="Min. verb similarity of a rule match."),
+    top_k: int = typer.Option(defaults.TOP_K, "--top-k", help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--match", help=MATCH_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
-    checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = typer.Option(defaults.BUDGET, "--budget", help="Questions per game before a forced guess."),
     eps: float = typer.Option(defaults.EPS, "--eps", help="Soft belief: weight factor of a representative per "
                               "answer that contradicts it (0 = hard elimination)."),
@@ -44,7 +48,8 @@ def play(
     min_gain: float = typer.Option(defaults.MIN_GAIN, "--min-gain", help="greedy-ig: guess when no question is "
                                    "expected to gain this many bits."),
     lookahead: int = typer.Option(defaults.LOOKAHEAD, "--lookahead", help="greedy-ig: 1 = one question ahead, 2 = two."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens",
+                                   help=f"llm questioner: max tokens per reply (paper: {DEFAULT_MAX_TOKENS})."),
     reps: int = typer.Option(defaults.REPRESENTATIVES, "--reps", help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
@@ -65,7 +70,7 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
-    from kari.game.run import LLM_PARTS, PlayConfig
+    from kari.game.run import PlayConfig, uses_llm
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
@@ -74,9 +79,9 @@ def play(
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
-    uses_llm = "llm" in (questioner, oracle, checker)
+    llm_parts = LLM in (questioner, oracle, checker)
     config = PlayConfig(
-        bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
+        bench=str((bench or bundled_bench_dir()).resolve()), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
         rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
         rule_match=match,
@@ -84,11 +89,11 @@ def play(
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
-        if questioner == "greedy-ig" else {},
-        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
-        base_url=base_url if uses_llm else None)
+        if questioner == Player.GREEDY_IG else {},
+        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if llm_parts else None,
+        base_url=base_url if llm_parts else None)
     llm_config = None
-    if any(getattr(config, part) == "llm" for part in LLM_PARTS):
+    if uses_llm(config):
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
@@ -136,9 +141,10 @@ def export_prompts(
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = typer.Option(None, "--games", "-n", help="Only the first N games."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match_threshold: float = typer.Option(defaults.MATCH_THRESHOLD, "--match-threshold",
+                                          help="Min. verb similarity of a rule match."),
+    top_k: int = typer.Option(defaults.TOP_K, "--top-k", help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--match", help=MATCH_HELP),
     budget: int = typer.Option(defaults.BUDGET, "--budget", help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""

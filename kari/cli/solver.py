@@ -6,6 +6,9 @@ from pathlib import Path
 
 import typer
 
+from kari.domain.terms import Semantics
+from kari.errors import one_of
+
 
 def register(app: typer.Typer) -> None:
     """Add ``kari coverage`` to the root app."""
@@ -16,7 +19,8 @@ def register(app: typer.Typer) -> None:
         db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB); tables coverage, coverage_labels, "
                                                   "coverage_games, representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
-        semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
+        semantics: str = typer.Option(Semantics.ANY_PART.value, "--semantics",
+                                      help=f"PART semantics: {one_of(Semantics)}."),
         time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""

@@ -15,3 +15,11 @@ One module per concern:
 - :mod:`kari.creativity.metrics`: CreativityBench's scoring (word-F1 snapping, entity / gold correct);
 - :mod:`kari.creativity.run`: ``kari creativity solve`` (resumable answers.jsonl, summary.json).
 """
+
+from kari.exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "kari.creativity.model": ("Entity", "Part", "Task", "read_tasks"),
+    "kari.creativity.run": ("SolveConfig", "solve_tasks"),
+    "kari.creativity.store": ("load_creativity",),
+})

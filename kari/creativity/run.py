@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,24 @@ from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 
 ANSWERS_FILE = "answers.jsonl"
-SOLVERS = ("symbolic", "llm", "llm+rules")
+
+
+class SolverKind(StrEnum):
+    """Who chooses the tool: the clingo query, an LLM, or an LLM shown the matched rule."""
+
+    SYMBOLIC = "symbolic"
+    LLM = LLM
+    LLM_RULES = "llm+rules"
+
+
+SOLVERS: tuple[str, ...] = tuple(SolverKind)
+LEXICAL_GOALS = "lexical"
+"""The default goal mapping (:data:`kari.creativity.goals.METHODS`)."""
+GOAL_MAX_TOKENS = 64
+"""Tokens of an LLM goal mapping's reply."""
 
 
 @dataclass(frozen=True)
@@ -26,14 +42,14 @@ class SolveConfig:
     """One run's settings (``config.json``); all but ``limit`` must match on resume."""
 
     tasks: str
-    solver: str = "symbolic"
+    solver: str = SolverKind.SYMBOLIC
     rules: str | None = None
     db: str | None = None
-    goal: str = "lexical"
+    goal: str = LEXICAL_GOALS
     affordances: str | None = None
     seed: int = 0
     limit: int | None = None
-    max_tokens: int = 512
+    max_tokens: int = DEFAULT_MAX_TOKENS
     model: str | None = None
     base_url: str | None = None
 
@@ -45,7 +61,7 @@ class SolveConfig:
 
 def read_affordances(path: str | None) -> dict[str, str]:
     """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
-    from kari.bench.model import read_jsonl
+    from kari.bench.reader import read_jsonl
     from kari.resources import asset_path
 
     file = Path(path) if path else asset_path("data", "bench", "affordances.jsonl")
@@ -88,7 +104,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
                         code="creativity-config")
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
         raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
-    if config.rules is None and config.solver != "llm":
+    if config.rules is None and config.solver != SolverKind.LLM:
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)[: config.limit]
@@ -102,11 +118,11 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     if config.goal not in METHODS:
         raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
                         code="creativity-config")
-    uses_llm = config.solver != "symbolic" or config.goal == "llm"
+    uses_llm = config.solver != SolverKind.SYMBOLIC or config.goal == LLM
     if uses_llm and llm_config is None:
         raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
                         code="creativity-config")
-    GoalMapper(affordances, "lexical")  # no affordance to map to fails here, before the run directory exists
+    GoalMapper(affordances, LEXICAL_GOALS)  # no affordance to map to fails here, before the run directory exists
     kb_con = None
     if config.db is not None:
         from kari.creativity.store import open_kb
@@ -121,7 +137,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
                 _check_resume(out, config)
                 client = make_chat_client(llm_config,
                                           CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=64)
+            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
             return _solve_locked(config, out, tasks, rules, vocab, mapper, client, kb_con, progress)
     finally:
         if kb_con is not None:
@@ -140,8 +156,8 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
 
     _check_resume(out, config)
     symbolic = SymbolicSolver(rules, vocab) if rules else None
-    solver = symbolic if config.solver == "symbolic" else LLMSolver(
-        client, vocab, rules, with_rules=config.solver == "llm+rules", max_tokens=config.max_tokens)
+    solver = symbolic if config.solver == SolverKind.SYMBOLIC else LLMSolver(
+        client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, max_tokens=config.max_tokens)
     atomic_write_json(out / CONFIG_FILE, {**config.identity(), "limit": config.limit})
     path = out / ANSWERS_FILE
     records, dirty = load_records(path)
@@ -157,7 +173,7 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
                 candidates = scene(task, vocab, kb, config.seed)
                 goal = mapper.map(task)
                 gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
-                if config.solver == "symbolic":
+                if config.solver == SolverKind.SYMBOLIC:
                     answer = solver.answer(candidates, goal.affordance)
                 else:
                     answer = solver.answer(task, candidates, goal.affordance)
@@ -169,7 +185,7 @@ def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[
                           "answer": answer.to_json(), "score": score(task, answer.entity, answer.part),
                           "random": random_rates(task),
                           "candidates": len(candidates), "kb_candidates": sum(c.source == "kb" for c in candidates)}
-                if symbolic is not None and config.solver == "symbolic":
+                if symbolic is not None and config.solver == SolverKind.SYMBOLIC:
                     oracle = answer if gold_goal.affordance == goal.affordance else \
                         symbolic.answer(candidates, gold_goal.affordance)
                     record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,

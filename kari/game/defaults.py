@@ -42,3 +42,12 @@ RULE_FALSIFIED = 0.7
 """greedy-ig +rules: factor once the answers falsify it. Both chosen on a small grid on the bundled games with
 cross-fitted rules, for the player that knows the paper's 10 representatives only (greedy-ig@10), where rules
 add what the player does not know (README)."""
+
+MATCH_THRESHOLD = 0.7
+"""Least verb similarity of a rule matched to a candidate (the paper's 0.7)."""
+
+TOP_K = 1
+"""Rules matched per candidate."""
+
+OPTIMAL_TIME_LIMIT = 30.0
+"""Seconds the Optimal questioner's solver may take per plan."""

@@ -21,31 +21,16 @@ from kari.bench.model import Game, ObjectRecord
 from kari.game import defaults
 from kari.game.checker import Checker
 from kari.game.oracle import Oracle
-from kari.game.questioners.base import Questioner
+from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
 from kari.solver.consistency import beliefs, consistent_counts, information_gain
-from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
-
 
 
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
                  vocab: Vocabulary) -> Mapping[str, float] | None:
     """b_t over the candidates from the representatives consistent with ``history`` (None: none consistent)."""
     return beliefs(consistent_counts(reps, history, vocab))
-
-
-def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
-    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
-    if raw is None:
-        return None
-    if raw in candidates:
-        return raw
-    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
-    for cand in candidates:
-        if normalise_term(cand) == wanted:
-            return cand
-    return None
 
 
 def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Questioner, checker: Checker,

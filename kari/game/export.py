@@ -8,15 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text
+from kari.game.names import MatchMode
+from kari.game.defaults import BUDGET, MATCH_THRESHOLD, TOP_K
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *, threshold: float = 0.7,
-                   top_k: int = 1, games: int | None = None, budget: int = 20, vocab_dir: str | None = None,
-                   match_mode: str = "embedding") -> dict[str, Any]:
+def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *,
+                   threshold: float = MATCH_THRESHOLD, top_k: int = TOP_K, games: int | None = None,
+                   budget: int = BUDGET, vocab_dir: str | None = None,
+                   match_mode: str = MatchMode.EMBEDDING) -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.bench.validate import require_valid
     from kari.domain.vocabulary import open_vocabulary
     from kari.game.match import RuleSource, coverage_record

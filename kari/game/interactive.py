@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.game.names import Player
 
 
 def next_game_id(config: Any, out: Path) -> str:
     """The first game of the benchmark (in file order) not yet played in ``out``."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.game.run import GAMES_FILE, load_records
 
     bench = load_benchmark(config.bench, None)  # game ids only
@@ -59,7 +60,7 @@ def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Call
     read = read if read is not None else terminal_reader(write=write)
 
     out = Path(out)
-    config = replace(config, questioner="human")
+    config = replace(config, questioner=Player.HUMAN)
     ids = list(config.game_ids) or None
     played = []
     for number in range(len(ids) if ids else games):

@@ -14,15 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from kari.bench.model import ObjectRecord
-from kari.errors import KariError
+from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
-from kari.rules.ast import Node, Or, Rule
+from kari.rules.ast import Node, Rule, any_of
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
+from kari.game.defaults import MATCH_THRESHOLD
+from kari.game.names import MatchMode
 
-DEFAULT_THRESHOLD = 0.7
-MATCH_MODES = ("embedding", "exact")
+DEFAULT_THRESHOLD = MATCH_THRESHOLD
+MATCH_MODES: tuple[str, ...] = tuple(MatchMode)
 
 
 def _words(verb: str) -> str:
@@ -33,11 +35,11 @@ class RuleMatcher:
     """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
 
     def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-                 embedder: Any = None, mode: str = "embedding") -> None:
+                 embedder: Any = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
         if mode not in MATCH_MODES:
-            raise KariError(f"unknown rule match mode {mode!r} (expected embedding or exact)", code="game-config")
+            raise KariError(f"unknown rule match mode {mode!r} (expected {one_of(MatchMode)})", code="game-config")
         self.mode = mode
         self.threshold = threshold
         self.top_k = top_k
@@ -70,11 +72,11 @@ class RuleMatcher:
         fuzzy = []
         for cand in todo:
             exact = self.by_verb.get(normalise_term(cand))
-            if exact is not None and (self.top_k == 1 or self.mode == "exact"):
+            if exact is not None and (self.top_k == 1 or self.mode == MatchMode.EXACT):
                 self._cache[cand] = (RuleMatch(cand, exact, 1.0),)
             else:
                 fuzzy.append(cand)
-        if fuzzy and self.by_verb and self.mode == "embedding":
+        if fuzzy and self.by_verb and self.mode == MatchMode.EMBEDDING:
             verbs = list(self.by_verb)
             keys = [_words(v) for v in verbs]
             by_text = dict(zip(keys, verbs, strict=True))
@@ -105,7 +107,7 @@ class RuleSource:
 
     @classmethod
     def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-             mode: str = "embedding") -> RuleSource:
+             mode: str = MatchMode.EMBEDDING) -> RuleSource:
         """A rules file (``.kari`` / ``.jsonl``), or a ``RULES.cv`` folder of cross-fitted rule sets; every rule is
         read into ``vocab`` (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder."""
         from kari.domain.canon import canonical_rules
@@ -130,7 +132,7 @@ class RuleSource:
 def combined_body(matches: Sequence[RuleMatch]) -> Node:
     """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
     bodies = [m.rule.body for m in matches]
-    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))
+    return any_of(bodies)
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,

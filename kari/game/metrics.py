@@ -12,10 +12,16 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-DIMENSIONS = ("MATERIAL", "SHAPE", "SIZE", "SURFACE")
+from kari.domain.terms import Dimension
+from kari.game.checker import FLAGS
+from kari.game.names import RULES_SUFFIX
+
+DIMENSIONS: tuple[str, ...] = tuple(Dimension)
 MIN_GAMES_PER_TURN = 10
 """Per-turn means over fewer games than this are left out of figures (they stay in ``summary.json``)."""
-OTHER_KINDS = ("FUNCTION", "CATEGORY", "REJECTED")
+REJECTED = "REJECTED"
+"""The kind of a question the Checker refused for another reason than a flag."""
+OTHER_KINDS: tuple[str, ...] = (*FLAGS, REJECTED)
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -39,7 +45,7 @@ def question_kind(turn: Mapping[str, Any]) -> str:
         return checker["flag"]
     if checker.get("accepted") and checker.get("pairs"):
         return str(checker["pairs"][0]).split(":", 1)[0]
-    return "REJECTED"
+    return REJECTED
 
 
 def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[int]]:
@@ -53,9 +59,6 @@ def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[
     last = max(counts, default=0)
     return ([round(sums[t] / counts[t], 6) if counts[t] else 0.0 for t in range(1, last + 1)],
             [counts[t] for t in range(1, last + 1)])
-
-
-RULES_SUFFIX = "+rules"
 
 
 def sees_rules(config: Mapping[str, Any]) -> bool:

@@ -22,9 +22,12 @@ from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.game.names import CheckerKind, MatchMode, OracleKind, Player
+from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 
 GAMES_FILE = "games.jsonl"
 LLM_PARTS = ("questioner", "oracle", "checker")
+"""The fields of :class:`PlayConfig` an LLM may play (the value ``llm``)."""
 
 
 @dataclass(frozen=True)
@@ -33,19 +36,19 @@ class PlayConfig:
 
     bench: str
     questioner: str
-    oracle: str = "kb"
-    checker: str = "symbolic"
+    oracle: str = OracleKind.KB
+    checker: str = CheckerKind.SYMBOLIC
     seed: int = 0
     runs: int | None = None
     games: int | None = None
     game_ids: tuple[str, ...] = ()
     rules: str | None = None
-    rule_threshold: float = 0.7
-    rule_top_k: int = 1
-    rule_match: str = "embedding"
+    rule_threshold: float = defaults.MATCH_THRESHOLD
+    rule_top_k: int = defaults.TOP_K
+    rule_match: str = MatchMode.EMBEDDING
     questions: str | None = None
     temperature: float = 1.0
-    max_tokens: int = 512
+    max_tokens: int = DEFAULT_MAX_TOKENS
     threshold: float = defaults.THRESHOLD
     budget: int = defaults.BUDGET
     max_rejections: int = defaults.MAX_REJECTIONS
@@ -96,6 +99,11 @@ def _check_resume(out: Path, config: PlayConfig) -> None:
     check_settings(out / CONFIG_FILE, config.identity(), ignore=("games", "game_ids"))
 
 
+def uses_llm(config: PlayConfig) -> bool:
+    """Does an LLM play a part (questioner, Oracle or Checker) of this run?"""
+    return any(getattr(config, part) == LLM for part in LLM_PARTS)
+
+
 def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) -> list[Any]:
     """The games to play: those named in ``ids`` (in that order) or the first ``count`` (all when None)."""
     if ids:
@@ -112,7 +120,7 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
 
 
 def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
-    if not any(getattr(config, part) == "llm" for part in LLM_PARTS):
+    if not uses_llm(config):
         return None
     from kari.llm import CallLog, make_chat_client
 
@@ -129,7 +137,7 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
     records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
     """
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.bench.validate import require_valid
     from kari.domain.vocabulary import open_vocabulary
     from kari.game.match import RuleSource
@@ -147,9 +155,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
     bench = load_benchmark(config.bench, vocab)
     games = select_games(bench.games, config.games, config.game_ids)
     cls = questioner_class(config.questioner)
-    if concurrency < 1 or (concurrency > 1 and cls.name == "human"):
+    if concurrency < 1 or (concurrency > 1 and cls.name == Player.HUMAN):
         raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
-    if cls.name == "rules" and config.rules is None:
+    if cls.name == Player.RULES and config.rules is None:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
     matcher = None
     if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv

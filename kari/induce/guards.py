@@ -17,7 +17,8 @@ from typing import Any
 from kari.bench.model import ObjectRecord
 from kari.domain.terms import WHOLE
 from kari.domain.vocabulary import Vocabulary
-from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.induce.config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.rules.ast import And, Atom, Node, Or, Part, all_of, any_of
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve
 from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
@@ -46,13 +47,13 @@ def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
 
 
 def _rebuild(var: str | None, atoms: Sequence[Atom]) -> Node:
-    body: Node = atoms[0] if len(atoms) == 1 else And(tuple(atoms))
+    body = all_of(atoms)
     return Part(var, body) if var is not None else body
 
 
 def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
-                 vocab: Vocabulary, *, lift_tolerance: float = 0.05, strict: bool = False, lift: bool = True,
-                 time_limit: float = 10.0) -> GuardResult:
+                 vocab: Vocabulary, *, lift_tolerance: float = LIFT_TOLERANCE, strict: bool = False,
+                 lift: bool = True, time_limit: float = SOLVER_TIME_LIMIT) -> GuardResult:
     """Simplify, check and lift one branch against the known ``positives`` and ``negatives``."""
     from kari.induce.offline import avoid_facts
     from kari.rules import to_text
@@ -92,10 +93,10 @@ class Guard:
     """The guards of one run, applied to the new branches of every proposal (:meth:`check`)."""
 
     vocab: Vocabulary
-    lift_tolerance: float = 0.05
+    lift_tolerance: float = LIFT_TOLERANCE
     strict: bool = False
     lift: bool = True
-    time_limit: float = 10.0
+    time_limit: float = SOLVER_TIME_LIMIT
 
     def check(self, body: Node, first_new: int, positives: Sequence[ObjectRecord],
               negatives: Sequence[ObjectRecord]) -> tuple[Node | None, list[str], list[list[str]]]:
@@ -120,7 +121,7 @@ class Guard:
             changes.append(result.changes)
         if problems:
             return None, problems, []
-        return (kept[0] if len(kept) == 1 else Or(tuple(kept))), [], changes
+        return any_of(kept), [], changes
 
 
 def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:

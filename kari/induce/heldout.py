@@ -18,6 +18,8 @@ from kari.domain.vocabulary import Vocabulary
 from kari.induce.inputs import Evidence
 from kari.induce.report import RuleScore, Truth, score_on
 from kari.rules.ast import Node, Rule
+from kari.domain.terms import Semantics
+from kari.induce.config import Negatives
 
 FAILING_PRECISION = 0.5
 """A branch fails on held-out objects when fewer than this share of the held-out objects it covers are positive."""
@@ -37,7 +39,7 @@ def _empty(affordance: str, positives: int, negatives: int) -> RuleScore:
 
 def heldout_scores(fold_rules: Mapping[int, Sequence[Rule]], evidence: Mapping[str, Evidence],
                    fold_of: Mapping[str, int], vocab: Vocabulary, *, negatives: str = "auto",
-                   semantics: str = "any-part") -> dict[str, RuleScore]:
+                   semantics: str = Semantics.ANY_PART) -> dict[str, RuleScore]:
     """Per affordance of ``evidence``: the counts of every fold's rule on its own fold's objects, summed (an
     affordance without a rule in a fold covers none of that fold's objects)."""
     total = {a: _empty(a, 0, 0) for a in evidence}
@@ -73,7 +75,7 @@ class BranchCheck:
 
 def branch_checks(fold_rules: Mapping[int, Sequence[Rule]], final_rules: Sequence[Rule],
                   evidence: Mapping[str, Evidence], fold_of: Mapping[str, int], vocab: Vocabulary, *,
-                  negatives: str = "auto", semantics: str = "any-part") -> dict[str, list[BranchCheck]]:
+                  negatives: str = Negatives.AUTO, semantics: str = Semantics.ANY_PART) -> dict[str, list[BranchCheck]]:
     """Every branch of every fold's rule with its held-out true and false positives (the fold's objects)."""
     from kari.rules import to_text
 

@@ -82,7 +82,7 @@ def select(
 
 def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.bench.validate import require_valid
 
     require_valid(root, vocab, games=False)

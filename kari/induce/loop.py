@@ -26,7 +26,7 @@ from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_fee
 from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
-from kari.rules.ast import Atom, Node, Or, Rule
+from kari.rules.ast import Atom, Node, Or, Rule, any_of
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
 
@@ -255,7 +255,7 @@ def _result(
     from kari.induce.guards import tidy
 
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
-    state.body = None if not branches else branches[0] if len(branches) == 1 else Or(tuple(branches))
+    state.body = any_of(branches) if branches else None
     for meta, branch in zip(state.branch_meta, branches):
         covers = [
             o.id

@@ -10,6 +10,7 @@ from kari.bench.model import ObjectRecord
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Rule
 from kari.domain.vocabulary import Vocabulary
+from kari.domain.terms import Semantics
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def score_rules(
     vocab: Vocabulary,
     *,
     negatives: str = "auto",
-    semantics: str = "any-part",
+    semantics: str = Semantics.ANY_PART,
     time_limit: float = 120.0,
 ) -> dict[str, RuleScore]:
     """Recall on positives and false positives on known negatives per rule, decided by ``kari.solver``."""
@@ -71,7 +72,7 @@ Truth = Mapping[str, tuple[Sequence[ObjectRecord], Sequence[ObjectRecord]]]
 """Affordance -> (positive objects, negative objects) to judge a rule on."""
 
 
-def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = "any-part",
+def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = Semantics.ANY_PART,
              time_limit: float = 120.0) -> dict[str, RuleScore]:
     """Each rule (of an affordance in ``truth``) judged by the solver on the given positives and negatives."""
     from kari.solver import compute_coverage

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from kari import interrupts
 from kari.errors import KariError
 from kari.bench.model import ObjectRecord
-from kari.induce.config import InduceConfig
+from kari.induce.config import Backend, InduceConfig
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, induce_affordance, replay_vocabulary, rule_from_result
@@ -73,23 +73,12 @@ def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
 
 def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Components:
     from kari.induce.auditor import Auditor, make_embedder
+    from kari.induce.roles import components
 
     auditor = Auditor(
         vocab, embedder=make_embedder, session=session, accept=config.embed_accept, reject=config.embed_reject
     )
-    if session is None:
-        from kari.induce.offline import KBValidator, SymbolicProposer
-
-        proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
-                                    time_limit=config.solver_time_limit)
-        return Components(proposer, KBValidator(vocab), auditor, vocab, config.guard(vocab))
-    from kari.induce.proposer import LLMProposer
-    from kari.induce.validator import LLMValidator
-
-    return Components(
-        LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor, vocab,
-        config.guard(vocab),
-    )
+    return components(config, vocab, session, auditor)
 
 
 def _prompt_info() -> dict[str, Any]:
@@ -144,7 +133,7 @@ def induce(
         raise KariError(
             "--out names the .kari rules file; the .jsonl form is written beside it", file=str(out), code="induce-out"
         )
-    if (config.backend == "openai") != (llm is not None):
+    if (config.backend == Backend.OPENAI) != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
     for output in (out, jsonl_path(out)):
         check_output_file(output)        # before any work: an --out that is a folder or a database is refused
@@ -312,7 +301,7 @@ def _tuned(chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run:
     from kari.induce.tuning import Tuning, choose_settings
     from kari.io.atomic import atomic_write_json
 
-    if config.backend != "offline" or not config.tune:
+    if config.backend != Backend.OFFLINE or not config.tune:
         return config, None
     if run.tuning_path.is_file():
         tuning = Tuning.from_json(json.loads(run.tuning_path.read_text(encoding="utf-8")))

@@ -35,6 +35,7 @@ from kari.domain.objects import object_view
 from kari.solver.facts import asp_string
 from kari.domain.terms import History, Question
 from kari.domain.vocabulary import Vocabulary
+from kari.game.defaults import THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
 
 
 def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mapping[str, Sequence[ObjectRecord]],
-                         vocab: Vocabulary, pool: Sequence[Question], threshold: float = 0.9,
+                         vocab: Vocabulary, pool: Sequence[Question], threshold: float = THRESHOLD,
                          time_limit: float = 10.0, history: History = ()) -> OptimalResult:
     """The minimum number of further questions after which b(target) > ``threshold`` (clingo ``#minimize``),
     given the questions already answered in ``history``."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from kari.bench.model import Game
 from kari.errors import KariError
 from kari.solver.types import CoverageRow
+from kari.domain.terms import Semantics
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
         sum(g.target in with_rule for g in games), sum((g.target, g.object) in covered for g in games))
 
 
-def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = "any-part",
+def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = Semantics.ANY_PART,
              time_limit: float = 60.0) -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
@@ -83,7 +84,7 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     rules = load_rules(rules_file)
     benchmark = None
     if bench is not None:
-        from kari.bench.model import load_benchmark
+        from kari.bench.reader import load_benchmark
         from kari.bench.validate import require_valid
 
         require_valid(bench, Vocabulary.load(), games=False)  # structure; its words are read below

@@ -24,9 +24,10 @@ from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameState, Guess, structured
 from kari.domain.vocabulary import Vocabulary
 from kari.game.defaults import LOOKAHEAD, MIN_GAIN, STOP_BELIEF
+from kari.game.names import Player
 
 class GreedyIGQuestioner(Questioner):
-    name = "greedy-ig"
+    name = Player.GREEDY_IG
     sees_rules: ClassVar[bool] = True
 
     def __init__(self, vocab: Vocabulary, stop_belief: float = STOP_BELIEF, min_gain: float = MIN_GAIN,
