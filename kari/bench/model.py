@@ -76,8 +76,8 @@ class Benchmark:
     labels: list[Label]
     games: list[Game]
     canon: Any = None
-    _positives: dict[str, list[str]] = field(default_factory=dict, repr=False)
-    _negatives: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    _positives: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
+    _negatives: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         for lab in self.labels:

@@ -1,112 +1,90 @@
-"""Reading a benchmark directory: its JSONL lines, and the typed :class:`~kari.bench.model.Benchmark`."""
+"""Reading a benchmark directory once: the one parser's pass (:mod:`kari.bench.parser`), its words read into a
+vocabulary, the typed :class:`~kari.bench.model.Benchmark` with its diagnostics.
+
+>>> from kari.resources import bundled_bench_dir
+>>> read = read_benchmark(bundled_bench_dir(), None)
+>>> read.report.ok, len(read.benchmark.games) > 0
+(True, True)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from kari.bench.model import Affordance, Benchmark, Game, Label, ObjectRecord, Property
+from kari.bench.model import Benchmark
+from kari.bench.parser import Parser
+from kari.bench.records import ValidationReport, read_jsonl
 from kari.domain.canon import canonical_objects
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.io.text import BadJSON, decode_json
+
+__all__ = ["LoadedBenchmark", "canonical_benchmark", "load_benchmark", "read_benchmark", "read_jsonl", "read_labelled"]
 
 
-def read_jsonl(path: Path, on_error: Callable[[KariError], None] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line_number, object)`` for each non-blank line.
+@dataclass(frozen=True)
+class LoadedBenchmark:
+    """A benchmark directory read once: its records (words canonical when read with a vocabulary, else as
+    written) and the report of every problem found (``report.ok``: none)."""
 
-    A malformed line raises a ``FILE:LINE:COL`` :class:`KariError`; with ``on_error`` it is passed there instead
-    and reading goes on (``kari bench validate`` reports every problem). A missing or non-UTF-8 file always raises.
-    """
-    if not path.is_file():
-        raise KariError("file not found", file=str(path), code="missing-file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise KariError(f"not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path), code="encoding") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = decode_json(line)
-        except BadJSON as exc:
-            error = KariError(exc.message, file=str(path), line=number, col=exc.col, code="json")
-        else:
-            if isinstance(record, dict):
-                yield number, record
-                continue
-            error = KariError("expected a JSON object", file=str(path), line=number, code="json")
-        if on_error is None:
-            raise error
-        on_error(error)
+    benchmark: Benchmark
+    report: ValidationReport
+
+    def checked(self, *, fatal_only: bool = False, lenient: tuple[str, ...] = ()) -> Benchmark:
+        """The benchmark, or the first problem as a :class:`KariError` (:meth:`ValidationReport.raise_first`)."""
+        self.report.raise_first(fatal_only=fatal_only, lenient=lenient)
+        return self.benchmark
 
 
-def _field(record: dict[str, Any], key: str, kind: type, path: Path, line: int) -> Any:
-    value = record.get(key)
-    if not isinstance(value, kind):
-        raise KariError(f"field {key!r} must be {kind.__name__}", file=str(path), line=line, code="schema")
-    return value
-
-
-def _strings(record: dict[str, Any], key: str, path: Path, line: int) -> tuple[str, ...]:
-    value = _field(record, key, list, path, line)
-    if not all(isinstance(item, str) for item in value):
-        raise KariError(f"field {key!r} must be a list of strings", file=str(path), line=line, code="schema")
-    return tuple(value)
-
-
-def _object(record: dict[str, Any], path: Path, line: int) -> ObjectRecord:
-    props = []
-    for item in _field(record, "properties", list, path, line):
-        if not isinstance(item, dict):
-            raise KariError("each property must be an object", file=str(path), line=line, code="schema")
-        raw = item.get("raw")
-        props.append(Property(*(_field(item, k, str, path, line) for k in ("part", "predicate", "value")),
-                              raw=raw if isinstance(raw, str) and raw else None))
-    return ObjectRecord(
-        id=_field(record, "id", str, path, line),
-        description=record.get("description", "") or "",
-        parts=_strings(record, "parts", path, line) if "parts" in record else (),
-        properties=tuple(props),
-        source=f"{path}:{line}",
-    )
-
-
-def load_benchmark(root: str | Path, vocab: Vocabulary | None, *, with_games: bool = True) -> Benchmark:
-    """Load a benchmark directory; the first malformed line raises a :class:`KariError` with FILE:LINE.
-
-    With a vocabulary every object is read into canonical values and ``vocab`` learns the benchmark's new words
-    (:func:`kari.domain.canon.canonical_objects`; ``Benchmark.canon`` reports how); ``None`` keeps the words as
-    written (only for tools that never evaluate properties). ``with_games=False`` skips ``games.jsonl``.
-    """
+def read_benchmark(root: str | Path, vocab: Vocabulary | None, *, games: bool = True) -> LoadedBenchmark:
+    """Parse ``root`` in one pass (``games=False`` skips ``games.jsonl``) and, with a vocabulary, read its words
+    into ``vocab`` once (``report.words`` says how; ``vocab`` learns the new ones)."""
     root = Path(root)
     if not root.is_dir():
         raise KariError("benchmark directory not found", file=str(root), code="missing-file")
-    objects: dict[str, ObjectRecord] = {}
-    for line, rec in read_jsonl(root / "objects.jsonl"):
-        obj = _object(rec, root / "objects.jsonl", line)
-        objects[obj.id] = obj
-    affordances = {}
-    for line, rec in read_jsonl(root / "affordances.jsonl"):
-        aff = Affordance(_field(rec, "id", str, root / "affordances.jsonl", line), rec.get("description", "") or "")
-        affordances[aff.id] = aff
-    labels = []
-    for line, rec in read_jsonl(root / "labels.jsonl"):
-        path = root / "labels.jsonl"
-        labels.append(Label(_field(rec, "object", str, path, line), _field(rec, "affordance", str, path, line),
-                            _field(rec, "label", bool, path, line)))
-    games = []
-    games_path = root / "games.jsonl"
-    if with_games and games_path.exists():
-        for line, rec in read_jsonl(games_path):
-            games.append(Game(_field(rec, "id", str, games_path, line), _field(rec, "object", str, games_path, line),
-                              _field(rec, "target", str, games_path, line),
-                              _strings(rec, "candidates", games_path, line)))
-    canon = None
-    if vocab is not None:
-        canonical, canon = canonical_objects(list(objects.values()), vocab)
-        objects = {obj.id: obj for obj in canonical}
-    return Benchmark(root=root, objects=objects, affordances=affordances, labels=labels, games=games, canon=canon)
+    parser = Parser(root)
+    parser.read_objects()
+    parser.read_affordances()
+    parser.read_labels()
+    if games:
+        parser.read_games()
+    raw = Benchmark(root=root, objects=parser.objects, affordances=parser.affordances, labels=parser.labels,
+                    games=parser.games)
+    if vocab is None:
+        return LoadedBenchmark(raw, parser.report)
+    if not any(Path(p.file).name == "objects.jsonl" for p in parser.report.problems):
+        canonical = canonical_benchmark(raw, vocab)  # one object per line: the notes are the records' words
+        parser.report.words = canonical.canon
+        return LoadedBenchmark(canonical, parser.report)
+    parser.report.words = canonical_objects(parser.lines, vocab)[1]  # the notes of a broken objects.jsonl
+    return LoadedBenchmark(raw, parser.report)
 
 
+def read_labelled(root: str | Path, vocab: Vocabulary | None) -> Benchmark:
+    """The benchmark as a command that judges rules on its objects and labels reads it (``kari induce
+    --bench``, ``kari coverage --bench``): any problem of its objects, affordances and labels is an error;
+    ``games.jsonl``, when there, is read too and only a line that cannot be read is one."""
+    root = Path(root)
+    read = read_benchmark(root, vocab, games=(root / "games.jsonl").exists())
+    return read.checked(lenient=("games.jsonl",))
+
+
+def canonical_benchmark(bench: Benchmark, vocab: Vocabulary) -> Benchmark:
+    """``bench`` with every object read into ``vocab`` (:func:`kari.domain.canon.canonical_objects`); ``canon``
+    reports how."""
+    objects, report = canonical_objects(list(bench.objects.values()), vocab)
+    return replace(bench, objects={obj.id: obj for obj in objects}, canon=report)
+
+
+def load_benchmark(root: str | Path, vocab: Vocabulary | None, *, with_games: bool = True) -> Benchmark:
+    """The records of a benchmark directory; the first line that cannot be read into a record raises a
+    :class:`KariError` with FILE:LINE (other problems are left to ``kari bench validate``).
+
+    With a vocabulary every object is read into canonical values and ``vocab`` learns the benchmark's new words
+    (``Benchmark.canon`` reports how); ``None`` keeps the words as written (only for tools that never evaluate
+    properties). ``with_games=False`` skips ``games.jsonl`` (read only when it is there).
+    """
+    root = Path(root)
+    read = read_benchmark(root, None, games=with_games and (root / "games.jsonl").exists())
+    bench = read.checked(fatal_only=True)
+    return canonical_benchmark(bench, vocab) if vocab is not None else bench

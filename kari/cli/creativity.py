@@ -68,9 +68,9 @@ def solve(
 
     limits = call_limits(llm_timeout, llm_attempts)
     uses_llm = solver != SolverKind.SYMBOLIC or goal == LLM
-    config = SolveConfig(tasks=str(tasks.resolve()), solver=solver, rules=str(rules.resolve()) if rules else None,
-                         db=str(db.resolve()) if db else None, goal=goal,
-                         affordances=str(affordances.resolve()) if affordances else None, seed=seed, limit=limit,
+    config = SolveConfig(tasks=tasks.resolve(), solver=solver, rules=rules.resolve() if rules else None,
+                         db=db.resolve() if db else None, goal=goal,
+                         affordances=affordances.resolve() if affordances else None, seed=seed, limit=limit,
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None)
     llm_config = None

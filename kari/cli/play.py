@@ -81,16 +81,16 @@ def play(
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
     config = PlayConfig(
-        bench=str((bench or bundled_bench_dir()).resolve()), questioner=Player.HUMAN if interactive else questioner,
+        bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
-        rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
+        rules=rules.resolve() if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
         rule_match=match,
-        questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
+        questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
         if questioner == Player.GREEDY_IG else {},
-        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if llm_parts else None,
+        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
         base_url=base_url if llm_parts else None)
     llm_config = None
     if uses_llm(config):

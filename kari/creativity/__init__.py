@@ -20,6 +20,6 @@ from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.creativity.model": ("Entity", "Part", "Task", "read_tasks"),
-    "kari.creativity.run": ("SolveConfig", "solve_tasks"),
+    "kari.creativity.run": ("SolveConfig", "solve_loaded", "solve_tasks"),
     "kari.creativity.store": ("load_creativity",),
 })

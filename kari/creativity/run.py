@@ -8,16 +8,22 @@ atomically, a rerun with other settings is refused and the directory is locked w
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, paths_as_paths, settings_json
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
+
+if TYPE_CHECKING:
+    from kari.creativity.model import Task
+    from kari.domain.vocabulary import Vocabulary
+    from kari.rules.ast import Rule
 
 ANSWERS_FILE = "answers.jsonl"
 
@@ -37,29 +43,35 @@ GOAL_MAX_TOKENS = 64
 """Tokens of an LLM goal mapping's reply."""
 
 
+PATH_FIELDS = ("tasks", "rules", "db", "affordances")
+"""The fields of :class:`SolveConfig` that name files (``Path``; a ``str`` given is read as one)."""
+
+
 @dataclass(frozen=True)
 class SolveConfig:
     """One run's settings (``config.json``); all but ``limit`` must match on resume."""
 
-    tasks: str
+    tasks: Path
     solver: str = SolverKind.SYMBOLIC
-    rules: str | None = None
-    db: str | None = None
+    rules: Path | None = None
+    db: Path | None = None
     goal: str = LEXICAL_GOALS
-    affordances: str | None = None
+    affordances: Path | None = None
     seed: int = 0
     limit: int | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     model: str | None = None
     base_url: str | None = None
 
+    def __post_init__(self) -> None:
+        paths_as_paths(self, PATH_FIELDS)
+
     def identity(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("limit")
-        return data
+        """The fields a resumed run must share with the original, as ``config.json`` writes them."""
+        return settings_json(self, drop=("limit",))
 
 
-def read_affordances(path: str | None) -> dict[str, str]:
+def read_affordances(path: str | Path | None) -> dict[str, str]:
     """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
     from kari.bench.reader import read_jsonl
     from kari.resources import asset_path
@@ -92,20 +104,13 @@ def _check_resume(out: Path, config: SolveConfig) -> None:
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
                 embedder: Any = None) -> dict[str, Any]:
-    """Answer the configured tasks into ``out`` (resuming) and return the run summary."""
-    from kari.creativity.goals import METHODS, GoalMapper
+    """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
+    names are read here, each once, then :func:`solve_loaded` answers."""
     from kari.creativity.model import read_tasks
     from kari.domain.canon import canonical_rules
     from kari.domain.vocabulary import open_vocabulary
 
-    out = Path(out)
-    if config.solver not in SOLVERS:
-        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
-                        code="creativity-config")
-    if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
-        raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
-    if config.rules is None and config.solver != SolverKind.LLM:
-        raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+    _check_settings(config)
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)[: config.limit]
     rules = []
@@ -114,34 +119,71 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
         rules = canonical_rules(load_rules(config.rules), vocab)
     descriptions = read_affordances(config.affordances)
-    affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or descriptions
-    if config.goal not in METHODS:
-        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
-    uses_llm = config.solver != SolverKind.SYMBOLIC or config.goal == LLM
-    if uses_llm and llm_config is None:
-        raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
-                        code="creativity-config")
-    GoalMapper(affordances, LEXICAL_GOALS)  # no affordance to map to fails here, before the run directory exists
+    _check_inputs(config, rules, descriptions, llm_config)
     kb_con = None
     if config.db is not None:
         from kari.creativity.store import open_kb
 
         kb_con = open_kb(config.db)
     try:
-        with output_folder(out):
-            client = None
-            if uses_llm:
-                from kari.llm import CallLog, make_chat_client
-
-                _check_resume(out, config)
-                client = make_chat_client(llm_config,
-                                          CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
-            return _solve_locked(config, out, tasks, rules, vocab, mapper, client, kb_con, progress)
+        return solve_loaded(config, out, tasks=tasks, rules=rules, vocab=vocab, descriptions=descriptions,
+                            kb_con=kb_con, llm_config=llm_config, progress=progress, embedder=embedder)
     finally:
         if kb_con is not None:
             kb_con.close()
+
+
+def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
+                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: Any = None, llm_config: Any = None,
+                 progress: bool = True, embedder: Any = None) -> dict[str, Any]:
+    """:func:`solve_tasks` on loaded inputs: the tasks to answer, the rules read into ``vocab``, the
+    affordance descriptions and an open KB connection (None: parts from the tasks' descriptions)."""
+    from kari.creativity.goals import GoalMapper
+
+    out = Path(out)
+    _check_settings(config)
+    affordances = _check_inputs(config, rules, descriptions, llm_config)
+    with output_folder(out):
+        client = None
+        if _uses_llm(config):
+            from kari.llm import CallLog, make_chat_client
+
+            _check_resume(out, config)
+            client = make_chat_client(llm_config, CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
+        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
+        return _solve_locked(config, out, list(tasks), list(rules), vocab, mapper, client, kb_con, progress)
+
+
+def _uses_llm(config: SolveConfig) -> bool:
+    return config.solver != SolverKind.SYMBOLIC or config.goal == LLM
+
+
+def _check_settings(config: SolveConfig) -> None:
+    """A :class:`KariError` for settings that do not fit together (before anything is read)."""
+    if config.solver not in SOLVERS:
+        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
+                        code="creativity-config")
+    if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
+        raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
+    if config.rules is None and config.solver != SolverKind.LLM:
+        raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+
+
+def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapping[str, str],
+                  llm_config: Any) -> dict[str, str]:
+    """The affordances goals are mapped to (those with a rule, else every described one), once the goal
+    mapping and the endpoint fit them; before the run directory exists."""
+    from kari.creativity.goals import METHODS, GoalMapper
+
+    affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
+    if config.goal not in METHODS:
+        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
+                        code="creativity-config")
+    if _uses_llm(config) and llm_config is None:
+        raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
+                        code="creativity-config")
+    GoalMapper(affordances, LEXICAL_GOALS)  # no affordance to map to fails here
+    return affordances
 
 
 def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[Any], vocab: Any, mapper: Any,

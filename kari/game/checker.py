@@ -20,9 +20,8 @@ from kari.game.types import CheckResult, Question
 from kari.domain.terms import PREDICATES, PREDICATE_OF_DIMENSION
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
-from kari.game.names import CheckerKind
+from kari.game.names import FLAGS, CheckerKind
 
-FLAGS = ("FUNCTION", "CATEGORY")
 CHECKER_MAX_TOKENS = 50
 _STRUCTURED = re.compile(r"^\s*([A-Za-z_]+)\s*:\s*([^?:]+?)\s*\??\s*$")
 _WORD = re.compile(r"[a-z0-9]+")

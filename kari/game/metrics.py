@@ -13,8 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from kari.domain.terms import Dimension
-from kari.game.checker import FLAGS
-from kari.game.names import RULES_SUFFIX
+from kari.game.names import FLAGS, RULES_SUFFIX
 
 DIMENSIONS: tuple[str, ...] = tuple(Dimension)
 MIN_GAMES_PER_TURN = 10

@@ -43,6 +43,9 @@ class MatchMode(StrEnum):
     EXACT = "exact"
 
 
+FLAGS = ("FUNCTION", "CATEGORY")
+"""The Checker's flags on a forbidden question: it asks about the function, or about the kind of thing."""
+
 ONLINE_PLAYERS: tuple[Player, ...] = (Player.LLM, Player.HUMAN)
 """Players that need a person or an LLM endpoint (the offline pipeline refuses them)."""
 

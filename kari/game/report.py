@@ -17,38 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
+from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
+from kari.game.records import RunData
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
-
-
-@dataclass
-class RunData:
-    """A run directory's configuration, summary and records."""
-
-    path: Path
-    config: dict[str, Any]
-    summary: dict[str, Any]
-    records: list[dict[str, Any]]
-
-    @property
-    def label(self) -> str:
-        return self.path.name
-
-    @property
-    def questioner(self) -> str:
-        """The questioner without a ``+rules`` suffix (the Table 1 row), with the positives its soft belief may use
-        when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
-        name = str(self.config.get("questioner"))
-        name = name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
-        reps = self.config.get("model_reps")
-        return f"{name}@{reps}" if reps else name
-
-    @property
-    def with_rules(self) -> bool:
-        """Did the player see matched rules (:func:`kari.game.metrics.sees_rules`)?"""
-        return sees_rules(self.config)
 
 
 def load_run(path: str | Path) -> RunData:
@@ -186,7 +159,13 @@ def report(run_dirs: Sequence[str | Path], out: str | Path | None = None) -> str
     """Compare ``run_dirs``; with ``out``, also write ``report.md`` and ``ig_over_turns.png`` there."""
     if not run_dirs:
         raise KariError("give at least one run directory", code="report-run")
-    runs = [load_run(p) for p in run_dirs]
+    return report_loaded([load_run(p) for p in run_dirs], out)
+
+
+def report_loaded(runs: Sequence[RunData], out: str | Path | None = None) -> str:
+    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s)."""
+    if not runs:
+        raise KariError("give at least one run directory", code="report-run")
     text = compare(runs, FIGURE_FILE if out is not None else None)
     if out is not None:
         from kari.game.plots import plot_ig

@@ -11,30 +11,41 @@ fails at once (the directory is locked).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.game import defaults
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, paths_as_paths, settings_json
 from kari.game.names import CheckerKind, MatchMode, OracleKind, Player
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
+from kari.game.records import RunData
+
+if TYPE_CHECKING:
+    from kari.bench.model import Benchmark
+    from kari.domain.vocabulary import Vocabulary
+    from kari.game.match import RuleSource
 
 GAMES_FILE = "games.jsonl"
 LLM_PARTS = ("questioner", "oracle", "checker")
 """The fields of :class:`PlayConfig` an LLM may play (the value ``llm``)."""
 
 
+PATH_FIELDS = ("bench", "rules", "questions", "vocab", "db")
+"""The fields of :class:`PlayConfig` that name files or folders (``Path``; a ``str`` given is read as one)."""
+
+
 @dataclass(frozen=True)
 class PlayConfig:
     """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume."""
 
-    bench: str
+    bench: Path
     questioner: str
     oracle: str = OracleKind.KB
     checker: str = CheckerKind.SYMBOLIC
@@ -42,11 +53,11 @@ class PlayConfig:
     runs: int | None = None
     games: int | None = None
     game_ids: tuple[str, ...] = ()
-    rules: str | None = None
+    rules: Path | None = None
     rule_threshold: float = defaults.MATCH_THRESHOLD
     rule_top_k: int = defaults.TOP_K
     rule_match: str = MatchMode.EMBEDDING
-    questions: str | None = None
+    questions: Path | None = None
     temperature: float = 1.0
     max_tokens: int = DEFAULT_MAX_TOKENS
     threshold: float = defaults.THRESHOLD
@@ -54,8 +65,8 @@ class PlayConfig:
     max_rejections: int = defaults.MAX_REJECTIONS
     reps_k: int = defaults.REPRESENTATIVES
     leave_one_out: bool = True
-    vocab: str | None = None
-    db: str | None = None
+    vocab: Path | None = None
+    db: Path | None = None
     eps: float = defaults.EPS
     smoothing: float = defaults.SMOOTHING
     oracle_noise: float = 0.0
@@ -64,12 +75,16 @@ class PlayConfig:
     base_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        paths_as_paths(self, PATH_FIELDS)
+
     def identity(self) -> dict[str, Any]:
-        """The fields a resumed run must share with the original."""
-        data = asdict(self)
-        for key in ("games", "game_ids"):
-            data.pop(key)
-        return data
+        """The fields a resumed run must share with the original, as ``config.json`` writes them."""
+        return settings_json(self, drop=("games", "game_ids"))
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``config.json`` record: :meth:`identity` and how many games were asked for."""
+        return {**self.identity(), "games": self.games, "game_ids": list(self.game_ids)}
 
 
 def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
@@ -130,45 +145,76 @@ def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
     return make_chat_client(llm_config, CallLog(out / f"llm_calls-{stamp}.jsonl"))
 
 
-def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-         read: Any = input, write: Any = print, concurrency: int = 1) -> dict[str, Any]:
-    """Play the configured games into ``out`` (resuming) and return the run summary.
-
-    ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
-    records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
-    """
-    from kari.bench.reader import load_benchmark
-    from kari.bench.validate import require_valid
-    from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleSource
-    from kari.game.questioners import questioner_class
-
-    out = Path(out)
+def check_settings_values(config: PlayConfig) -> None:
+    """A :class:`KariError` for a setting out of its range (before anything is read)."""
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
         raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
                         code="game-config")
     if not 0.0 <= config.eps < 1.0 or not 0.0 <= config.smoothing <= 1.0 or not 0.0 <= config.oracle_noise <= 0.5:
         raise KariError("--eps must be in [0, 1), --smoothing in [0, 1] and --oracle-noise in [0, 0.5]",
                         code="game-config")
-    vocab = open_vocabulary(config.vocab, config.db)
-    require_valid(config.bench, vocab)
-    bench = load_benchmark(config.bench, vocab)
-    games = select_games(bench.games, config.games, config.game_ids)
+
+
+def _player_class(config: PlayConfig, concurrency: int, has_rules: bool) -> Any:
+    """The questioner's class, once the run's players and their inputs fit together."""
+    from kari.game.questioners import questioner_class
+
     cls = questioner_class(config.questioner)
     if concurrency < 1 or (concurrency > 1 and cls.name == Player.HUMAN):
         raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
-    if cls.name == Player.RULES and config.rules is None:
+    if cls.name == Player.RULES and not has_rules:
         raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
-    matcher = None
+    return cls
+
+
+def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vocabulary, RuleSource | None]:
+    """What the config names, each read once and checked in the order a user meets it: the vocabulary, the
+    benchmark (its words read into the vocabulary), the games and players asked for, the rules matched."""
+    from kari.bench.reader import read_benchmark
+    from kari.domain.vocabulary import open_vocabulary
+    from kari.game.match import RuleSource
+
+    check_settings_values(config)
+    vocab = open_vocabulary(config.vocab, config.db)
+    bench = read_benchmark(config.bench, vocab).checked()
+    select_games(bench.games, config.games, config.game_ids)
+    _player_class(config, concurrency, config.rules is not None)
+    rules = None
     if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
-        matcher = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
+        rules = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
+    return bench, vocab, rules
+
+
+def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
+         read: Any = input, write: Any = print, concurrency: int = 1) -> dict[str, Any]:
+    """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
+    names are read (:func:`read_inputs`), then :func:`play_loaded` plays."""
+    bench, vocab, rules = read_inputs(config, concurrency)
+    return play_loaded(config, out, bench=bench, vocab=vocab, rules=rules, llm_config=llm_config, progress=progress,
+                       read=read, write=write, concurrency=concurrency).summary
+
+
+def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab: Vocabulary,
+                rules: RuleSource | None = None, llm_config: Any = None, progress: bool = True, read: Any = input,
+                write: Any = print, concurrency: int = 1) -> RunData:
+    """:func:`play` on loaded inputs: ``bench`` read into ``vocab`` (which the run may grow), ``rules`` matched
+    over the same vocabulary (None: no rules). ``config`` still names the inputs: it is the run's record.
+    Returns the played run as ``kari report`` reads it (its summary, every record of the directory).
+
+    ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
+    records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
+    """
+    out = Path(out)
+    check_settings_values(config)
+    games = select_games(bench.games, config.games, config.game_ids)
+    cls = _player_class(config, concurrency, rules is not None)
     with output_folder(out):
-        return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write,
+        return _play_locked(config, out, bench, vocab, games, cls, rules, llm_config, progress, read, write,
                             concurrency)
 
 
 def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: list[Any], cls: Any, matcher: Any,
-                 llm_config: Any, progress: bool, read: Any, write: Any, concurrency: int) -> dict[str, Any]:
+                 llm_config: Any, progress: bool, read: Any, write: Any, concurrency: int) -> RunData:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
     from kari.game.checker import make_checker
     from kari.game.engine import play_game
@@ -182,7 +228,7 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     _check_resume(out, config)
     client = _client(config, out, llm_config)
     options = QuestionerOptions(vocab=vocab, threshold=config.threshold,
-                                questions=Path(config.questions) if config.questions else None,
+                                questions=config.questions,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
                                 read=read, write=write, extra=dict(config.extra))
 
@@ -201,7 +247,7 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     runs = config.runs if config.runs is not None else cls.default_runs
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")
-    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "games": config.games, "game_ids": list(config.game_ids)})
+    atomic_write_json(out / CONFIG_FILE, config.to_json())
 
     path = out / GAMES_FILE
     records, dirty = load_records(path)
@@ -238,4 +284,9 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
         summary["llm_usage"] = client.usage.as_dict()
     atomic_write_json(out / SUMMARY_FILE, summary)
     plot_run(summary, out)
-    return summary
+    return RunData(out, _as_json(config.to_json()), _as_json(summary), records)
+
+
+def _as_json(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as its file holds it (enum members and paths as strings)."""
+    return json.loads(json.dumps(data))

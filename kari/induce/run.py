@@ -124,8 +124,35 @@ def induce(
     also induced K times, each time without one fold of the objects, and judged on the held-out fold
     (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`).
     """
-    from kari.io.atomic import check_output_dir, check_output_file
+    config, out, _ = _outputs(out, run_dir, config, llm)
+    new_store = bench is not None and db is not None and not Path(db).exists()
+    vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
+    evidence, input_info = load_evidence(db, bench, vocab)
+    return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
+                         fresh=fresh, progress=progress, argv=argv, cv=cv)
+
+
+def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
+                  db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
+                  llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
+                  cv: int | None = None) -> InduceOutcome:
+    """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
+    ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
+    the KB database the grown vocabulary is written back to (None: nowhere)."""
     from kari.io.lock import output_folder
+
+    config, out, run = _outputs(out, run_dir, config, llm)
+    inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
+                                                  source=input_info["path"]), vocab)
+    with output_folder(run.path):
+        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
+
+
+def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None,
+             llm: Any) -> tuple[InduceConfig, Path, RunDir]:
+    """The settings and the outputs, checked before any work: an ``--out`` that is a folder or a database, a
+    JSONL ``--out``, or an LLM backend without an endpoint is refused."""
+    from kari.io.atomic import check_output_dir, check_output_file
 
     config = config or InduceConfig()
     out = Path(out)
@@ -136,15 +163,8 @@ def induce(
     if (config.backend == Backend.OPENAI) != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
     for output in (out, jsonl_path(out)):
-        check_output_file(output)        # before any work: an --out that is a folder or a database is refused
-    run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
-    new_store = bench is not None and db is not None and not Path(db).exists()
-    vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
-    evidence, input_info = load_evidence(db, bench, vocab)
-    inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
-                                                  source=input_info["path"]), vocab)
-    with output_folder(run.path):
-        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
+        check_output_file(output)
+    return config, out, RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
 
 
 class _Inputs(NamedTuple):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,21 @@ SUMMARY_FILE = "summary.json"
 
 RecordCheck = Callable[[dict[str, Any], Path, int], dict[str, Any]]
 """Returns the record when it has the fields its readers need, else raises a ``run-corrupt`` :class:`KariError`."""
+
+
+def paths_as_paths(settings: Any, names: Collection[str]) -> None:
+    """Read the ``names`` fields of a frozen settings dataclass given as ``str`` as :class:`~pathlib.Path`
+    (call it from ``__post_init__``): paths stay ``Path`` from the command line to the file."""
+    for name in names:
+        value = getattr(settings, name)
+        if value is not None and not isinstance(value, Path):
+            object.__setattr__(settings, name, Path(value))
+
+
+def settings_json(settings: Any, drop: Collection[str] = ()) -> dict[str, Any]:
+    """A settings dataclass as ``config.json`` holds it: its fields but ``drop``, paths as strings."""
+    data = {key: value for key, value in asdict(settings).items() if key not in drop}
+    return {key: str(value) if isinstance(value, Path) else value for key, value in data.items()}
 
 
 def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[str] = ()) -> None:

@@ -16,5 +16,5 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.solver.pyeval": ("python_coverage",),
     "kari.solver.types": ("CoverageDecision", "CoverageRow"),
     "kari.solver.validation": ("covered_by_labels",),
-    "kari.solver.run": ("CoverageSummary",),
+    "kari.solver.run": ("CoverageSummary", "coverage_loaded"),
 })
