@@ -83,9 +83,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     outcome = induce_loaded(from_db(db, vocab), {"kind": "db", "path": str(db)}, vocab, out=rules, db=db,
                             run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress, cv=FOLDS)
     cross_fitted = cv_dir(rules)
-    pooled = outcome.cv["pooled"] if outcome.cv else None
-    heldout = "" if pooled is None else (f" (macro F1 held-out {pooled['heldout']['macro']['f1']:.3f}, "
-                                         f"in-sample {pooled['in_sample']['macro']['f1']:.3f})")
+    heldout = "" if outcome.cv is None else (f" (macro F1 held-out {outcome.cv.macro_f1[0]:.3f}, "
+                                             f"in-sample {outcome.cv.macro_f1[1]:.3f})")
     step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules}; {FOLDS} "
          f"cross-fitted rule sets -> {cross_fitted}{heldout}; run directory {outcome.run_dir}")
 
@@ -100,8 +99,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         run = _play(study, name, out / "play" / name, seed, games, cross_fitted.resolve(), progress)
         runs.append(run)
         play_dirs[name] = run.path
-        turns = run.summary["avg_turns_solved"]
-        step(f"play {name}: SR {100 * (run.summary['success_rate'] or 0):.1f}% over {run.summary['games']} games, "
+        turns = run.summary.avg_turns_solved
+        step(f"play {name}: SR {100 * (run.summary.success_rate or 0):.1f}% over {run.summary.games} games, "
              f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
 
     report_dir = out / "report"

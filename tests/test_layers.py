@@ -21,7 +21,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundations", ("kari", "kari.errors", "kari.exports", "kari.resources", "kari.interrupts", "kari.io",
                      "kari.llm", "kari.embeddings")),
     ("terms and records", ("kari.domain.terms", "kari.bench.model", "kari.solver.types", "kari.game.defaults",
-                           "kari.game.names", "kari.induce.config", "kari.records")),
+                           "kari.game.names", "kari.game.records", "kari.game.settings", "kari.induce.config",
+                           "kari.records")),
     ("vocabulary and language", ("kari.domain.morphology", "kari.domain.vocabulary", "kari.rules")),
     ("domain readings", ("kari.domain",)),
     ("readers and stores", ("kari.bench", "kari.kb")),
@@ -143,7 +144,7 @@ def test_every_import_points_down_or_sideways() -> None:
 def test_config_records_are_leaves() -> None:
     # settings records and fixed names import foundations and other records only: nothing they would build
     records = next(index for index, (name, _) in enumerate(LAYERS) if name == "terms and records")
-    for module in ("kari.induce.config", "kari.game.defaults", "kari.game.names"):
+    for module in ("kari.induce.config", "kari.game.defaults", "kari.game.names", "kari.game.settings"):
         assert layer_of(module) == records, module
         assert {t for t in imports(module) if layer_of(t) > records} == set(), module
 

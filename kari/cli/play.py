@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -115,14 +115,14 @@ def play(
     typer.echo(_line(summary, out))
 
 
-def _line(summary: dict, out: Path) -> str:
-    sr = summary["success_rate"]
-    turns = summary["avg_turns_solved"]
-    text = (f"{summary['games']} games x {summary['runs']} run(s): SR {100 * (sr or 0):.1f}%, "
+def _line(summary: Any, out: Path) -> str:
+    """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
+    sr, turns = summary.success_rate, summary.avg_turns_solved
+    text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'}")
-    cov = summary.get("by_rule_coverage")
+    cov = summary.by_rule_coverage
     if cov:
-        text += "; " + ", ".join(f"{k} SR {100 * (v['success_rate'] or 0):.1f}% ({v['games']})" for k, v in cov.items())
+        text += "; " + ", ".join(f"{k} SR {100 * (v.success_rate or 0):.1f}% ({v.games})" for k, v in cov.items())
     return text + f" -> {out}"
 
 

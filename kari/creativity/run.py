@@ -15,18 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, paths_as_paths, settings_json
+from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
+from kari.io.runlog import load_log, paths_as_paths, settings_json
+from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 
 if TYPE_CHECKING:
     from kari.creativity.model import Task
     from kari.domain.vocabulary import Vocabulary
     from kari.rules.ast import Rule
-
-ANSWERS_FILE = "answers.jsonl"
-
 
 class SolverKind(StrEnum):
     """Who chooses the tool: the clingo query, an LLM, or an LLM shown the matched rule."""
@@ -85,21 +82,9 @@ def read_affordances(path: str | Path | None) -> dict[str, str]:
     return out
 
 
-def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+def load_records(path: Path) -> tuple[list[AnswerRecord], bool]:
     """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, _checked)
-
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """``record`` if it is an answer record (the fields the summary reads), else a ``run-corrupt`` error."""
-    if not isinstance(record.get("task_id"), str) or not all(
-            isinstance(record.get(key), dict) for key in ("score", "answer", "random", "goal")):
-        raise KariError("corrupt record (not an answer record)", file=str(path), line=line, code="run-corrupt")
-    return record
-
-
-def _check_resume(out: Path, config: SolveConfig) -> None:
-    check_settings(out / CONFIG_FILE, config.identity(), ignore=("limit",))
+    return load_log(path, read_answer)
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
@@ -140,18 +125,20 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     affordance descriptions and an open KB connection (None: parts from the tasks' descriptions)."""
     from kari.creativity.goals import GoalMapper
 
-    out = Path(out)
     _check_settings(config)
     affordances = _check_inputs(config, rules, descriptions, llm_config)
-    with output_folder(out):
+    spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
+                   key=lambda r: r.task_id)
+    with resumable(spec) as run:
         client = None
         if _uses_llm(config):
             from kari.llm import CallLog, make_chat_client
 
-            _check_resume(out, config)
-            client = make_chat_client(llm_config, CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
+            run.check_resume()
+            client = make_chat_client(llm_config,
+                                      CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
-        return _solve_locked(config, out, list(tasks), list(rules), vocab, mapper, client, kb_con, progress)
+        return _solve_locked(run, config, list(tasks), list(rules), vocab, mapper, client, kb_con, progress)
 
 
 def _uses_llm(config: SolveConfig) -> bool:
@@ -186,60 +173,44 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
     return affordances
 
 
-def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[Any], vocab: Any, mapper: Any,
-                  client: Any, kb_con: Any, progress: bool) -> dict[str, Any]:
-    from tqdm import tqdm
-
+def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, tasks: list[Any], rules: list[Any],
+                  vocab: Any, mapper: Any, client: Any, kb_con: Any, progress: bool) -> dict[str, Any]:
     from kari.creativity.llm_solver import LLMSolver
     from kari.creativity.metrics import random_rates, score, summarise
     from kari.creativity.scene import scene
     from kari.creativity.store import kb_parts
     from kari.creativity.symbolic import SymbolicSolver
 
-    _check_resume(out, config)
+    run.check_resume()
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     solver = symbolic if config.solver == SolverKind.SYMBOLIC else LLMSolver(
         client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, max_tokens=config.max_tokens)
-    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "limit": config.limit})
-    path = out / ANSWERS_FILE
-    records, dirty = load_records(path)
-    if dirty:
-        atomic_write_jsonl(path, records)
-    done = {r["task_id"] for r in records}
-    todo = [t for t in tasks if t.id not in done]
-    bar = tqdm(total=len(todo), desc=f"creativity {config.solver}", unit="task", disable=not progress, leave=False)
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            for task in todo:
-                kb = kb_parts(kb_con, [e.name for e in task.entities]) if kb_con is not None else None
-                candidates = scene(task, vocab, kb, config.seed)
-                goal = mapper.map(task)
-                gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
-                if config.solver == SolverKind.SYMBOLIC:
-                    answer = solver.answer(candidates, goal.affordance)
-                else:
-                    answer = solver.answer(task, candidates, goal.affordance)
-                record = {"task_id": task.id, "solver": config.solver,
-                          "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
-                                   "oracle": gold_goal.affordance,
-                                   "correct": None if gold_goal.affordance is None
-                                   else goal.affordance == gold_goal.affordance},
-                          "answer": answer.to_json(), "score": score(task, answer.entity, answer.part),
-                          "random": random_rates(task),
-                          "candidates": len(candidates), "kb_candidates": sum(c.source == "kb" for c in candidates)}
-                if symbolic is not None and config.solver == SolverKind.SYMBOLIC:
-                    oracle = answer if gold_goal.affordance == goal.affordance else \
-                        symbolic.answer(candidates, gold_goal.affordance)
-                    record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,
-                                        "part": oracle.part, "score": score(task, oracle.entity, oracle.part)}
-                append(handle, record)
-                records.append(record)
-                bar.update(1)
-    finally:
-        bar.close()
-    summary = summarise(records)
-    summary["config"] = config.identity()
-    if client is not None:
-        summary["llm_usage"] = client.usage.as_dict()
-    atomic_write_json(out / SUMMARY_FILE, summary)
+    run.start()
+    todo = run.todo(tasks, key=lambda task: task.id)
+
+    def answer(task: Any) -> AnswerRecord:
+        kb = kb_parts(kb_con, [e.name for e in task.entities]) if kb_con is not None else None
+        candidates = scene(task, vocab, kb, config.seed)
+        goal = mapper.map(task)
+        gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
+        if config.solver == SolverKind.SYMBOLIC:
+            chosen = solver.answer(candidates, goal.affordance)
+        else:
+            chosen = solver.answer(task, candidates, goal.affordance)
+        oracle = None
+        if symbolic is not None and config.solver == SolverKind.SYMBOLIC:
+            best = chosen if gold_goal.affordance == goal.affordance else symbolic.answer(candidates, gold_goal.affordance)
+            oracle = {"affordance": gold_goal.affordance, "entity": best.entity, "part": best.part,
+                      "score": score(task, best.entity, best.part)}
+        return AnswerRecord(
+            task.id, config.solver,
+            {"affordance": goal.affordance, "score": goal.score, "how": goal.how, "oracle": gold_goal.affordance,
+             "correct": None if gold_goal.affordance is None else goal.affordance == gold_goal.affordance},
+            chosen.to_json(), score(task, chosen.entity, chosen.part), random_rates(task), len(candidates),
+            sum(c.source == "kb" for c in candidates), oracle)
+
+    records = run.record(map(answer, todo), len(todo), desc=f"creativity {config.solver}", unit="task",
+                         progress=progress)
+    summary = {**summarise([r.to_json() for r in records]), "config": config.identity(), **usage_of(client)}
+    run.finish(summary)
     return summary

@@ -11,7 +11,9 @@ from kari.exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.game.engine": ("play_game",),
     "kari.game.metrics": ("score", "summarise"),
-    "kari.game.records": ("RunData",),
+    "kari.game.records": ("CheckRecord", "GameRecord", "TurnRecord", "read_games"),
+    "kari.game.settings": ("PlayerSettings",),
+    "kari.game.summary": ("RunData", "RunSummary", "Score"),
     "kari.game.report": ("compare", "load_run", "report_loaded"),
     "kari.game.run": ("PlayConfig", "play", "play_loaded"),
     "kari.game.setup": ("SetupBuilder",),

@@ -24,7 +24,7 @@ def next_game_id(bench: Benchmark, out: Path) -> str:
     """The first game of the benchmark (in file order) not yet played in ``out``."""
     from kari.game.run import GAMES_FILE, load_records
 
-    done = {r.get("game") for r in load_records(out / GAMES_FILE)[0]}
+    done = {r.game for r in load_records(out / GAMES_FILE)[0]}
     for game in bench.games:
         if game.id not in done:
             return game.id
@@ -69,10 +69,11 @@ def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Call
         game_id = ids[number] if ids else next_game_id(bench, out)
         play_loaded(replace(config, game_ids=(game_id,), games=None), out, bench=bench, vocab=vocab, rules=rules,
                     progress=False, read=read, write=write)
-        record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r["game"] == game_id)
-        verdict = "Correct!" if record["success"] else f"Wrong: the answer was {record['target']}."
-        write(f"{verdict} The hidden object was {record['object']}. ({record['n_turns']} question{'' if record['n_turns'] == 1 else 's'})")
+        record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r.game == game_id)
+        verdict = "Correct!" if record.success else f"Wrong: the answer was {record.target}."
+        plural = "" if record.n_turns == 1 else "s"
+        write(f"{verdict} The hidden object was {record.object}. ({record.n_turns} question{plural})")
         played.append(record)
-        if record.get("guess_raw") == END_OF_INPUT:
+        if record.guess_raw == END_OF_INPUT:
             break
     return played

@@ -18,7 +18,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
-from kari.game.records import RunData
+from kari.game.summary import RunData, RunSummary
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -38,7 +38,7 @@ def load_run(path: str | Path) -> RunData:
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     records, _ = load_records(root / GAMES_FILE)
-    return RunData(root, config, summary, records)
+    return RunData(root, config, RunSummary.from_json(summary), records)
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class CoverageSource:
 def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
     """The first run whose records carry rule facts, with its rules file (None when no run has any)."""
     for run in runs:
-        covered = {r["game"]: bool(r["rules"].get("target_has_rule")) for r in run.records if r.get("rules") is not None}
+        covered = {r.game: bool(r.rules.get("target_has_rule")) for r in run.records if r.rules is not None}
         if covered:
             rules_file = str(run.config.get("rules"))
             return CoverageSource(run, rules_file, _rule_count(rules_file), covered)
@@ -127,7 +127,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None) -> str:
         unc = (split or {}).get("uncovered", {})
         cfg = run.config
         lines.append(f"| {run.label} | {cfg.get('questioner')} | {cfg.get('oracle')} | {cfg.get('checker')} | "
-                     f"{'yes' if run.with_rules else 'no'} | {len({r['game'] for r in run.records})} | "
+                     f"{'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")

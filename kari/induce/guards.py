@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.domain.terms import WHOLE
@@ -31,6 +31,32 @@ class GuardResult:
     branch: Node | None
     problems: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
+
+
+class Conflict(NamedTuple):
+    """``conflict(P, V1, V2)``: the branch requires two values of one exclusive group."""
+
+    ATOM = "conflict"
+    predicate: str
+    first: str
+    second: str
+
+
+class Redundant(NamedTuple):
+    """``redundant(P, V)``: another atom of the branch implies P:V."""
+
+    ATOM = "redundant"
+    predicate: str
+    value: str
+
+
+class Lift(NamedTuple):
+    """``lift(P, V, A)``: P:V is lifted to its ancestor A while the branch's precision holds."""
+
+    ATOM = "lift"
+    predicate: str
+    value: str
+    to: str
 
 
 def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
@@ -73,15 +99,16 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     options = ["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}", "-c", f"part={int(strict and var is not None)}"]
     outcome = solve([program], ["facts.lp", "exclusive.lp", "branch.lp"], time_limit=time_limit,
                     what="branch guard", options=options)
-    found = [(str(a[0]), PREDICATE_OF_ASP[str(a[1])], *map(str, a[2:])) for a in outcome.atoms]
-    conflicts = [f"{p}:{v1} and {p}:{v2}" for name, p, v1, v2 in (f for f in found if f[0] == "conflict")]
+    conflicts = [f"{p}:{a.first} and {p}:{a.second}" for a in outcome.answers(Conflict)
+                 for p in [PREDICATE_OF_ASP[str(a.predicate)]]]
     if conflicts:
         return GuardResult(None, [f"{to_text(simple)} requires {c}, values of one exclusive group that no object "
                                   "has together" for c in conflicts])
     changes = ["simplified"] if simple != branch else []
-    redundant = {(p, v) for name, p, v in (f for f in found if f[0] == "redundant")}
+    redundant = {(PREDICATE_OF_ASP[str(a.predicate)], str(a.value)) for a in outcome.answers(Redundant)}
     changes += [f"dropped {p}:{v} (implied by another atom)" for p, v in sorted(redundant)]
-    lifted = {(p, v): a for name, p, v, a in (f for f in found if f[0] == "lift")} if lift else {}
+    lifted = ({(PREDICATE_OF_ASP[str(a.predicate)], str(a.value)): str(a.to) for a in outcome.answers(Lift)}
+              if lift else {})
     changes += [f"lifted {p}:{v} to {p}:{a}" for (p, v), a in sorted(lifted.items()) if a != v]
     kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
             if (a.predicate, a.value) not in redundant]

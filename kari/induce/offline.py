@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.domain.objects import has_property, rule_holds
@@ -33,7 +33,7 @@ from kari.induce.config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, Propos
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.validator import AtomLabels
 from kari.rules.ast import Atom, Node, Or, Part, Rule, all_of, any_of
-from kari.solver.control import Grounding
+from kari.solver.control import Grounding, SolveOutcome
 from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
 
 
@@ -107,7 +107,7 @@ class BranchSearch:
         outcome = self.grounding.solve(externals, time_limit=self.time_limit)
         if not outcome.atoms:
             return None
-        return _choice(outcome.atoms, [o.id for o in self.objects], optimal=outcome.proven)
+        return _choice(outcome, [o.id for o in self.objects], optimal=outcome.proven)
 
 
 def best_branch(
@@ -128,15 +128,37 @@ def best_branch(
     return search.best(targets, round_targets=round_targets, done=done, weight=weight)
 
 
-def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool) -> BranchChoice:
-    chosen = sorted((PREDICATE_OF_ASP[str(a[1])], str(a[2])) for a in atoms if a[0] == "sel")
-    part_form = ("form", "part") in atoms
+class Selected(NamedTuple):
+    """``sel(P, V)``: the branch has the atom P:V (P in ASP spelling)."""
+
+    ATOM = "sel"
+    predicate: str
+    value: str
+
+
+class Covered(NamedTuple):
+    """``cov(I)``: the branch covers known positive I."""
+
+    ATOM = "cov"
+    object: int
+
+
+class CoveredNegative(NamedTuple):
+    """``ncov(I)``: the branch covers known negative I."""
+
+    ATOM = "ncov"
+    object: int
+
+
+def _choice(outcome: SolveOutcome, ids: Sequence[str], optimal: bool) -> BranchChoice:
+    chosen = sorted((PREDICATE_OF_ASP[str(a.predicate)], str(a.value)) for a in outcome.answers(Selected))
+    part_form = outcome.holds("form", "part")
     role = "x" if part_form else WHOLE
     nodes = tuple(Atom(p, v, role) for p, v in chosen)
     body = all_of(nodes)
     branch = Part("x", body) if part_form else body
-    covers = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "cov"))
-    negatives = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "ncov"))
+    covers = tuple(sorted(ids[int(a.object)] for a in outcome.answers(Covered)))
+    negatives = tuple(sorted(ids[int(a.object)] for a in outcome.answers(CoveredNegative)))
     return BranchChoice(branch, covers, negatives, optimal)
 
 

@@ -16,6 +16,7 @@ from kari.induce.config import Backend, InduceConfig
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, induce_affordance, replay_vocabulary, rule_from_result
+from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
 from kari.domain.terms import PREDICATES
@@ -31,14 +32,14 @@ class InduceOutcome:
     """What a run produced."""
 
     rules: list[Rule]
-    results: dict[str, dict[str, Any]]
+    results: dict[str, InductionResult]
     scores: dict[str, Any]
     out: Path
     jsonl: Path
     run_dir: Path
     timers: Timers
     resumed: list[str]
-    cv: dict[str, Any] | None = None
+    cv: CVSummary | None = None
 
 
 def jsonl_path(out: Path) -> Path:
@@ -232,11 +233,11 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             cv_summary = _cross_validate(cv, chosen, evidence, rules, scores, job, run, timers, key, out, fresh)
         _write_rules(out, rules)
         atomic_write_jsonl(
-            run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
+            run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a].rounds]
         )
         atomic_write_jsonl(
             run.vocabulary_path,
-            [{"affordance": a, **e} for a in sorted(results) for e in results[a]["vocab_events"]],
+            [{"affordance": a, **e} for a in sorted(results) for e in results[a].vocab_events],
         )
         _persist_vocabulary(db, vocab)
         usage = _usage(run.calls() + [c for fold in sorted((run.path / "cv").glob("fold*"))
@@ -254,7 +255,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             status="finished", usage=usage, timers=timers.rows(),
             scores={a: s.to_json() for a, s in sorted(scores.items())},
             tuning=tuning, rare_branches={"rare": rare[0], "branches": rare[1]},
-            cv=None if cv_summary is None else {"folder": str(cv_dir(out)), "pooled": cv_summary["pooled"]},
+            cv=None if cv_summary is None else {"folder": str(cv_dir(out)), "pooled": cv_summary.pooled},
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
@@ -284,9 +285,9 @@ def _universe(evidence: dict[str, Evidence]) -> list[ObjectRecord]:
     return list({o.id: o for ev in evidence.values() for o in (*ev.universe, *ev.positives)}.values())
 
 
-def _matching(finished: dict[str, dict[str, Any]], evidence: dict[str, Evidence]) -> dict[str, dict[str, Any]]:
+def _matching(finished: dict[str, InductionResult], evidence: dict[str, Evidence]) -> dict[str, InductionResult]:
     """The finished affordances whose evidence is still the same."""
-    return {a: r for a, r in finished.items() if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
+    return {a: r for a, r in finished.items() if a in evidence and r.evidence == evidence[a].fingerprint()}
 
 
 @dataclass(frozen=True)
@@ -299,8 +300,8 @@ class _Job:
     progress: bool
 
 
-def _induce_set(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir, timers: Timers,
-                key: str) -> tuple[dict[str, dict[str, Any]], list[Rule], dict[str, Any] | None]:
+def _induce_set(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
+                timers: Timers, key: str) -> tuple[dict[str, InductionResult], list[Rule], dict[str, Any] | None]:
     """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
     chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
     replay_vocabulary(job.vocab, finished)
@@ -344,7 +345,7 @@ def _cross_validate(
     key: str,
     out: Path,
     fresh: bool,
-) -> dict[str, Any]:
+) -> CVSummary:
     """``--cv K``: induce once per fold without that fold's objects (a resumable run directory per fold under
     ``RUN/cv/``), write the fold rule sets and ``cv.json`` into ``RULES.cv/`` and return the summary."""
     from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects, fold_rules_path, restrict_all
@@ -384,12 +385,12 @@ def _cross_validate(
                           dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
         atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
     atomic_write_json(folder / FOLDS_FILE, {"k": k, "seed": config.seed, "fold_of": fold_of})
-    atomic_write_json(folder / CV_FILE, summary)
+    atomic_write_json(folder / CV_FILE, summary.to_json())
     return summary
 
 
-def _run_loop(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir,
-              timers: Timers) -> dict[str, dict[str, Any]]:
+def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
+              timers: Timers) -> dict[str, InductionResult]:
     """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
     from tqdm import tqdm
 

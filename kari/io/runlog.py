@@ -1,8 +1,9 @@
 """A resumable run directory's two records: its settings (``config.json``) and its append-only JSONL log.
 
 ``kari play`` (``games.jsonl``) and ``kari creativity solve`` (``answers.jsonl``) append one record per finished
-item and flush it; a rerun reads what is there and does the rest. :func:`check_settings` refuses a rerun with
-other settings; :func:`load_log` reads the log back, tolerating what a crash can leave.
+item and flush it; a rerun reads what is there and does the rest (the loop: :mod:`kari.io.runloop`).
+:func:`check_settings` refuses a rerun with other settings; :func:`load_log` reads the log back, tolerating what
+a crash can leave; :func:`settings_json` writes a settings record as ``config.json`` holds it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 """A run directory's scores, rewritten at the end of every session."""
 
-RecordCheck = Callable[[dict[str, Any], Path, int], dict[str, Any]]
-"""Returns the record when it has the fields its readers need, else raises a ``run-corrupt`` :class:`KariError`."""
+RecordCheck = Callable[[dict[str, Any], Path, int], Any]
+"""Returns the (typed) record when the line has the fields its readers need, else raises a ``run-corrupt``
+:class:`KariError`."""
 
 
 def paths_as_paths(settings: Any, names: Collection[str]) -> None:
@@ -56,7 +58,7 @@ def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[s
                         file=str(path), code="run-config")
 
 
-def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool]:
+def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     """Records already in the log at ``path`` and whether the file must be rewritten to be clean again: a last
     line without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a
     line holding several records back to back (glued by a resume after such a crash) is split."""

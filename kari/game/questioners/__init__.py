@@ -10,5 +10,6 @@ from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.game.questioners.base": ("Questioner", "argmax_belief", "resolve_guess"),
-    "kari.game.questioners.registry": ("QUESTIONERS", "QuestionerOptions", "make_questioner", "questioner_class"),
+    "kari.game.questioners.registry": ("QUESTIONERS", "QuestionerOptions", "make_questioner", "questioner_class",
+                                       "sees_rules"),
 })

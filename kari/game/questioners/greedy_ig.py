@@ -39,9 +39,7 @@ class GreedyIGQuestioner(Questioner):
 
     @classmethod
     def from_options(cls, options: Any) -> GreedyIGQuestioner:
-        extra = options.extra
-        return cls(options.vocab, extra.get("stop_belief", STOP_BELIEF), extra.get("min_gain", MIN_GAIN),
-                   extra.get("lookahead", LOOKAHEAD))
+        return cls(options.vocab, *options.settings.greedy)
 
     def act(self, state: GameState) -> Action:
         model = self.setup.model

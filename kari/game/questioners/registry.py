@@ -4,7 +4,7 @@ imports another's dependencies), and the options every player may be configured 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,10 @@ from typing import Any
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.game.defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
-from kari.game.names import Player
+from kari.game.names import RULES_SUFFIX, Player
 from kari.game.questioners.base import Questioner
 from kari.llm.config import DEFAULT_MAX_TOKENS
+from kari.game.settings import PlayerSettings
 
 QUESTIONERS: dict[str, str] = {
     Player.OPTIMAL: "kari.game.questioners.optimal:OptimalQuestioner",
@@ -40,7 +41,16 @@ class QuestionerOptions:
     max_tokens: int = DEFAULT_MAX_TOKENS
     read: Callable[[str], str] = input
     write: Callable[[str], None] = print
-    extra: dict[str, Any] = field(default_factory=dict)
+    settings: PlayerSettings = field(default_factory=PlayerSettings)
+
+
+def sees_rules(config: Mapping[str, Any]) -> bool:
+    """Did a run's questioner see matched rules (its ``config.json``): given a rules file, and a player that uses
+    them (its class says ``sees_rules``: llm, rules, greedy-ig) or a ``*+rules`` name?"""
+    name = str(config.get("questioner"))
+    if not config.get("rules"):
+        return False
+    return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith(RULES_SUFFIX)
 
 
 def questioner_class(name: str) -> type[Questioner]:
