@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,27 @@ class JsonView(Mapping[str, Any]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class JsonRecord(JsonView):
+    """A record whose fields are named :attr:`KEYS`, in its JSON object's order; the keys in :attr:`OPTIONAL`
+    are left out when None; ``layout`` (a field of every subclass) is how the object read was laid out.
+    Subclasses with nested records convert them in :meth:`from_json` and :meth:`json_values`."""
+
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    OPTIONAL: ClassVar[tuple[str, ...]] = ()
+    layout: Layout | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Any:
+        return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
+
+    def json_values(self) -> dict[str, Any]:
+        """Every field's JSON value, in order."""
+        return {key: getattr(self, key) for key in self.KEYS}
+
+    def to_json(self) -> dict[str, Any]:
+        return emit(self.json_values(), self.layout, omit=[k for k in self.OPTIONAL if getattr(self, k) is None])
 
     def __getitem__(self, key: str) -> Any:
         return self.to_json()[key]

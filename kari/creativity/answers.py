@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.records import JsonView, Layout, emit
+from kari.records import JsonRecord, Layout
 
 ANSWERS_FILE = "answers.jsonl"
 
 
 @dataclass(frozen=True, eq=False)
-class AnswerRecord(JsonView):
+class AnswerRecord(JsonRecord):
     """A task's answer: the solver, the goal mapped to an affordance (with the oracle affordance and whether
     they agree), the chosen entity and part, its score, the random-choice rates, how many candidates the scene
     held (and how many came from the KB) and, for the symbolic solver, the answer under the oracle affordance."""
@@ -32,14 +32,7 @@ class AnswerRecord(JsonView):
     layout: Layout | None = None
 
     KEYS = ("task_id", "solver", "goal", "answer", "score", "random", "candidates", "kb_candidates", "oracle")
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> AnswerRecord:
-        return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        values = {key: getattr(self, key) for key in self.KEYS}
-        return emit(values, self.layout, omit=("oracle",) if self.oracle is None else ())
+    OPTIONAL = ("oracle",)
 
 
 def read_answer(record: dict[str, Any], path: Path, line: int) -> AnswerRecord:

@@ -9,18 +9,18 @@ read the typed fields; ``record["success"]`` still reads the JSON form.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kari.errors import KariError
-from kari.records import JsonView, Layout, emit
+from kari.records import JsonRecord, Layout
 
 GAMES_FILE = "games.jsonl"
 
 
 @dataclass(frozen=True, eq=False)
-class CheckRecord(JsonView):
+class CheckRecord(JsonRecord):
     """The Checker's verdict on one question as recorded: the pairs it read (``DIMENSION:value``), its flag,
     whether the question was accepted, why not, and the LLM Checker's raw reply."""
 
@@ -32,19 +32,19 @@ class CheckRecord(JsonView):
     layout: Layout | None = None
 
     KEYS = ("pairs", "flag", "accepted", "reason", "raw")
+    OPTIONAL = ("raw",)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CheckRecord:
-        return cls(tuple(data.get("pairs", ())), data.get("flag"), data.get("accepted", False), data.get("reason"),
-                   data.get("raw"), Layout.of(data, cls.KEYS))
+        return replace(super().from_json(data), pairs=tuple(data.get("pairs", ())),
+                       accepted=data.get("accepted", False))
 
-    def to_json(self) -> dict[str, Any]:
-        return emit({"pairs": list(self.pairs), "flag": self.flag, "accepted": self.accepted, "reason": self.reason,
-                     "raw": self.raw}, self.layout, omit=("raw",) if self.raw is None else ())
+    def json_values(self) -> dict[str, Any]:
+        return {**super().json_values(), "pairs": list(self.pairs)}
 
 
 @dataclass(frozen=True, eq=False)
-class TurnRecord(JsonView):
+class TurnRecord(JsonRecord):
     """One question turn as recorded: its number, the question, the verdict, the answer (``yes`` / ``no``;
     None when rejected), the hard belief b_t, IG_t, the players' soft belief, a flipped answer, the LLM
     Oracle's raw reply."""
@@ -61,23 +61,25 @@ class TurnRecord(JsonView):
     layout: Layout | None = None
 
     KEYS = ("turn", "question", "checker", "answer", "b", "ig", "b_soft", "flipped", "oracle_raw")
+    OPTIONAL = ("b_soft", "oracle_raw")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TurnRecord:
-        return cls(data["turn"], data.get("question", ""), CheckRecord.from_json(data["checker"]), data.get("answer"),
-                   data.get("b"), data["ig"], data.get("b_soft"), data.get("flipped", False),
-                   data.get("oracle_raw"), Layout.of(data, cls.KEYS))
+        return replace(super().from_json(data), checker=CheckRecord.from_json(data["checker"]),
+                       question=data.get("question", ""), flipped=data.get("flipped", False))
+
+    def json_values(self) -> dict[str, Any]:
+        return {**super().json_values(), "checker": self.checker.to_json()}
 
     def to_json(self) -> dict[str, Any]:
-        omit = [k for k, absent in (("b_soft", self.b_soft is None), ("flipped", not self.flipped),
-                                    ("oracle_raw", self.oracle_raw is None)) if absent]
-        return emit({"turn": self.turn, "question": self.question, "checker": self.checker.to_json(),
-                     "answer": self.answer, "b": self.b, "ig": self.ig, "b_soft": self.b_soft,
-                     "flipped": self.flipped, "oracle_raw": self.oracle_raw}, self.layout, omit)
+        data = super().to_json()
+        if self.layout is None and not self.flipped:  # written only when an answer was flipped
+            data.pop("flipped")
+        return data
 
 
 @dataclass(frozen=True, eq=False)
-class GameRecord(JsonView):
+class GameRecord(JsonRecord):
     """One game as ``games.jsonl`` holds it (docs/formats.md): the run and player, the game, b_0, the turns,
     the guess and its belief, how the game ended, the player's own facts, the time it took and, when the
     player was given rules, the rule facts of the game (matches per candidate, the target's rule, its fold)."""
@@ -108,26 +110,21 @@ class GameRecord(JsonView):
     KEYS = ("run", "questioner", "game", "object", "target", "candidates", "b0", "b0_soft", "turns", "n_turns",
             "guess", "guess_raw", "invalid_guess", "guess_belief", "guess_soft_belief", "forced",
             "repeated_questions", "success", "questioner_info", "time_s", "rules")
+    OPTIONAL = ("rules",)
+    DEFAULTS: ClassVar[dict[str, Any]] = {"run": 0, "questioner": "", "object": "", "candidates": (),
+                                          "invalid_guess": False, "repeated_questions": 0, "questioner_info": {},
+                                          "time_s": 0.0}
+    """The values of keys an older record may lack."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameRecord:
-        return cls(data.get("run", 0), data.get("questioner", ""), data["game"], data.get("object", ""),
-                   data["target"], tuple(data.get("candidates", ())), data.get("b0"), data.get("b0_soft"),
-                   tuple(TurnRecord.from_json(t) for t in data["turns"]), data["n_turns"], data.get("guess"),
-                   data.get("guess_raw"), data.get("invalid_guess", False), data.get("guess_belief"),
-                   data.get("guess_soft_belief"), data.get("forced"), data.get("repeated_questions", 0),
-                   data["success"], data.get("questioner_info", {}), data.get("time_s", 0.0), data.get("rules"),
-                   Layout.of(data, cls.KEYS))
+        record = super().from_json({**cls.DEFAULTS, **data})
+        return replace(record, candidates=tuple(record.candidates), layout=Layout.of(data, cls.KEYS),
+                       turns=tuple(TurnRecord.from_json(t) for t in data["turns"]))
 
-    def to_json(self) -> dict[str, Any]:
-        return emit({"run": self.run, "questioner": self.questioner, "game": self.game, "object": self.object,
-                     "target": self.target, "candidates": list(self.candidates), "b0": self.b0,
-                     "b0_soft": self.b0_soft, "turns": [t.to_json() for t in self.turns], "n_turns": self.n_turns,
-                     "guess": self.guess, "guess_raw": self.guess_raw, "invalid_guess": self.invalid_guess,
-                     "guess_belief": self.guess_belief, "guess_soft_belief": self.guess_soft_belief,
-                     "forced": self.forced, "repeated_questions": self.repeated_questions, "success": self.success,
-                     "questioner_info": self.questioner_info, "time_s": self.time_s, "rules": self.rules},
-                    self.layout, omit=("rules",) if self.rules is None else ())
+    def json_values(self) -> dict[str, Any]:
+        return {**super().json_values(), "candidates": list(self.candidates),
+                "turns": [t.to_json() for t in self.turns]}
 
     @property
     def target_has_rule(self) -> bool | None:

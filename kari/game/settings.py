@@ -9,7 +9,7 @@ and ``config.json`` does not name it. A leaf: records and their checks only.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +18,14 @@ from kari.game import defaults
 from kari.game.names import CheckerKind, MatchMode, OracleKind
 from kari.io.runlog import paths_as_paths, settings_json
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
-from kari.records import JsonView, Layout, emit
+from kari.records import JsonRecord, Layout
 
 LLM_PARTS = ("questioner", "oracle", "checker")
 """The fields of :class:`PlayConfig` an LLM may play (the value ``llm``)."""
 
 
 @dataclass(frozen=True, eq=False)
-class PlayerSettings(JsonView):
+class PlayerSettings(JsonRecord):
     """``min_gain``, ``lookahead``, ``stop_belief`` (greedy-ig), ``rule_satisfied`` / ``rule_falsified`` (the
     factors on a candidate's soft belief once the answers satisfy / falsify its matched rule) and
     ``rules_in_belief`` (whether the rules enter the soft belief at all)."""
@@ -39,16 +39,11 @@ class PlayerSettings(JsonView):
     layout: Layout | None = None
 
     KEYS = ("min_gain", "lookahead", "stop_belief", "rule_satisfied", "rule_falsified", "rules_in_belief")
+    OPTIONAL = KEYS
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | PlayerSettings) -> PlayerSettings:
-        if isinstance(data, PlayerSettings):
-            return data
-        return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        values = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "layout"}
-        return emit(values, self.layout, omit=[key for key, value in values.items() if value is None])
+        return data if isinstance(data, PlayerSettings) else super().from_json(data)
 
     @property
     def rule_factors(self) -> tuple[float, float]:

@@ -15,11 +15,11 @@ from typing import Any
 from kari.game.names import RULES_SUFFIX
 from kari.game.questioners.registry import sees_rules
 from kari.game.records import GameRecord
-from kari.records import JsonView, Layout, emit
+from kari.records import JsonRecord, Layout
 
 
 @dataclass(frozen=True, eq=False)
-class Score(JsonView):
+class Score(JsonRecord):
     """Games, success rate (0..1) and mean turns over the solved games of a set of records (None when empty)."""
 
     games: int
@@ -29,22 +29,13 @@ class Score(JsonView):
 
     KEYS = ("games", "success_rate", "avg_turns_solved")
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Score:
-        return cls(data.get("games", 0), data.get("success_rate"), data.get("avg_turns_solved"),
-                   Layout.of(data, cls.KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        return emit({"games": self.games, "success_rate": self.success_rate,
-                     "avg_turns_solved": self.avg_turns_solved}, self.layout)
-
 
 def _scores(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
     return None if data is None else {name: Score.from_json(s) for name, s in data.items()}
 
 
 @dataclass(frozen=True, eq=False)
-class RunSummary(JsonView):
+class RunSummary(JsonRecord):
     """A run's ``summary.json`` (docs/formats.md): the overall score, per-run success rates, turns, IG and
     question kinds per turn, per-affordance scores, rejected and forced guesses, timing, the split by rule
     coverage (runs with rules), the run's settings and, for LLM players, the token usage."""
@@ -80,17 +71,16 @@ class RunSummary(JsonView):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
-        values = {key: data.get(key) for key in cls.KEYS}
-        values["by_affordance"] = _scores(data.get("by_affordance")) or {}
-        values["by_rule_coverage"] = _scores(data.get("by_rule_coverage"))
-        return cls(**values, layout=Layout.of(data, cls.KEYS))
+        summary = super().from_json(data)
+        return replace(summary, by_affordance=_scores(data.get("by_affordance")) or {},
+                       by_rule_coverage=_scores(data.get("by_rule_coverage")))
 
-    def to_json(self) -> dict[str, Any]:
-        values = {key: getattr(self, key) for key in self.KEYS}
+    def json_values(self) -> dict[str, Any]:
+        values = super().json_values()
         values["by_affordance"] = {name: s.to_json() for name, s in self.by_affordance.items()}
         if self.by_rule_coverage is not None:
             values["by_rule_coverage"] = {name: s.to_json() for name, s in self.by_rule_coverage.items()}
-        return emit(values, self.layout, omit=[key for key in self.OPTIONAL if values[key] is None])
+        return values
 
     def with_run(self, config: Mapping[str, Any], llm_usage: Mapping[str, Any] | None = None) -> RunSummary:
         """The summary with the run's settings (and the token usage of its LLM players) added."""

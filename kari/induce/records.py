@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kari.records import JsonView, Layout, emit
+from kari.records import JsonRecord, Layout
 from kari.rules.ast import Node
 
 
 @dataclass(frozen=True, eq=False)
-class InductionResult(JsonView):
+class InductionResult(JsonRecord):
     """One finished affordance: its evidence fingerprint, the rule (its JSON form; :attr:`body` the node), the
     provenance and training evidence of each branch, the counts, the Validator's recall, what stayed unanswered,
     the rounds, the dropped proposals, the vocabulary events and the time it took."""
@@ -37,13 +37,6 @@ class InductionResult(JsonView):
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "unanswered", "rounds", "dropped", "vocab_events", "seconds")
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> InductionResult:
-        return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        return emit({key: getattr(self, key) for key in self.KEYS}, self.layout)
-
     @property
     def body(self) -> Node | None:
         """The rule's body as a node (None when no rule was found)."""
@@ -53,7 +46,7 @@ class InductionResult(JsonView):
 
 
 @dataclass(frozen=True, eq=False)
-class CVSummary(JsonView):
+class CVSummary(JsonRecord):
     """``cv.json``: K, the seed, the negatives and the semantics the folds were judged with, the pooled held-out
     and in-sample scores (macro and micro) with their gap, each affordance's scores and failing branches, and
     the settings each fold chose by inner cross-validation."""
@@ -68,13 +61,6 @@ class CVSummary(JsonView):
     layout: Layout | None = None
 
     KEYS = ("k", "seed", "negatives", "semantics", "pooled", "affordances", "settings_by_fold")
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CVSummary:
-        return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
-
-    def to_json(self) -> dict[str, Any]:
-        return emit({key: getattr(self, key) for key in self.KEYS}, self.layout)
 
     @property
     def macro_f1(self) -> tuple[float, float]:
