@@ -199,7 +199,8 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, tasks: l
             chosen = solver.answer(task, candidates, goal.affordance)
         oracle = None
         if symbolic is not None and config.solver == SolverKind.SYMBOLIC:
-            best = chosen if gold_goal.affordance == goal.affordance else symbolic.answer(candidates, gold_goal.affordance)
+            same = gold_goal.affordance == goal.affordance
+            best = chosen if same else symbolic.answer(candidates, gold_goal.affordance)
             oracle = {"affordance": gold_goal.affordance, "entity": best.entity, "part": best.part,
                       "score": score(task, best.entity, best.part)}
         return AnswerRecord(

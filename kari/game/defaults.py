@@ -1,7 +1,9 @@
 """The game's default settings, named once (imported by the engine, the players, the run and the CLI).
 
-Cheap to import: no numpy, no solver.
+Cheap to import: no numpy, no clingo (the guessing threshold is the solver's record of the paper's figure).
 """
+
+from kari.solver.types import THRESHOLD as SOLVER_THRESHOLD
 
 BUDGET = 20
 """Question turns per game before the forced guess (the paper's T)."""
@@ -9,8 +11,8 @@ BUDGET = 20
 MAX_REJECTIONS = 3
 """Consecutive rejected questions that force the guess."""
 
-THRESHOLD = 0.9
-"""Hard belief b_t at which Optimal guesses (the paper's 0.9)."""
+THRESHOLD = SOLVER_THRESHOLD
+"""Hard belief b_t at which Optimal guesses (the paper's 0.9; named in :mod:`kari.solver.types`)."""
 
 REPRESENTATIVES = 10
 """Representative objects per candidate affordance."""

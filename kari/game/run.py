@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from kari.domain.vocabulary import Vocabulary
     from kari.game.match import RuleSource
 
-__all__ = ["CONFIG_FILE", "GAMES_FILE", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings", "check_settings_values", "load_records",
-           "play", "play_loaded", "read_inputs", "select_games", "uses_llm"]
+__all__ = ["CONFIG_FILE", "GAMES_FILE", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
+           "check_settings_values", "load_records", "play", "play_loaded", "read_inputs", "select_games", "uses_llm"]
 
 
 def load_records(path: Path) -> tuple[list[GameRecord], bool]:
@@ -164,7 +164,8 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
     def play_one(job: tuple[int, Any, Any]) -> GameRecord:
         index, game, (setup, hidden, rules) = job
         questioner, checker, oracle = players.get()
-        record = play_game(game, hidden, setup, questioner, checker, oracle, vocab, max_rejections=config.max_rejections)
+        record = play_game(game, hidden, setup, questioner, checker, oracle, vocab,
+                           max_rejections=config.max_rejections)
         return replace(record, run=index, questioner=config.questioner, rules=rules)
 
     def played() -> Iterator[GameRecord]:

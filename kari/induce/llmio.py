@@ -58,7 +58,8 @@ class LLMSession:
         return _parse(reply)
 
     def ask_json_many(
-        self, role: str, requests: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS, schema: Mapping[str, Any] | None = None
+        self, role: str, requests: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS,
+        schema: Mapping[str, Any] | None = None
     ) -> list[JSONReply]:
         """Several independent requests of one role (sent concurrently by the client)."""
         from kari.llm.types import ChatRequest

@@ -35,7 +35,7 @@ from kari.domain.objects import object_view
 from kari.solver.facts import asp_string
 from kari.domain.terms import History, Question
 from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import THRESHOLD
+from kari.solver.types import THRESHOLD
 
 
 @dataclass(frozen=True)
