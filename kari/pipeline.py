@@ -20,16 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import RULES_SUFFIX
+from kari.game.names import ONLINE_PLAYERS, RULES_SUFFIX, Player
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+rules", "fix20q", "rules")
 """``NAME[@K][+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
 representatives, a player that knows little, as an LLM Questioner does); ``+rules`` gives it the rules."""
 FOLDS = 5
 """Players that see rules get cross-fitted ones: each game the rules induced without its hidden object's fold."""
-ONLINE_QUESTIONERS = ("llm", "human")
+ONLINE_QUESTIONERS = ONLINE_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -47,24 +48,24 @@ class PipelineResult:
 def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
-    """Run the five steps into ``out``; ``echo`` receives one line per finished step."""
-    from kari.bench.validate import require_valid
-    from kari.domain.vocabulary import Vocabulary
-    from kari.game.report import report
-    from kari.game.run import PlayConfig, play
+    """Run the five steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
+    (:class:`kari.study.Study`) and handed to the library cores as an object."""
+    from kari.game.report import report_loaded
     from kari.induce.config import InduceConfig
     from kari.induce.folds import cv_dir
-    from kari.induce.run import induce
+    from kari.induce.inputs import from_db
+    from kari.induce.run import induce_loaded
     from kari.io.atomic import prepare_output_dir
     from kari.kb import load_into
     from kari.resources import bundled_bench_dir, bundled_kb_file
-    from kari.solver.run import coverage
+    from kari.solver.run import coverage_loaded
+    from kari.study import Study
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
-    checked = require_valid(bench_dir, Vocabulary.load())  # a structurally broken benchmark stops here
+    study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
-        if not checked.counts.get(f"{part}.jsonl"):
+        if not study.bench.report.counts.get(f"{part}.jsonl"):
             raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
     out = prepare_output_dir(out)
     db = out / "kari.duckdb"
@@ -74,40 +75,58 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         lines.append(line)
         echo(line)
 
-    loaded = load_into(db, kb_files or [bundled_kb_file()])
+    loaded = load_into(db, [Path(f) for f in kb_files] if kb_files else [bundled_kb_file()])
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
+    vocab = study.attach_db(db)
 
     rules = out / "rules.kari"
-    outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress,
-                     cv=FOLDS)
+    outcome = induce_loaded(from_db(db, vocab), {"kind": "db", "path": str(db)}, vocab, out=rules, db=db,
+                            run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress, cv=FOLDS)
     cross_fitted = cv_dir(rules)
-    pooled = outcome.cv["pooled"] if outcome.cv else None
-    heldout = "" if pooled is None else (f" (macro F1 held-out {pooled['heldout']['macro']['f1']:.3f}, "
-                                         f"in-sample {pooled['in_sample']['macro']['f1']:.3f})")
+    heldout = "" if outcome.cv is None else (f" (macro F1 held-out {outcome.cv.macro_f1[0]:.3f}, "
+                                             f"in-sample {outcome.cv.macro_f1[1]:.3f})")
     step(f"induce: {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {rules}; {FOLDS} "
          f"cross-fitted rule sets -> {cross_fitted}{heldout}; run directory {outcome.run_dir}")
 
-    summary = coverage(rules, db, bench=bench_dir)
+    with study.connect() as con:
+        summary = coverage_loaded(study.rules(rules).folds[0], con, vocab, study.raw, folder=db.resolve().parent,
+                                  db=db)
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
          f"{summary.games_with_rule} of {summary.games} games have a rule for their target -> {db}")
 
-    play_dirs: dict[str, Path] = {}
+    runs, play_dirs = [], {}
     for name in questioners:
-        folder = out / "play" / name
-        player, model_reps, given_rules = parse_player(name)
-        sees = given_rules or player == "rules"  # "greedy-ig+rules": the same player, given the rules
-        result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
-                                 rules=str(cross_fitted.resolve()) if sees else None, db=str(db.resolve()),
-                                 model_reps=model_reps), folder, progress=progress)
-        play_dirs[name] = folder
-        turns = result["avg_turns_solved"]
-        step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
-             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {folder}")
+        run = _play(study, name, out / "play" / name, seed, games, cross_fitted.resolve(), progress)
+        runs.append(run)
+        play_dirs[name] = run.path
+        turns = run.summary.avg_turns_solved
+        step(f"play {name}: SR {100 * (run.summary.success_rate or 0):.1f}% over {run.summary.games} games, "
+             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
 
     report_dir = out / "report"
-    report(list(play_dirs.values()), report_dir)
+    report_loaded(runs, report_dir)
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines)
+
+
+def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, cross_fitted: Path,
+          progress: bool) -> Any:
+    """Play ``name`` (``NAME[@K][+rules]``) on the study's benchmark with a copy of its vocabulary; players that
+    see rules get the cross-fitted sets (read once for all of them)."""
+    from kari.game.match import RuleSource
+    from kari.game.run import PlayConfig, play_loaded
+
+    player, model_reps, given_rules = parse_player(name)
+    sees = given_rules or player == Player.RULES  # "greedy-ig+rules": the same player, given the rules
+    config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=seed, games=games,
+                        rules=cross_fitted.resolve() if sees else None, db=study.db.resolve(), model_reps=model_reps)
+    bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
+    vocab = study.fork()
+    rules = None
+    if sees:
+        rules = RuleSource.of(study.rules(cross_fitted), vocab, config.rule_threshold, config.rule_top_k,
+                              config.rule_match, embedder=study.shared_embedder())
+    return play_loaded(config, folder, bench=bench, vocab=vocab, rules=rules, progress=progress)
 
 
 def parse_player(spec: str) -> tuple[str, int | None, bool]:

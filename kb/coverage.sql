@@ -1,14 +1,19 @@
--- Coverage views over the tables written by `kari coverage` (kari.solver.store). Tables:
---   coverage(affordance, object, covered, branch, part, rule, semantics)  one row per rule x object
---   coverage_labels(affordance, object, label)   labelled positives (true) and negatives (false)
---   coverage_games(game, object, target)         the games of the benchmark (empty for KB objects)
---   representatives(affordance, object, rank, seed)
+-- Coverage tables and views written by `kari coverage` (kari.solver.store fills the tables; their rows are
+-- replaced on every run). The representatives table is in representatives.sql.
 -- Views (ratios are rounded to 4 decimals; the counts beside them are exact):
 --   rule_recall(rule, affordance, positives, covered_positives, recall)          recall on labelled positives
 --   rule_precision(rule, affordance, covered_labelled, true_positives, false_positives, negatives,
 --                  precision, false_positive_rate)                             against labelled negatives
 --   affordance_coverage(affordance, rules, objects, covered_objects, share)    objects covered by any rule
 --   game_rule_match(game, object, target, has_rule, target_covers_object)      the paper's figure per game
+
+-- one row per rule x object, in rule order, then object order; branch and part of the covering branch
+CREATE TABLE IF NOT EXISTS coverage (affordance VARCHAR, object VARCHAR, covered BOOLEAN, branch INTEGER,
+                                     part VARCHAR, rule INTEGER, semantics VARCHAR);
+-- labelled positives (true) and negatives (false)
+CREATE TABLE IF NOT EXISTS coverage_labels (affordance VARCHAR, object VARCHAR, label BOOLEAN);
+-- the games of the benchmark (empty for KB objects)
+CREATE TABLE IF NOT EXISTS coverage_games (game VARCHAR, object VARCHAR, target VARCHAR);
 
 CREATE OR REPLACE VIEW rule_recall AS
 SELECT c.rule, c.affordance,

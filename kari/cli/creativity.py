@@ -11,8 +11,9 @@ import typer
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
 from kari.cli.options import seed as seed_option
-
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.creativity.llm_solver import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
+from kari.creativity.run import LEXICAL_GOALS, SolverKind
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
@@ -41,30 +42,30 @@ def load(
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (answers.jsonl, summary.json); resumed."),
-    solver: str = typer.Option("symbolic", "--solver", help="symbolic, llm, or llm+rules (the matched rule in the "
-                                                           "prompt)."),
+    solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
+                               help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="KARI rules file (.kari or .jsonl), one rule per "
                                                               "affordance (symbolic and llm+rules)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database loaded by 'kari creativity load' (part "
                                                          "attributes and its vocabulary); without it parts are "
                                                          "read from the task's descriptions."),
-    goal: str = typer.Option("lexical", "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
+    goal: str = typer.Option(LEXICAL_GOALS, "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
                                                        "(the gold affordance: the upper bound)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
     seed: int = seed_option(0, "--seed", help="Seed of the tie-break between equally good candidates and of the "
                                               "interactive mode's listing order."),
-    mode: str = typer.Option("static", "--mode", help="llm solvers: static (every description up front), cot (a "
-                                                      "structured reasoning object) or interactive (inspect one "
-                                                      "thing per turn)."),
+    mode: str = typer.Option(Mode.STATIC.value, "--mode", help=f"llm solvers: {', '.join(MODES)}: every "
+                             "description up front, a structured reasoning object, or one thing inspected per turn."),
     temperature: list[float] = number([0.0], "--temperature", low=0.0, high=2.0,
                                       help="llm solvers: sampling temperature; repeat it for several samples per "
                                            "task (e.g. 0 0.3 0.7 as the benchmark: --temperature 0 --temperature "
                                            "0.3 --temperature 0.7)."),
-    max_tokens: int = count(2048, "--max-tokens", high=MAX_TOKENS, help="llm solvers: max output tokens per reply."),
-    max_turns: int = count(15, "--max-turns", high=MAX_BUDGET, help="interactive mode: the turn budget, final "
-                                                                    "answer included."),
+    max_tokens: int = count(DEFAULT_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help="llm solvers: max output tokens per reply."),
+    max_turns: int = count(DEFAULT_TURNS, "--max-turns", high=MAX_BUDGET,
+                           help="interactive mode: the turn budget, final answer included."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
@@ -78,10 +79,10 @@ def solve(
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
     from kari.creativity.run import SolveConfig, solve_tasks
 
-    uses_llm = solver != "symbolic" or goal == "llm"
-    config = SolveConfig(tasks=str(tasks.resolve()), solver=solver, rules=str(rules.resolve()) if rules else None,
-                         db=str(db.resolve()) if db else None, goal=goal,
-                         affordances=str(affordances.resolve()) if affordances else None, seed=seed, limit=limit,
+    uses_llm = solver != SolverKind.SYMBOLIC or goal == LLM
+    config = SolveConfig(tasks=tasks.resolve(), solver=solver, rules=rules.resolve() if rules else None,
+                         db=db.resolve() if db else None, goal=goal,
+                         affordances=affordances.resolve() if affordances else None, seed=seed, limit=limit,
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
                          max_turns=max_turns)

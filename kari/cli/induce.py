@@ -9,8 +9,13 @@ import typer
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, number, timeout
 from kari.cli.options import seed as seed_option
-
+from kari.domain.terms import Semantics
+from kari.errors import one_of
+from kari.induce.config import Backend, InduceConfig, Negatives
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+
+DEFAULTS = InduceConfig()
+"""The defaults the options below show and fall back to."""
 
 
 def induce(
@@ -19,35 +24,38 @@ def induce(
                                     "and the vocabulary store read and extended (with --bench, created if missing)."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
-    llm: str = typer.Option("offline", "--llm", help="Backend: offline (symbolic, no network) or openai."),
+    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
     seed: int = seed_option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
     max_atoms: int | None = count(None, "--max-atoms", high=8, help="Offline: at most K atoms per branch "
-                                         "(default 3; tuned unless --no-tune)."),
-    seed_branches: int = count(3, "--seed-branches", high=MAX_ITEMS, help="Offline proposer: at most this many seed branches."),
+                                  f"(default {DEFAULTS.max_atoms}; tuned unless --no-tune)."),
+    seed_branches: int = count(DEFAULTS.seed_branches, "--seed-branches", high=MAX_ITEMS,
+                               help="Offline proposer: at most this many seed branches."),
     min_precision: float | None = number(None, "--min-precision", low=0, high=1, help="Offline: floor of a branch's "
-                                               "m-estimate of precision (default 0.3)."),
-    min_support: int | None = count(None, "--min-support", high=MAX_ITEMS, help="Offline: positives a branch covers, and "
-                                           "that hold each of its atoms (default 2)."),
-    min_coverage: float | None = number(None, "--min-coverage", low=0, high=1, help="Offline: share of the positives a "
-                                              "branch covers (default 0.1; tuned unless --no-tune)."),
-    min_objects: int | None = count(None, "--min-objects", high=MAX_ITEMS, help="Offline: known objects (positives and "
-                                           "negatives) that hold each atom of a branch (default 3: rare values are "
-                                           "never proposed)."),
-    min_gain: float | None = number(None, "--min-gain", low=0, high=1, high_open=True, help="Offline: training F1 a branch must add "
-                                          "(default 0.02)."),
+                                         f"m-estimate of precision (default {DEFAULTS.min_precision})."),
+    min_support: int | None = count(None, "--min-support", high=MAX_ITEMS, help="Offline: positives a branch covers, "
+                                    f"and that hold each of its atoms (default {DEFAULTS.min_support})."),
+    min_coverage: float | None = number(None, "--min-coverage", low=0, high=1, help="Offline: share of the positives "
+                                        f"a branch covers (default {DEFAULTS.min_coverage}; tuned unless --no-tune)."),
+    min_objects: int | None = count(None, "--min-objects", high=MAX_ITEMS, help="Offline: known objects (positives "
+                                    "and negatives) that hold each atom of a branch "
+                                    f"(default {DEFAULTS.min_objects}: rare values are never proposed)."),
+    min_gain: float | None = number(None, "--min-gain", low=0, high=1, high_open=True,
+                                    help=f"Offline: training F1 a branch must add (default {DEFAULTS.min_gain})."),
     tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "
                               "3-fold inner cross-validation on the training objects."),
     lift: bool = typer.Option(True, "--lift/--no-lift", help="Lift every proposed branch's values up the is-a "
                               "taxonomy while its precision holds (both backends)."),
     groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
-    negatives: str = typer.Option("auto", "--negatives", help="Known negatives: auto, labelled or closed-world."),
+    negatives: str = typer.Option(Negatives.AUTO.value, "--negatives",
+                                  help=f"Known negatives: {one_of(Negatives)}."),
     semantics: str = typer.Option(
-        "any-part", "--semantics", help="Coverage semantics for scoring: any-part or strict."
+        Semantics.ANY_PART.value, "--semantics", help=f"Coverage semantics for scoring: {one_of(Semantics)}."
     ),
-    repair_attempts: int = count(2, "--repair-attempts", low=0, high=MAX_ATTEMPTS, help="Repair attempts for an invalid proposal."),
+    repair_attempts: int = count(DEFAULTS.repair_attempts, "--repair-attempts", low=0, high=MAX_ATTEMPTS,
+                                 help="Repair attempts for an invalid proposal."),
     base_url: str | None = typer.Option(None, "--base-url", help="openai: server URL (default $KARI_LLM_BASE_URL)."),
     model: str | None = typer.Option(None, "--model", help="openai: model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option(
@@ -70,7 +78,6 @@ def induce(
     The Proposer / Validator / Auditor loop is described in docs/method.md (section 2); the files it writes in
     docs/formats.md.
     """
-    from kari.induce.config import InduceConfig
     from kari.induce.run import induce as run_induce
     from kari.llm.config import call_limits
 
@@ -91,7 +98,7 @@ def induce(
         **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None
-    if llm == "openai":
+    if llm == Backend.OPENAI:
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(

@@ -4,37 +4,40 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
 from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
                                MAX_RUNS, MAX_TOKENS, count, number, timeout)
 from kari.cli.options import seed as seed_option
-
+from kari.errors import one_of
 from kari.game import defaults
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.game.names import CheckerKind, MatchMode, OracleKind, Player
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
-QUESTIONER_HELP = "optimal, fix20q, greedy-ig, rules, llm or human."
+QUESTIONER_HELP = f"{one_of(Player)}."
+MATCH_HELP = "Rule matching: embedding (MiniLM) or exact (verb ids)."
 
 
 def play(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
-    questioner: str = typer.Option("optimal", "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
+    questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
     game: list[str] = typer.Option([], "--game", help="Play only this game id (repeatable)."),
     seed: int = seed_option(0, "--seed", help="Seed of representatives and of random choices."),
     runs: Optional[int] = count(None, "--runs", high=MAX_RUNS, help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = number(0.7, "--match-threshold", low=-1, high=1, help="Min. verb similarity of a rule "
-                                     "match."),
-    top_k: int = count(1, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
+                                    help="Min. verb similarity of a rule match."),
+    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--match", help=MATCH_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
-    softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True, help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
-    checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
+    softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
+                                        help="fix20q: temperature of the guess."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
     eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
                               "answer that contradicts it (0 = hard elimination)."),
@@ -49,7 +52,8 @@ def play(
     min_gain: float = number(defaults.MIN_GAIN, "--min-gain", low=0, high=1e6, help="greedy-ig: guess when no question is "
                                    "expected to gain this many bits."),
     lookahead: int = count(defaults.LOOKAHEAD, "--lookahead", high=2, help="greedy-ig: 1 = one question ahead, 2 = two."),
-    max_tokens: int = count(512, "--max-tokens", high=MAX_TOKENS, help="llm questioner: max tokens per reply (paper: 512)."),
+    max_tokens: int = count(DEFAULT_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help=f"llm questioner: max tokens per reply (paper: {DEFAULT_MAX_TOKENS})."),
     reps: int = count(defaults.REPRESENTATIVES, "--reps", high=MAX_ITEMS, help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
@@ -70,7 +74,7 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
-    from kari.game.run import LLM_PARTS, PlayConfig
+    from kari.game.run import PlayConfig, uses_llm
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
@@ -79,21 +83,21 @@ def play(
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
-    uses_llm = "llm" in (questioner, oracle, checker)
+    llm_parts = LLM in (questioner, oracle, checker)
     config = PlayConfig(
-        bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
+        bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
-        rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
+        rules=rules.resolve() if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
         rule_match=match,
-        questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
+        questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
-        if questioner == "greedy-ig" else {},
-        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
-        base_url=base_url if uses_llm else None)
+        if questioner == Player.GREEDY_IG else {},
+        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
+        base_url=base_url if llm_parts else None)
     llm_config = None
-    if any(getattr(config, part) == "llm" for part in LLM_PARTS):
+    if uses_llm(config):
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
@@ -115,14 +119,14 @@ def play(
     typer.echo(_line(summary, out))
 
 
-def _line(summary: dict, out: Path) -> str:
-    sr = summary["success_rate"]
-    turns = summary["avg_turns_solved"]
-    text = (f"{summary['games']} games x {summary['runs']} run(s): SR {100 * (sr or 0):.1f}%, "
+def _line(summary: Any, out: Path) -> str:
+    """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
+    sr, turns = summary.success_rate, summary.avg_turns_solved
+    text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'}")
-    cov = summary.get("by_rule_coverage")
+    cov = summary.by_rule_coverage
     if cov:
-        text += "; " + ", ".join(f"{k} SR {100 * (v['success_rate'] or 0):.1f}% ({v['games']})" for k, v in cov.items())
+        text += "; " + ", ".join(f"{k} SR {100 * (v.success_rate or 0):.1f}% ({v.games})" for k, v in cov.items())
     return text + f" -> {out}"
 
 
@@ -168,10 +172,10 @@ def export_prompts(
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
-    match_threshold: float = number(0.7, "--match-threshold", low=-1, high=1, help="Min. verb similarity of a rule "
-                                     "match."),
-    top_k: int = count(1, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--match", help="Rule matching: embedding (MiniLM) or exact (verb ids)."),
+    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
+                                    help="Min. verb similarity of a rule match."),
+    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--match", help=MATCH_HELP),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from kari.cli.options import timeout
+from kari.domain.terms import Semantics
+from kari.errors import one_of
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +21,8 @@ def register(app: typer.Typer) -> None:
                                                   "tables coverage, coverage_labels, coverage_games, "
                                                   "representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
-        semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
+        semantics: str = typer.Option(Semantics.ANY_PART.value, "--semantics",
+                                      help=f"PART semantics: {one_of(Semantics)}."),
         time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
         explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),

@@ -24,3 +24,11 @@ One module per concern:
 - :mod:`kari.creativity.judge`: ``kari creativity judge`` (LLM rubric and reasonability, symbolic fallback);
 - :mod:`kari.creativity.run`: ``kari creativity solve`` (resumable answers.jsonl, summary.json).
 """
+
+from kari.exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "kari.creativity.model": ("Entity", "Part", "Task", "read_tasks"),
+    "kari.creativity.run": ("SolveConfig", "solve_loaded", "solve_tasks"),
+    "kari.creativity.store": ("load_creativity",),
+})

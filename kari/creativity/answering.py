@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from kari.creativity.answers import AnswerRecord
 from kari.creativity.model import Task
-from kari.errors import KariError
 
 
 @dataclass
@@ -41,7 +40,7 @@ class Answerer:
         kb = kb_parts(self.kb_con, [e.name for e in task.entities], task.scenario) if self.kb_con is not None else None
         return scene(task, self.vocab, kb, self.seed)
 
-    def record(self, task: Task) -> dict[str, Any]:
+    def record(self, task: Task) -> AnswerRecord:
         """The answer record of ``task``."""
         from kari.creativity.metrics import random_rates, score
 
@@ -53,22 +52,19 @@ class Answerer:
             answer = self.solver.answer(task, candidates, goal.affordance, temperature)
             samples.append({"sample": index, "temperature": temperature, "answer": answer.to_json(),
                             "score": score(task, answer.entity, answer.part, answer.how_to_use)})
-        record: dict[str, Any] = {
-            "task_id": task.id, "solver": self.solver_name, "mode": self.mode,
-            "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
-                     "oracle": gold_goal.affordance,
-                     "correct": None if gold_goal.affordance is None and gold_goal.how != "oracle-open"
-                     else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
-            "samples": samples, "random": random_rates(task), "candidates": len(candidates),
-            "kb_candidates": sum(c.source == "kb" for c in candidates)}
+        oracle = None
         if self.symbolic is not None:
             first = samples[0]["answer"]
-            oracle = first if gold_goal.affordance == goal.affordance else \
+            best = first if gold_goal.affordance == goal.affordance else \
                 self.symbolic.answer(task, candidates, gold_goal.affordance).to_json()
-            record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle["gold_entity"],
-                                "part": oracle["gold_part"],
-                                "score": score(task, oracle["gold_entity"], oracle["gold_part"], oracle["how_to_use"])}
-        return record
+            oracle = {"affordance": gold_goal.affordance, "entity": best["gold_entity"], "part": best["gold_part"],
+                      "score": score(task, best["gold_entity"], best["gold_part"], best["how_to_use"])}
+        return AnswerRecord(
+            task.id, self.solver_name, self.mode,
+            {"affordance": goal.affordance, "score": goal.score, "how": goal.how, "oracle": gold_goal.affordance,
+             "correct": None if gold_goal.affordance is None and gold_goal.how != "oracle-open"
+             else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
+            samples, random_rates(task), len(candidates), sum(c.source == "kb" for c in candidates), oracle)
 
 
 def headline_sample(record: dict[str, Any]) -> dict[str, Any]:
@@ -77,13 +73,3 @@ def headline_sample(record: dict[str, Any]) -> dict[str, Any]:
     samples = record["samples"]
     return next((s for s in samples if s.get("temperature") == 0), samples[0])
 
-
-def check_record(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """``record`` if it is an answer record (the fields the summary reads), else a ``run-corrupt`` error."""
-    samples = record.get("samples")
-    if not isinstance(record.get("task_id"), str) or not all(
-            isinstance(record.get(key), dict) for key in ("random", "goal")) or not isinstance(samples, list) \
-            or not samples or not all(isinstance(s, dict) and isinstance(s.get("answer"), dict)
-                                      and isinstance(s.get("score"), dict) for s in samples):
-        raise KariError("corrupt record (not an answer record)", file=str(path), line=line, code="run-corrupt")
-    return record

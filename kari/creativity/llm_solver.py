@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,19 @@ from kari.errors import KariError
 from kari.rules.ast import Rule
 
 PROMPTS = Path(__file__).with_name("prompts")
-MODES = ("static", "cot", "interactive")
+
+
+class Mode(StrEnum):
+    """How the LLM meets a task: every description up front, a structured reasoning object first, or one
+    exploration per turn."""
+
+    STATIC = "static"
+    COT = "cot"
+    INTERACTIVE = "interactive"
+
+
+MODES: tuple[str, ...] = tuple(Mode)
+"""Every mode, in --help order."""
 ANSWER_FIELDS = ("gold_entity", "gold_part", "how_to_use")
 DEFAULT_MAX_TOKENS = 2048
 """Output tokens per reply, as the benchmark's runner allows."""
@@ -48,7 +61,7 @@ def check_sampling(solver: str, mode: str, temperatures: Sequence[float]) -> Non
     if not temperatures or len(set(temperatures)) != len(temperatures) or \
             not all(0.0 <= t <= 2.0 for t in temperatures):
         raise KariError("--temperature takes distinct values from 0 to 2", code="creativity-config")
-    if solver == "symbolic" and (mode != "static" or list(temperatures) != [0.0]):
+    if solver == "symbolic" and (mode != Mode.STATIC or list(temperatures) != [0.0]):
         raise KariError("the symbolic solver is deterministic and has no prompt: --mode and --temperature are for "
                         "the llm and llm+rules solvers", code="creativity-config")
 

@@ -1,4 +1,5 @@
-"""The fixed terms of kari's domain: predicates, question dimensions, questions, histories, the one normaliser.
+"""The fixed terms of kari's domain: predicates, question dimensions, the readings of PART, questions, histories
+and the one normaliser.
 
 Every module names predicates and dimensions through these enums (both are ``str`` subclasses, so
 ``Predicate.MADE_OF == "MADE_OF"``), asks and records questions as :class:`Question` and spells every key
@@ -35,6 +36,13 @@ class Dimension(StrEnum):
     SHAPE = "SHAPE"
     SIZE = "SIZE"
     SURFACE = "SURFACE"
+
+
+class Semantics(StrEnum):
+    """The two readings of a rule's PART (:func:`kari.domain.objects.evaluate_rule`)."""
+
+    STRICT = "strict"
+    ANY_PART = "any-part"
 
 
 PREDICATES: tuple[str, ...] = tuple(p.value for p in Predicate)

@@ -175,6 +175,12 @@ class Vocabulary:
                         "SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5)", columns)
         return len(rows)
 
+    def copy(self) -> Vocabulary:
+        """An independent copy: words later added to either one do not reach the other (caches start empty)."""
+        return Vocabulary(_values={p: dict(v) for p, v in self._values.items()}, _synonyms=dict(self._synonyms),
+                          _parents={k: set(v) for k, v in self._parents.items()}, _banned=dict(self._banned),
+                          _exclusive=dict(self._exclusive))
+
     def validate(self) -> list[str]:
         """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values,
         a value and its is-a ancestor in one exclusive group."""

@@ -15,24 +15,25 @@ from pathlib import Path
 from typing import Any
 
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_file
+from kari.game.names import MatchMode
+from kari.game.defaults import BUDGET, MATCH_THRESHOLD, TOP_K
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *, threshold: float = 0.7,
-                   top_k: int = 1, games: int | None = None, budget: int = 20, vocab_dir: str | None = None,
-                   match_mode: str = "embedding") -> dict[str, Any]:
+def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *,
+                   threshold: float = MATCH_THRESHOLD, top_k: int = TOP_K, games: int | None = None,
+                   budget: int = BUDGET, vocab_dir: str | None = None,
+                   match_mode: str = MatchMode.EMBEDDING) -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
-    from kari.bench.model import load_benchmark
-    from kari.bench.validate import require_valid
+    from kari.bench.reader import read_benchmark
     from kari.domain.vocabulary import open_vocabulary
     from kari.game.match import RuleSource, coverage_record
     from kari.game.questioners.llm import system_prompt
     from kari.game.run import select_games
 
     vocab = open_vocabulary(vocab_dir)
-    require_valid(bench_dir, vocab)
-    bench = load_benchmark(bench_dir, vocab)
+    bench = read_benchmark(bench_dir, vocab).checked()
     chosen = select_games(bench.games, games, ())
     source = RuleSource.load(rules_path, vocab, threshold, top_k, match_mode)
     descriptions = {a.id: a.description for a in bench.affordances.values()}

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.model import ObjectRecord
-from kari.errors import KariError
+from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
-from kari.rules.ast import Node, Or, Rule
+from kari.rules.ast import Node, Rule, any_of
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
+from kari.game.defaults import MATCH_THRESHOLD, TOP_K
+from kari.game.names import MatchMode
 
-DEFAULT_THRESHOLD = 0.7
-MATCH_MODES = ("embedding", "exact")
+if TYPE_CHECKING:
+    from kari.induce.folds import RuleSets
+
+DEFAULT_THRESHOLD = MATCH_THRESHOLD
+MATCH_MODES: tuple[str, ...] = tuple(MatchMode)
 
 
 def _words(verb: str) -> str:
@@ -32,12 +37,12 @@ def _words(verb: str) -> str:
 class RuleMatcher:
     """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
 
-    def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-                 embedder: Any = None, mode: str = "embedding") -> None:
+    def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+                 embedder: Any = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
         if mode not in MATCH_MODES:
-            raise KariError(f"unknown rule match mode {mode!r} (expected embedding or exact)", code="game-config")
+            raise KariError(f"unknown rule match mode {mode!r} (expected {one_of(MatchMode)})", code="game-config")
         self.mode = mode
         self.threshold = threshold
         self.top_k = top_k
@@ -70,11 +75,11 @@ class RuleMatcher:
         fuzzy = []
         for cand in todo:
             exact = self.by_verb.get(normalise_term(cand))
-            if exact is not None and (self.top_k == 1 or self.mode == "exact"):
+            if exact is not None and (self.top_k == 1 or self.mode == MatchMode.EXACT):
                 self._cache[cand] = (RuleMatch(cand, exact, 1.0),)
             else:
                 fuzzy.append(cand)
-        if fuzzy and self.by_verb and self.mode == "embedding":
+        if fuzzy and self.by_verb and self.mode == MatchMode.EMBEDDING:
             verbs = list(self.by_verb)
             keys = [_words(v) for v in verbs]
             by_text = dict(zip(keys, verbs, strict=True))
@@ -104,33 +109,35 @@ class RuleSource:
         return self.matchers[fold], fold
 
     @classmethod
-    def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-             mode: str = "embedding") -> RuleSource:
-        """A rules file (``.kari`` / ``.jsonl``), or a ``RULES.cv`` folder of cross-fitted rule sets; every rule is
-        read into ``vocab`` (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder."""
+    def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+             mode: str = MatchMode.EMBEDDING) -> RuleSource:
+        """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
+        matched (:meth:`of`)."""
+        from kari.induce.folds import read_rule_sets
+
+        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
+
+    @classmethod
+    def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+           mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> RuleSource:
+        """Matchers over rule sets read once: every rule is read into ``vocab``
+        (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
+        fold's, loaded on first use)."""
         from kari.domain.canon import canonical_rules
 
-        where = Path(path)
-        if where.is_dir() or where.suffix == ".cv":
-            from kari.induce.folds import load_cross_fitted
-
-            fold_rules, fold_of = load_cross_fitted(where)
-            matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, mode=mode)
-                        for fold, rules in sorted(fold_rules.items())}
-            first = matchers[min(matchers)]
-            for matcher in matchers.values():
-                if matcher is not first:
-                    matcher.share_embedder(first)
-            return cls(matchers, fold_of)
-        from kari.rules import load_rules
-
-        return cls({0: RuleMatcher(canonical_rules(load_rules(where), vocab), threshold, top_k, mode=mode)})
+        matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
+                    for fold, rules in sorted(rule_sets.folds.items())}
+        first = matchers[min(matchers)]
+        for matcher in matchers.values():
+            if matcher is not first:
+                matcher.share_embedder(first)
+        return cls(matchers, dict(rule_sets.fold_of) if rule_sets.fold_of is not None else None)
 
 
 def combined_body(matches: Sequence[RuleMatch]) -> Node:
     """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
     bodies = [m.rule.body for m in matches]
-    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))
+    return any_of(bodies)
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
+from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
+from kari.game.summary import RunData, RunSummary
 from kari.stats import RESAMPLES
 
 FIGURE_FILE = "ig_over_turns.png"
@@ -26,34 +27,6 @@ JSON_FILE = "report.json"
 LEADERBOARD_CSV = "leaderboard.csv"
 LEADERBOARD_JSON = "leaderboard.json"
 HTML_FILE = "report.html"
-
-
-@dataclass
-class RunData:
-    """A run directory's configuration, summary and records."""
-
-    path: Path
-    config: dict[str, Any]
-    summary: dict[str, Any]
-    records: list[dict[str, Any]]
-
-    @property
-    def label(self) -> str:
-        return self.path.name
-
-    @property
-    def questioner(self) -> str:
-        """The questioner without a ``+rules`` suffix (the Table 1 row), with the positives its soft belief may use
-        when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
-        name = str(self.config.get("questioner"))
-        name = name[: -len(RULES_SUFFIX)] if name.endswith(RULES_SUFFIX) else name
-        reps = self.config.get("model_reps")
-        return f"{name}@{reps}" if reps else name
-
-    @property
-    def with_rules(self) -> bool:
-        """Did the player see matched rules (:func:`kari.game.metrics.sees_rules`)?"""
-        return sees_rules(self.config)
 
 
 def load_run(path: str | Path) -> RunData:
@@ -70,7 +43,7 @@ def load_run(path: str | Path) -> RunData:
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     records, _ = load_records(root / GAMES_FILE)
-    return RunData(root, config, summary, records)
+    return RunData(root, config, RunSummary.from_json(summary), records)
 
 
 @dataclass(frozen=True)
@@ -103,7 +76,7 @@ class CoverageSource:
 def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
     """The first run whose records carry rule facts, with its rules file (None when no run has any)."""
     for run in runs:
-        covered = {r["game"]: bool(r["rules"].get("target_has_rule")) for r in run.records if r.get("rules") is not None}
+        covered = {r.game: bool(r.rules.get("target_has_rule")) for r in run.records if r.rules is not None}
         if covered:
             rules_file = str(run.config.get("rules"))
             covers = {r["game"]: bool(r["rules"].get("target_rule_covers_object")) for r in run.records
@@ -175,7 +148,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         unc = (split or {}).get("uncovered", {})
         cfg = run.config
         lines.append(f"| {run.label} | {cfg.get('questioner')} | {cfg.get('oracle')} | {cfg.get('checker')} | "
-                     f"{'yes' if run.with_rules else 'no'} | {len({r['game'] for r in run.records})} | "
+                     f"{'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
@@ -218,23 +191,24 @@ class ReportOptions:
 
 @dataclass(frozen=True)
 class Report:
-    """What :func:`build_report` made: the Markdown text, the ``report.json`` object and the leaderboard rows."""
+    """What :func:`report_figures` made: the Markdown text, the ``report.json`` object and the leaderboard rows."""
 
     markdown: str
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
 
 
-def build_report(run_dirs: Sequence[str | Path], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
-    """Read the runs and compute every figure of the report (nothing is written)."""
+def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
+    """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
+    nothing is written."""
     from kari.game.compare import Settings, report_data
     from kari.game.leaderboard import leaderboard_rows
 
-    if not run_dirs:
+    if not runs:
         raise KariError("give at least one run directory", code="report-run")
     if options.resamples < 1:
         raise KariError(f"--resamples must be >= 1 (got {options.resamples})", code="bad-option")
-    runs = [load_run(p) for p in run_dirs]
+    runs = list(runs)
     data = report_data(runs, coverage_source(runs), Settings(resamples=options.resamples, seed=options.seed))
     return runs, Report("", data, leaderboard_rows(data))
 
@@ -251,7 +225,23 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
     """:func:`report`, returning the Markdown, the JSON object and the leaderboard."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
-    runs, made = build_report(run_dirs, options)
+    if not run_dirs:
+        raise KariError("give at least one run directory", code="report-run")
+    return write_report_loaded([load_run(p) for p in run_dirs], out, options)
+
+
+def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
+                  options: ReportOptions = ReportOptions()) -> str:
+    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s)."""
+    return write_report_loaded(runs, out, options).markdown
+
+
+def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
+                        options: ReportOptions = ReportOptions()) -> Report:
+    """:func:`write_report` on runs already read."""
+    if options.html and out is None:
+        raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
+    runs, made = report_figures(runs, options)
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data)
     made = Report(text, made.data, made.leaderboard)
     if out is not None:

@@ -82,11 +82,9 @@ def select(
 
 def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
-    from kari.bench.model import load_benchmark
-    from kari.bench.validate import require_valid
+    from kari.bench.reader import read_labelled
 
-    require_valid(root, vocab, games=False)
-    bench = load_benchmark(root, vocab)
+    bench = read_labelled(root, vocab)
     universe = tuple(bench.objects[k] for k in sorted(bench.objects))
     out: dict[str, Evidence] = {}
     labels_path = str(Path(root) / "labels.jsonl")

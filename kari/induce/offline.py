@@ -21,46 +21,20 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.domain.objects import has_property, rule_holds
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.domain.terms import PREDICATES, WHOLE, Semantics
 from kari.domain.vocabulary import Vocabulary
+from kari.induce.config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.validator import AtomLabels
-from kari.rules.ast import And, Atom, Node, Or, Part, Rule
-from kari.solver.control import Grounding
+from kari.rules.ast import Atom, Node, Or, Part, Rule, all_of, any_of
+from kari.solver.control import Grounding, SolveOutcome
 from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
-
-
-@dataclass(frozen=True)
-class ProposerSettings:
-    """The offline Proposer's criterion (see the module docstring); :mod:`kari.induce.tuning` chooses
-    ``min_precision`` and ``min_gain`` by inner cross-validation."""
-
-    max_atoms: int = 3
-    min_support: int = 2
-    min_coverage: float = 0.0
-    min_objects: int = 3
-    m_estimate: float = 2.0
-    min_precision: float = 0.5
-    min_gain: float = 0.02
-    strict: bool = False
-
-    def constants(self, prior: float, positives: int) -> dict[str, int]:
-        """The ``#const`` values of ``solver/propose.lp`` (percentages as integers) for ``positives`` known
-        positives: the support floor is ``min_support`` or ``min_coverage`` of them, whichever is larger."""
-        support = max(self.min_support, math.ceil(self.min_coverage * positives - 1e-9))
-        return {"k": self.max_atoms, "min_sup": support, "min_freq": self.min_objects,
-                "m": round(self.m_estimate), "prior": round(100 * prior), "min_prec": round(100 * self.min_precision),
-                "strict": int(self.strict)}
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -100,7 +74,7 @@ class BranchSearch:
     branch question per call by setting its externals (targets, round targets, done negatives, weight)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: ProposerSettings | None = None, *, time_limit: float = 10.0) -> None:
+                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
         settings = settings or ProposerSettings()
         known = list({o.id: o for o in positives}.values())
         self.objects = [*known, *(o for o in negatives if o.id not in {k.id for k in known})]
@@ -133,7 +107,7 @@ class BranchSearch:
         outcome = self.grounding.solve(externals, time_limit=self.time_limit)
         if not outcome.atoms:
             return None
-        return _choice(outcome.atoms, [o.id for o in self.objects], optimal=outcome.proven)
+        return _choice(outcome, [o.id for o in self.objects], optimal=outcome.proven)
 
 
 def best_branch(
@@ -146,7 +120,7 @@ def best_branch(
     round_targets: Sequence[ObjectRecord] = (),
     done: Sequence[ObjectRecord] = (),
     weight: float = 0.5,
-    time_limit: float = 10.0,
+    time_limit: float = SOLVER_TIME_LIMIT,
 ) -> BranchChoice | None:
     """One :meth:`BranchSearch.best` question: ``positives`` are every known positive (``targets`` are added:
     support and precision count them all)."""
@@ -154,25 +128,47 @@ def best_branch(
     return search.best(targets, round_targets=round_targets, done=done, weight=weight)
 
 
-def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool) -> BranchChoice:
-    chosen = sorted((PREDICATE_OF_ASP[str(a[1])], str(a[2])) for a in atoms if a[0] == "sel")
-    part_form = ("form", "part") in atoms
+class Selected(NamedTuple):
+    """``sel(P, V)``: the branch has the atom P:V (P in ASP spelling)."""
+
+    ATOM = "sel"
+    predicate: str
+    value: str
+
+
+class Covered(NamedTuple):
+    """``cov(I)``: the branch covers known positive I."""
+
+    ATOM = "cov"
+    object: int
+
+
+class CoveredNegative(NamedTuple):
+    """``ncov(I)``: the branch covers known negative I."""
+
+    ATOM = "ncov"
+    object: int
+
+
+def _choice(outcome: SolveOutcome, ids: Sequence[str], optimal: bool) -> BranchChoice:
+    chosen = sorted((PREDICATE_OF_ASP[str(a.predicate)], str(a.value)) for a in outcome.answers(Selected))
+    part_form = outcome.holds("form", "part")
     role = "x" if part_form else WHOLE
     nodes = tuple(Atom(p, v, role) for p, v in chosen)
-    body: Node = nodes[0] if len(nodes) == 1 else And(nodes)
+    body = all_of(nodes)
     branch = Part("x", body) if part_form else body
-    covers = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "cov"))
-    negatives = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "ncov"))
+    covers = tuple(sorted(ids[int(a.object)] for a in outcome.answers(Covered)))
+    negatives = tuple(sorted(ids[int(a.object)] for a in outcome.answers(CoveredNegative)))
     return BranchChoice(branch, covers, negatives, optimal)
 
 
 class SymbolicProposer:
     """Proposes rules by clingo optimisation over the KB evidence (see :class:`BranchSearch`)."""
 
-    name = "offline"
+    name = Backend.OFFLINE
 
-    def __init__(self, vocab: Vocabulary, settings: ProposerSettings | None = None, *, seed_branches: int = 3,
-                 time_limit: float = 10.0) -> None:
+    def __init__(self, vocab: Vocabulary, settings: ProposerSettings | None = None, *,
+                 seed_branches: int = SEED_BRANCHES, time_limit: float = SOLVER_TIME_LIMIT) -> None:
         self.vocab = vocab
         self.settings = settings or ProposerSettings()
         self.seed_branches = seed_branches
@@ -184,7 +180,7 @@ class SymbolicProposer:
         branches = list(
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
-        semantics = "strict" if self.settings.strict else "any-part"
+        semantics = Semantics.STRICT if self.settings.strict else Semantics.ANY_PART
         seen = list({o.id: o for o in (*task.seen, *task.targets)}.values())
         current = Rule(task.affordance, task.current) if task.current is not None else None
         covered = {o.id for o in seen if current is not None and rule_holds(current, o, self.vocab, semantics)}
@@ -214,7 +210,7 @@ class SymbolicProposer:
             round_targets = [o for o in round_targets if o.id not in covered]
         if not notes:
             return Proposal(None, "", "no branch meets the support and precision settings and raises F1", exhausted=True)
-        body = branches[0] if len(branches) == 1 else Or(tuple(branches))
+        body = any_of(branches)
         return Proposal(body, "; ".join(notes))
 
 

@@ -243,13 +243,13 @@ def check_schema(con: duckdb.DuckDBPyConnection, where: str) -> None:
     for key, columns in _expected_catalog().items():
         kind, name = key.split(":", 1)
         if key not in have:
-            raise KariError(f"the {kind} {name!r} of kari's schema is missing; the database was changed by "
-                            "something other than kari (load the KB again into a new database)", file=where,
-                            code="kb-damaged")
+            raise KariError(f"the {kind} {name!r} of kari's schema is missing; an older kari made the database "
+                            "or something other than kari changed it (load the KB again into a new database)",
+                            file=where, code="kb-damaged")
         if have[key] != columns:
             raise KariError(f"the {kind} {name!r} has the columns ({', '.join(have[key])}) where kari's schema "
-                            f"has ({', '.join(columns)}); the database was changed by something other than kari",
-                            file=where, code="kb-damaged")
+                            f"has ({', '.join(columns)}); an older kari made the database or something other than "
+                            "kari changed it (load the KB again into a new database)", file=where, code="kb-damaged")
 
 
 def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,

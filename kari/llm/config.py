@@ -20,6 +20,11 @@ JSON_MODES = ("auto", "json_schema", "json_object", "off")
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ATTEMPTS = 5
+DEFAULT_MAX_TOKENS = 512
+"""Tokens an LLM may write per reply unless a command says otherwise (the paper's Questioner budget)."""
+LLM = "llm"
+"""The name of every part an LLM can play: the questioner, the Oracle, the Checker, a creativity solver or goal
+mapping."""
 
 
 def call_limits(timeout: float, attempts: int) -> dict[str, Any]:

@@ -27,10 +27,10 @@ from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
 from kari.rules.jsonform import node_from_json, to_json
 from kari.rules.parser import parse_rule, parse_rule_located
 from kari.rules.printer import to_pretty, to_text
-from kari.rules.syntax import LineIndex, Pos
+from kari.rules.syntax import OPERATOR_PATTERN, PREDICATE_PATTERN, LineIndex, Pos
 
 RULE_FILE_SUFFIXES = (".kari", ".jsonl")
-_HEADER = re.compile(r"^[ \t]*(?!(?i:MADE_OF|SHAPE|SIZE|SURFACE|AND|OR|PART)\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
+_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
                      re.MULTILINE | re.ASCII)
 _AFFORDANCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _COMMENT_LINE = re.compile(r"[ \t]*#(.*)")

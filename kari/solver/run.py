@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from kari.bench.model import Game
+from kari.bench.model import Benchmark, Game
+from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
+from kari.rules.ast import Rule
 from kari.solver.types import CoverageRow
+from kari.domain.terms import Semantics
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,8 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
         sum(g.target in with_rule for g in games), sum((g.target, g.object) in covered for g in games))
 
 
-def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = "any-part",
-             time_limit: float = 60.0) -> CoverageSummary:
+def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None,
+             semantics: str = Semantics.ANY_PART, time_limit: float = 60.0) -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
@@ -69,59 +73,71 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     ``bench``, ``db`` must be an existing kari KB (``kari kb load``); with it, a new ``db`` is created (and
     removed again if the command fails). It is opened only after every other input has been read.
     """
-    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
-    from kari.domain.objects import check_semantics
-    from kari.domain.vocabulary import Vocabulary, db_vocabulary
+    from kari.bench.reader import read_labelled
+    from kari.domain.vocabulary import db_vocabulary
     from kari.kb import open_db
     from kari.kb.store import remove_database
     from kari.rules import load_rules
-    from kari.solver.consistency import select_representatives
-    from kari.solver.coverage import compute_coverage
-    from kari.solver.store import kb_labels, write_coverage
 
-    check_semantics(semantics)
-    if not time_limit > 0:
-        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")
+    _check(semantics, time_limit)
     rules = load_rules(rules_file)
     benchmark = None
-    if bench is not None:
-        from kari.bench.model import load_benchmark
-        from kari.bench.validate import require_valid
-
-        require_valid(bench, Vocabulary.load(), games=False)  # structure; its words are read below
-        benchmark = load_benchmark(bench, None)  # every input is read before the database is opened for writing
+    if bench is not None:  # its structure; its words are read below, into the database's vocabulary
+        benchmark = read_labelled(bench, None)
     existed = str(db) == ":memory:" or Path(db).exists()
     con = open_db(db, create=benchmark is not None)  # with --bench a new database is created
     stored = False
     try:
-        vocab = db_vocabulary(con)
-        if benchmark is not None:
-            objects, words = canonical_objects(list(benchmark.objects.values()), vocab)
-            if not objects:
-                raise KariError("the benchmark has no objects", file=str(Path(bench) / "objects.jsonl"),  # type: ignore[arg-type]
-                                code="no-objects")
-            labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
-            games = benchmark.games
-            reps: dict[str, list[str]] | None = select_representatives(benchmark)
-        else:
-            from kari.kb import objects_from_db
-
-            objects, words = canonical_objects(objects_from_db(con), vocab)
-            labels, games, reps = kb_labels(con), [], None
-            if not objects:
-                raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
-                                file=str(db), code="no-objects")
-        rule_words = CanonReport()
-        rules = canonical_rules(rules, vocab, rule_words)
-        rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
-        folder = str(Path(db).resolve().parent) if str(db) != ":memory:" else None
-        write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
-                       folder=folder)
-        vocab.to_db(con)
+        summary = coverage_loaded(rules, con, db_vocabulary(con), benchmark, semantics, time_limit,
+                                  folder=Path(db).resolve().parent if str(db) != ":memory:" else None, db=Path(db))
         stored = True
+        return summary
     finally:
         con.close()
         if not stored and not existed:
             remove_database(db)        # a failed command leaves no new database behind
+
+
+def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: Benchmark | None = None,
+                    semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *, folder: Path | None = None,
+                    db: Path | None = None) -> CoverageSummary:
+    """:func:`coverage` on loaded inputs: ``rules`` as read (their words and ``bench``'s, as written, are read
+    into ``vocab`` here), the open KB connection ``con`` that receives the tables and the grown vocabulary;
+    ``folder`` holds the temporary files of the write (default: the system's), ``db`` names the KB in errors."""
+    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
+    from kari.solver.consistency import select_representatives
+    from kari.solver.coverage import compute_coverage
+    from kari.solver.store import kb_labels, write_coverage
+
+    _check(semantics, time_limit)
+    if bench is not None:
+        objects, words = canonical_objects(list(bench.objects.values()), vocab)
+        if not objects:
+            raise KariError("the benchmark has no objects", file=str(bench.root / "objects.jsonl"), code="no-objects")
+        labels = [(lab.affordance, lab.object, lab.label) for lab in bench.labels]
+        games = bench.games
+        reps: dict[str, list[str]] | None = select_representatives(bench)
+    else:
+        from kari.kb import objects_from_db
+
+        objects, words = canonical_objects(objects_from_db(con), vocab)
+        labels, games, reps = kb_labels(con), [], None
+        if not objects:
+            raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
+                            file=str(db) if db is not None else None, code="no-objects")
+    rule_words = CanonReport()
+    rules = canonical_rules(rules, vocab, rule_words)
+    rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
+    write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
+                   folder=str(folder) if folder is not None else None)
+    vocab.to_db(con)
     return replace(summarise(rows, semantics, labels, games), words=words.summary(),
                    rule_words=rule_words.summary())
+
+
+def _check(semantics: str, time_limit: float) -> None:
+    from kari.domain.objects import check_semantics
+
+    check_semantics(semantics)
+    if not time_limit > 0:
+        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")

@@ -1,4 +1,5 @@
-"""Write coverage results and representatives into a DuckDB file (tables + the views of ``kb/coverage.sql``).
+"""Write coverage results and representatives into a DuckDB file (the tables and views of ``kb/coverage.sql``
+and ``kb/representatives.sql``).
 
 Everything is replaced inside one transaction, so a failure leaves the previous tables intact. Only covered
 pairs travel from Python (through a temporary CSV file, none for an empty table); the full rule x object table is built in SQL.
@@ -54,7 +55,8 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
                    games: Iterable[tuple[str, str, str]] = (),
                    representatives: Mapping[str, Sequence[str]] | None = None, seed: int = 0,
                    folder: str | None = None) -> None:
-    """Replace ``coverage``, ``coverage_labels``, ``coverage_games`` (and ``representatives`` when given)."""
+    """Replace the rows of ``coverage``, ``coverage_labels``, ``coverage_games`` (and ``representatives`` when
+    given); the tables and views are those of ``kb/coverage.sql`` (and ``kb/representatives.sql``)."""
     folder = folder or tempfile.gettempdir()
     rules = {(r.rule, r.affordance) for r in rows}
     objects = list(dict.fromkeys(r.object for r in rows))
@@ -67,19 +69,18 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
         _load(con, "_kari_labels", {"affordance": "VARCHAR", "object": "VARCHAR", "label": "BOOLEAN"},
               labels, folder)
         _load(con, "_kari_games", {"game": "VARCHAR", "object": "VARCHAR", "target": "VARCHAR"}, games, folder)
-        con.execute("""
-            CREATE OR REPLACE TABLE coverage AS
+        con.execute(_sql("coverage.sql"))
+        _replace(con, "coverage", """
             SELECT r.affordance, o.object, h.rule IS NOT NULL AS covered, h.branch, h.part, r.rule,
                    ?::VARCHAR AS semantics
             FROM _kari_rules r CROSS JOIN _kari_objects o
             LEFT JOIN _kari_hits h ON h.rule = r.rule AND h.object = o.object
-            ORDER BY r.rule, o.position""", [semantics])
-        con.execute("CREATE OR REPLACE TABLE coverage_labels AS "
-                    "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
-        con.execute("CREATE OR REPLACE TABLE coverage_games AS SELECT * FROM _kari_games")
+            ORDER BY r.rule, o.position""", [str(semantics)])
+        _replace(con, "coverage_labels",
+                 "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
+        _replace(con, "coverage_games", "SELECT * FROM _kari_games")
         if representatives is not None:
             write_representatives(con, representatives, seed, folder, transaction=False)
-        con.execute(asset_path("kb", "coverage.sql").read_text(encoding="utf-8"))
         for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
         con.execute("COMMIT")
@@ -90,14 +91,15 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
 
 def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]], seed: int = 0,
                           folder: str | None = None, transaction: bool = True) -> None:
-    """Replace the ``representatives(affordance, object, rank, seed)`` table."""
+    """Replace the rows of the ``representatives(affordance, object, rank, seed)`` table."""
     if transaction:
         con.execute("BEGIN TRANSACTION")
     try:
         _load(con, "_kari_reps", {"affordance": "VARCHAR", "object": "VARCHAR", "rank": "INTEGER", "seed": "INTEGER"},
               ((aff, obj, rank, seed) for aff, ids in representatives.items() for rank, obj in enumerate(ids, 1)),
               folder or tempfile.gettempdir())
-        con.execute("CREATE OR REPLACE TABLE representatives AS SELECT * FROM _kari_reps")
+        con.execute(_sql("representatives.sql"))
+        _replace(con, "representatives", "SELECT * FROM _kari_reps")
         con.execute("DROP TABLE IF EXISTS _kari_reps")
         if transaction:
             con.execute("COMMIT")
@@ -105,6 +107,16 @@ def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]]
         if transaction:
             rollback(con)
         raise
+
+
+def _sql(name: str) -> str:
+    return asset_path("kb", name).read_text(encoding="utf-8")
+
+
+def _replace(con: Any, table: str, query: str, params: Sequence[Any] = ()) -> None:
+    """Replace every row of the kb/*.sql table ``table`` with the rows of ``query``, in their order."""
+    con.execute(f"DELETE FROM {table}")
+    con.execute(f"INSERT INTO {table} {query}", list(params))
 
 
 def kb_labels(con: Any) -> list[tuple[str, str, bool]]:
