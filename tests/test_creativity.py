@@ -14,7 +14,8 @@ from kari.creativity.metrics import random_rates, score, snap, word_f1
 from kari.creativity.model import description_parts, parse_level, read_file, read_tasks
 from kari.creativity.records import read_records
 from kari.creativity.scene import scene
-from kari.creativity.symbolic import SymbolicSolver, check_strict, program
+from kari.creativity.scene import check_strict
+from kari.creativity.symbolic import SymbolicSolver, program
 from kari.domain.canon import canonical_rules
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError

@@ -35,7 +35,7 @@ def test_the_gold_part_comes_from_the_description_when_the_judge_keys_omit_it() 
 
 
 def test_the_gold_part_is_a_candidate_and_in_the_llm_prompt() -> None:
-    from kari.creativity.llm_solver import build_prompt
+    from kari.creativity.prompting import build_prompt
 
     task = read_tasks(TASKS)[0]
     candidates = scene(task, Vocabulary.load())

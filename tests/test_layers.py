@@ -19,13 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundations", ("kari", "kari.errors", "kari.exports", "kari.resources", "kari.interrupts", "kari.io",
-                     "kari.llm", "kari.embeddings")),
+                     "kari.llm", "kari.embeddings", "kari.stats")),
     ("terms and records", ("kari.domain.terms", "kari.bench.model", "kari.solver.types", "kari.game.defaults",
                            "kari.game.names", "kari.game.records", "kari.game.settings", "kari.induce.config",
                            "kari.records")),
     ("vocabulary and language", ("kari.domain.morphology", "kari.domain.vocabulary", "kari.rules")),
     ("domain readings", ("kari.domain",)),
     ("readers and stores", ("kari.bench", "kari.kb")),
+    ("proofs", ("kari.explain",)),
     ("solver", ("kari.solver",)),
     ("induction", ("kari.induce",)),
     ("games and tasks", ("kari.game", "kari.creativity")),

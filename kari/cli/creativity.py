@@ -11,7 +11,7 @@ import typer
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
 from kari.cli.options import seed as seed_option
-from kari.creativity.llm_solver import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
+from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
 from kari.creativity.run import LEXICAL_GOALS, SolverKind
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 

@@ -13,7 +13,9 @@ One module per concern:
 - :mod:`kari.creativity.scene`: a task's candidates (entity, part) with their atoms and state;
 - :mod:`kari.creativity.symbolic`: tool choice as a clingo query (``solver/creativity.lp``), with its proof;
 - :mod:`kari.creativity.instructions`: the symbolic solver's how-to-use, built from the proof, state and KB;
+- :mod:`kari.creativity.prompting`: the LLM solver's modes and prompt pieces, and the reading of its replies;
 - :mod:`kari.creativity.llm_solver`: the LLM solver (static and cot modes, optionally with the matched rules);
+- :mod:`kari.creativity.answers`: the typed record of one ``answers.jsonl`` line;
 - :mod:`kari.creativity.interactive`: the interactive mode (one exploration per turn, a turn budget);
 - :mod:`kari.creativity.metrics`: CreativityBench's judge scoring (exact match, word-F1 snap, prediction relation);
 - :mod:`kari.creativity.answering`: one task's answer record (goal, samples per temperature, scores);

@@ -82,7 +82,7 @@ def conditions(aff: PartAffordance) -> str:
 
 def recipients(task: Task) -> list[str]:
     """The interactable items whose names the request mentions."""
-    from kari.creativity.llm_solver import interactable_items
+    from kari.creativity.prompting import interactable_items
 
     asked = _words(task.task)
     return [str(it.get("name", "")) for it in interactable_items(task)

@@ -28,7 +28,7 @@ MESSAGES = "creativity_interactive_turn"
 
 def scene_names(task: Task, seed: int) -> list[str]:
     """Entity and interactable item names in a seeded order that does not depend on the task file's order."""
-    from kari.creativity.llm_solver import interactable_items
+    from kari.creativity.prompting import interactable_items
 
     names = sorted([e.name for e in task.entities] + [str(it.get("name", "")) for it in interactable_items(task)])
     random.Random(f"{seed}\x1f{task.id}").shuffle(names)
@@ -37,7 +37,7 @@ def scene_names(task: Task, seed: int) -> list[str]:
 
 def describe(task: Task, target: str) -> str | None:
     """The description the model gets for ``target``, None when the scene has no such thing."""
-    from kari.creativity.llm_solver import interactable_items
+    from kari.creativity.prompting import interactable_items
 
     wanted = str(target).strip().lower()
     for entity in task.entities:
@@ -62,7 +62,7 @@ def _action(text: str) -> dict[str, Any] | None:
 
 def explore(solver: Any, task: Task, rules_text: str, affordance: str | None, temperature: float) -> Answer:
     """One interactive session of ``solver`` (an :class:`~kari.creativity.llm_solver.LLMSolver`) on ``task``."""
-    from kari.creativity.llm_solver import ANSWER_FIELDS, REPLY_KEPT, load_mode_prompt, reasoning_before, system_prompt
+    from kari.creativity.prompting import ANSWER_FIELDS, REPLY_KEPT, load_mode_prompt, reasoning_before, system_prompt
 
     turns_prompt = load_mode_prompt(MESSAGES)
     budget = solver.max_turns
@@ -115,7 +115,7 @@ def _fill(template: str, **values: Any) -> str:
 
 def _answer(action: dict[str, Any], affordance: str | None, turns: int, log: list[dict[str, Any]], solver: Any,
             with_rules: bool, problem: str | None) -> Answer:
-    from kari.creativity.llm_solver import ANSWER_FIELDS, prompt_id
+    from kari.creativity.prompting import ANSWER_FIELDS, prompt_id
 
     fields = {k: action.get(k, "") for k in ANSWER_FIELDS}
     if not all(isinstance(v, str) for v in fields.values()):

@@ -123,7 +123,7 @@ class Judge:
     def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes) -> None:
         from kari.llm import load_prompt
 
-        from kari.creativity.llm_solver import PROMPTS
+        from kari.creativity.prompting import PROMPTS
 
         self.config = config
         self.client = client

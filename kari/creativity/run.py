@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
-from kari.creativity.llm_solver import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
+from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.runlog import load_log, paths_as_paths, settings_json
 from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
@@ -157,7 +157,7 @@ def _uses_llm(config: SolveConfig) -> bool:
 
 def _check_settings(config: SolveConfig) -> None:
     """A :class:`KariError` for settings that do not fit together (before anything is read)."""
-    from kari.creativity.llm_solver import check_sampling
+    from kari.creativity.prompting import check_sampling
 
     if config.solver not in SOLVERS:
         raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",

@@ -17,6 +17,7 @@ from kari.creativity.attributes import AtomReading, PartState, part_object, part
 from kari.creativity.model import PartAffordance, Task
 from kari.creativity.store import KBPart
 from kari.domain.vocabulary import Vocabulary
+from kari.rules.ast import Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,3 +72,10 @@ def entity_object(entity: str, candidates: list[Candidate]) -> ObjectRecord:
     """The entity as a whole: its candidate parts, each with its own facts."""
     props = tuple(Property(c.part, r.predicate, r.value) for c in candidates for r in c.readings)
     return ObjectRecord(entity, parts=tuple(c.part for c in candidates), properties=tuple(dict.fromkeys(props)))
+
+
+def check_strict(candidate: Candidate, rule: Rule, vocab: Vocabulary) -> bool:
+    """The domain core's strict reading of ``rule`` on the part alone (the ASP query must agree)."""
+    from kari.domain.objects import evaluate_rule, object_view
+
+    return evaluate_rule(rule, object_view(candidate.object, vocab), "strict")[0]

@@ -155,9 +155,3 @@ class SymbolicSolver:
                       made)
 
 
-def check_strict(candidate: Candidate, rule: Rule, vocab: Vocabulary) -> bool:
-    """The domain core's strict reading of ``rule`` on the part alone (the ASP query must agree)."""
-    from kari.domain.objects import evaluate_rule
-
-    return evaluate_rule(rule, object_view(candidate.object, vocab), "strict")[0]
-

@@ -34,6 +34,7 @@ from kari.errors import KariError
 from kari.io.dbfile import connect
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
+from kari.kb.transaction import rollback, transaction
 from kari.resources import asset_path
 
 DEFAULT_DB = "kari.duckdb"
@@ -134,39 +135,6 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
         con.close()
         raise
     return con
-
-
-_IN_TRANSACTION: set[int] = set()
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Run the block as one transaction of ``con``: COMMIT when it ends, ROLLBACK when it raises anything
-    (a KeyboardInterrupt too; :func:`rollback` copes with a transaction DuckDB already aborted). Inside another
-    ``transaction(con)`` the block joins the outer transaction: the outer one commits or rolls back all of it."""
-    key = id(con)
-    if key in _IN_TRANSACTION:
-        yield
-        return
-    con.execute("BEGIN TRANSACTION")
-    _IN_TRANSACTION.add(key)
-    try:
-        yield
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
-    finally:
-        _IN_TRANSACTION.discard(key)
-
-
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """ROLLBACK the open transaction; nothing when DuckDB has already ended it (it aborts a transaction by
-    itself after an I/O error, and a second ROLLBACK would fail with "no transaction is active")."""
-    try:
-        con.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
 
 
 @functools.cache

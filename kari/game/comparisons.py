@@ -3,7 +3,7 @@
 A *row* is one run directory: SR with its Wilson interval over games (a player with several runs per game
 counts its pooled SR over the games, which is conservative) and turns over the solved games with a seeded
 bootstrap interval over games; the same for each target affordance and for the games whose target has / has
-no matched rule (the split of :class:`kari.game.report.CoverageSource`).
+no matched rule (the split of :class:`kari.game.report_inputs.CoverageSource`).
 
 A *comparison* pairs two runs on the same games: records are paired by ``(game, run)``; the delta is
 ``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
 
 if TYPE_CHECKING:
-    from kari.game.report import CoverageSource, RunData
+    from kari.game.report_inputs import CoverageSource
+    from kari.game.summary import RunData
 
 Record = Mapping[str, Any]
 REPORT_FORMAT = "kari-report/1"
