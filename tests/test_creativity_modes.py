@@ -147,7 +147,7 @@ def test_a_rerun_answers_from_the_cache_and_refuses_other_sampling(tmp_path: Pat
 @pytest.mark.parametrize("extra, message", [
     (("--mode", "psychic"), "unknown mode"),
     (("--temperature", "0", "--temperature", "0"), "distinct values"),
-    (("--temperature", "3"), "from 0 to 2"),
+    (("--temperature", "3"), "not in the range 0<=x<=2"),
     (("--max-turns", "0"), "--max-turns"),
 ])
 def test_bad_sampling_options_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: tuple,

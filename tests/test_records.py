@@ -2,7 +2,9 @@
 
 tests/data/old_runs holds files written by kari before its records were typed (a bundled ``kari pipeline``
 run and a ``kari creativity solve`` run): game records of four players, two run summaries and a run's
-config.json, cv.json, a cross-fitted rule file, one affordance's induction result and creativity answers.
+config.json, cv.json, a cross-fitted rule file, one affordance's induction result and creativity answers
+(``answers.jsonl`` in the layout of the three modes, one sample per temperature; ``answers_v1.jsonl`` in the
+layout before them, which this kari refuses line by line).
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from kari.creativity.answers import read_answer
+from kari.errors import KariError
 from kari.game.metrics import summarise
 from kari.game.records import GameRecord, read_games
 from kari.game.settings import PlayConfig, PlayerSettings
@@ -82,6 +87,12 @@ def test_creativity_answers_round_trip() -> None:
     records, dirty = load_log(OLD / "answers.jsonl", read_answer)
     assert not dirty and len(records) == 12 and all(r.task_id for r in records)
     assert _lines(records) == (OLD / "answers.jsonl").read_text(encoding="utf-8")
+
+
+def test_creativity_answers_of_the_layout_before_samples_are_refused_by_line() -> None:
+    with pytest.raises(KariError) as failure:
+        load_log(OLD / "answers_v1.jsonl", read_answer)
+    assert failure.value.code == "run-corrupt" and failure.value.line == 1
 
 
 def test_an_older_or_newer_record_keeps_its_keys(tmp_path: Path) -> None:

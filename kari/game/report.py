@@ -78,12 +78,19 @@ def _definitions(figure: str | None) -> list[str]:
     return lines
 
 
-def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[str, Any] | None = None) -> str:
+_FIND = object()
+"""``compare``'s default ``source``: find it in the runs."""
+
+
+def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[str, Any] | None = None,
+            source: Any = _FIND) -> str:
     """The Markdown report text (``figure``: the IG figure's file name, to point to; ``data``: the
-    ``report.json`` object to show the intervals of, computed with default settings when None)."""
+    ``report.json`` object to show the intervals of, computed with default settings when None; ``source``: the
+    coverage split's source when already found, None for none)."""
     from kari.game.report_intervals import sections
 
-    source = coverage_source(runs)
+    if source is _FIND:
+        source = coverage_source(runs)
     if data is None:
         from kari.game.comparisons import Settings, report_data
 
@@ -136,6 +143,7 @@ class Report:
     markdown: str
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
+    source: CoverageSource | None = None
 
 
 def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
@@ -149,8 +157,9 @@ def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptio
     if options.resamples < 1:
         raise KariError(f"--resamples must be >= 1 (got {options.resamples})", code="bad-option")
     runs = list(runs)
-    data = report_data(runs, coverage_source(runs), Settings(resamples=options.resamples, seed=options.seed))
-    return runs, Report("", data, leaderboard_rows(data))
+    source = coverage_source(runs)
+    data = report_data(runs, source, Settings(resamples=options.resamples, seed=options.seed))
+    return runs, Report("", data, leaderboard_rows(data), source)
 
 
 def report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
@@ -182,8 +191,8 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
     runs, made = report_figures(runs, options)
-    text = compare(runs, FIGURE_FILE if out is not None else None, made.data)
-    made = Report(text, made.data, made.leaderboard)
+    text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
+    made = Report(text, made.data, made.leaderboard, made.source)
     if out is not None:
         from kari.game.leaderboard import leaderboard_csv
         from kari.game.plots import plot_ig
