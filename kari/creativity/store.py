@@ -60,7 +60,8 @@ def part_readings(entity: Entity, part: Part, vocab: Vocabulary, embedder: Any =
 
 def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: Any = None) -> LoadSummary:
     """Load CreativityBench entity and task files into the KB database ``db`` (created when missing)."""
-    from kari.kb.store import open_db, rollback
+    from kari.io.transaction import transaction
+    from kari.kb.store import open_db
 
     parsed = [(str(p), *read_file(Path(p))) for p in paths]  # every file is read before the database is touched
     summary = LoadSummary()
@@ -73,13 +74,8 @@ def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: An
         before = len(vocab.added_values())
         for file, entities, tasks in parsed:
             rows = _entity_rows(entities, vocab, embedder)
-            con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(con):
                 _write(con, entities, tasks, rows)
-                con.execute("COMMIT")
-            except BaseException:
-                rollback(con)
-                raise
             summary.files.append((file, len(entities), len(tasks), len(rows["cb_part_atoms"])))
         summary.vocabulary_added = len(vocab.added_values()) - before
         if summary.vocabulary_added:

@@ -151,17 +151,10 @@ class Vocabulary:
     def to_db(self, con: Any) -> int:
         """Store the vocabulary in the DuckDB table ``vocabulary`` (kb/vocabulary.sql; its rows replaced, columns
         as :meth:`rows`) in one transaction; returns the number of rows."""
-        con.execute("BEGIN TRANSACTION")
-        try:
-            count = self.write_table(con)
-            con.execute("COMMIT")
-        except BaseException:
-            try:
-                con.execute("ROLLBACK")
-            except Exception:  # DuckDB already ended the transaction (after an I/O error)
-                pass
-            raise
-        return count
+        from kari.io.transaction import transaction
+
+        with transaction(con):
+            return self.write_table(con)
 
     def write_table(self, con: Any) -> int:
         """Replace the rows of the DuckDB table ``vocabulary`` (created if missing) inside the caller's transaction,

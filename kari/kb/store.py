@@ -34,7 +34,7 @@ from kari.errors import KariError
 from kari.io.dbfile import connect
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
-from kari.kb.transaction import rollback, transaction
+from kari.io.transaction import rollback, transaction
 from kari.resources import asset_path
 
 DEFAULT_DB = "kari.duckdb"

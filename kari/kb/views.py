@@ -60,7 +60,7 @@ def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
     words were read."""
     from kari.domain.canon import canonical_objects
     from kari.domain.vocabulary import db_vocabulary
-    from kari.kb.transaction import transaction
+    from kari.io.transaction import transaction
 
     with transaction(con):
         vocab = db_vocabulary(con)

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kari.kb.store import rollback
+from kari.io.transaction import transaction
 from kari.resources import asset_path
 from kari.solver.types import CoverageRow
 
@@ -60,8 +60,7 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
     folder = folder or tempfile.gettempdir()
     rules = {(r.rule, r.affordance) for r in rows}
     objects = list(dict.fromkeys(r.object for r in rows))
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         _load(con, "_kari_rules", {"rule": "INTEGER", "affordance": "VARCHAR"}, sorted(rules), folder)
         _load(con, "_kari_objects", {"position": "INTEGER", "object": "VARCHAR"}, enumerate(objects), folder)
         _load(con, "_kari_hits", {"rule": "INTEGER", "object": "VARCHAR", "branch": "INTEGER", "part": "VARCHAR"},
@@ -80,33 +79,22 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
                  "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
         _replace(con, "coverage_games", "SELECT * FROM _kari_games")
         if representatives is not None:
-            write_representatives(con, representatives, seed, folder, transaction=False)
+            write_representatives(con, representatives, seed, folder)
         for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
 
 
 def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]], seed: int = 0,
-                          folder: str | None = None, transaction: bool = True) -> None:
-    """Replace the rows of the ``representatives(affordance, object, rank, seed)`` table."""
-    if transaction:
-        con.execute("BEGIN TRANSACTION")
-    try:
+                          folder: str | None = None) -> None:
+    """Replace the rows of the ``representatives(affordance, object, rank, seed)`` table (in one transaction, or
+    in the caller's)."""
+    with transaction(con):
         _load(con, "_kari_reps", {"affordance": "VARCHAR", "object": "VARCHAR", "rank": "INTEGER", "seed": "INTEGER"},
               ((aff, obj, rank, seed) for aff, ids in representatives.items() for rank, obj in enumerate(ids, 1)),
               folder or tempfile.gettempdir())
         con.execute(_sql("representatives.sql"))
         _replace(con, "representatives", "SELECT * FROM _kari_reps")
         con.execute("DROP TABLE IF EXISTS _kari_reps")
-        if transaction:
-            con.execute("COMMIT")
-    except BaseException:
-        if transaction:
-            rollback(con)
-        raise
 
 
 def _sql(name: str) -> str:
