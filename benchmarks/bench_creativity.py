@@ -1,7 +1,9 @@
-"""CreativityBench figures: the symbolic solver on the bundled tasks against random choice and the entity-only rate,
-the LLM solver with and without rules through a local server (protocol only), and the time to solve 1,000 tasks.
+"""CreativityBench figures: the symbolic solver on the bundled tasks and on a hand-built task file shaped like the
+benchmark's published sample, against random choice; the relation distribution; the LLM solver's three modes and
+the LLM judge through a local server (protocol only); the time to solve 1,000 tasks.
 
-    python benchmarks/bench_creativity.py [--tasks 1000] [--llm-base-url URL --llm-model NAME] [--llm-tasks 12]
+    python benchmarks/bench_creativity.py [--tasks 1000] [--llm-local | --llm-base-url URL --llm-model NAME]
+                                          [--llm-tasks 4] [--llm-max-tokens 256] [--judge-tasks 30]
 
 The 1,000 tasks are the bundled ones repeated under new ids (each solved from scratch: one clingo query per task).
 Goal: 1,000 tasks symbolically in under a minute. With ``--llm-local`` it starts kari's local llama.cpp server
@@ -17,20 +19,29 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from kari.creativity.run import SolveConfig, solve_tasks  # noqa: E402
 from kari.resources import asset_path  # noqa: E402
 
 BUNDLED = asset_path("data", "creativity")
+SAMPLE = ROOT / "tests" / "data" / "creativity"
 
 
-def _line(name: str, s: dict) -> str:
+def _rate(value: float | None) -> str:
+    return "  -  " if value is None else f"{value:.3f}"
+
+
+def line(name: str, s: dict) -> str:
     oracle = s.get("oracle_affordance") or {}
-    return (f"{name:<34} tasks {s['tasks']:>5}  answered {s['answered']:>5}  entity {s['entity_correct_rate']:.3f}  "
-            f"gold {s['gold_correct_rate']:.3f}  random entity {s['random_entity_rate']:.3f}  random gold "
-            f"{s['random_gold_rate']:.3f}" + (f"  oracle-affordance gold {oracle['gold_correct_rate']:.3f}"
-                                              if oracle else ""))
+    return (f"{name:<44} tasks {s['tasks']:>5}  answered {s['answered']:>4} ({_rate(s['answered_share'])})  "
+            f"entity {_rate(s['entity_correct_rate'])}  part {_rate(s['part_correct_rate'])}  gold "
+            f"{_rate(s['gold_correct_rate'])}  gold|answered {_rate(s['gold_rate_when_answered'])}  random "
+            f"{_rate(s['random_entity_rate'])}/{_rate(s['random_gold_rate'])}  goal-map "
+            f"{_rate(s['goal_mapped_correctly'])}"
+            + (f"  oracle gold {_rate(oracle['gold_correct_rate'])}" if oracle else "")
+            + f"\n{'':<44} relations {json.dumps(s['relations'])}")
 
 
 def many_tasks(count: int, out: Path) -> Path:
@@ -45,62 +56,107 @@ def many_tasks(count: int, out: Path) -> Path:
     return path
 
 
+def symbolic_figures(root: Path) -> None:
+    from kari.creativity.store import load_creativity
+
+    rules = str(BUNDLED / "rules.kari")
+    kb = root / "kb.duckdb"
+    load_creativity(kb, [BUNDLED / "entities.jsonl", BUNDLED / "tasks.json"])
+    sample_kb = root / "sample.duckdb"
+    load_creativity(sample_kb, [SAMPLE / "1_entity_lookup.json"])
+    for label, tasks, db in (("bundled", BUNDLED / "tasks.json", kb), ("sample-shaped", SAMPLE / "sample_tasks.json",
+                                                                       sample_kb)):
+        for goal in ("lexical", "oracle"):
+            for with_db in (True, False):
+                name = f"{label} symbolic goal={goal} parts={'kb' if with_db else 'descriptions'}"
+                summary = solve_tasks(SolveConfig(tasks=str(tasks), rules=rules, goal=goal,
+                                                  db=str(db) if with_db else None),
+                                      root / name.replace(" ", "_"), progress=False)
+                print(line(name, summary))
+    from kari.creativity.scoring import score_file
+
+    scored = score_file(SAMPLE / "outputs" / "sample_tasks__demo-model__static.json", SAMPLE / "sample_tasks.json")
+    judged = score_file(SAMPLE / "judged_outputs" / "sample_tasks__demo-model__static.json",
+                        SAMPLE / "sample_tasks.json")
+    print(f"sample-shaped runner output scored: headline {json.dumps(scored['headline'])}")
+    print(f"sample-shaped judge output: agreement {json.dumps(judged['judge']['agree'])} of "
+          f"{judged['judge']['samples']}")
+
+
+def timing(root: Path, count: int) -> None:
+    path = many_tasks(count, root)
+    started = time.perf_counter()
+    cpu = time.process_time()
+    summary = solve_tasks(SolveConfig(tasks=str(path), rules=str(BUNDLED / "rules.kari")), root / "many",
+                          progress=False)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(line(f"symbolic x{count}", summary))
+    print(f"solved {summary['tasks']} tasks in {wall:.1f} s wall ({cpu:.1f} s CPU), "
+          f"{1000 * wall / summary['tasks']:.1f} ms/task; goal < 60 s: {'met' if wall < 60 else 'NOT met'}")
+
+
+def llm_figures(args: argparse.Namespace, root: Path) -> None:
+    from contextlib import nullcontext
+
+    from kari.creativity.judge import JudgeConfig, judge_run
+    from kari.llm import LLMConfig
+
+    if args.llm_local:
+        from kari.llm.localserver import ServerSpec, running_server, smollm2_gguf
+
+        context = running_server(ServerSpec(smollm2_gguf(), "smollm2-135m-instruct", port=8093, n_ctx=8192))
+        model = "smollm2-135m-instruct"
+    else:
+        context, model = nullcontext(args.llm_base_url), args.llm_model
+    rules = str(BUNDLED / "rules.kari")
+    with context as base_url:
+        config = LLMConfig(base_url=base_url, model=model, cache_dir=root / "cache")
+        runs = [("static", "llm", (0.0, 0.3, 0.7)), ("cot", "llm", (0.0,)), ("interactive", "llm", (0.0,)),
+                ("static", "llm+rules", (0.0,))]
+        for tasks_name, tasks in (("bundled", BUNDLED / "tasks.json"), ("sample-shaped", SAMPLE / "sample_tasks.json")):
+            for mode, solver, temperatures in runs:
+                started = time.perf_counter()
+                out = root / f"{tasks_name}-{solver}-{mode}".replace("+", "_")
+                summary = solve_tasks(SolveConfig(tasks=str(tasks), rules=rules, solver=solver, mode=mode,
+                                                  temperatures=temperatures, limit=args.llm_tasks,
+                                                  max_tokens=args.llm_max_tokens, max_turns=3, model=model,
+                                                  base_url=base_url), out, llm_config=config, progress=False)
+                usage = summary["llm_usage"]
+                print(line(f"{tasks_name} {solver} {mode} T={list(temperatures)} ({model})", summary)
+                      + f"\n{'':<44} {time.perf_counter() - started:.1f} s, {usage['calls']} calls, "
+                        f"{usage.get('total_tokens', '?')} tokens" + (f", mean turns {summary['mean_turns']}"
+                                                                      if "mean_turns" in summary else ""))
+            for solved in ("llm-static", "symbolic_goal=lexical_parts=kb"):   # the LLM's answers, then kari's
+                run_dir = root / (f"{tasks_name}-{solved}" if solved.startswith("llm") else
+                                  f"{tasks_name}_{solved}")
+                started = time.perf_counter()
+                judged = judge_run(run_dir, JudgeConfig(model=model, base_url=base_url,
+                                                        max_tokens=args.llm_max_tokens, limit=args.judge_tasks),
+                                   llm_config=config, progress=False)
+                print(f"{tasks_name} {solved} judged by {model}: {judged['judged']} of {judged['tasks']} judged, how "
+                      f"{json.dumps(judged['how'])}, reasonability {json.dumps(judged['reasonability_levels'])}, "
+                      f"other answers' rubric means "
+                      f"{json.dumps({k: v['mean'] for k, v in judged['other'].items()})}, "
+                      f"{time.perf_counter() - started:.1f} s, {judged['llm_usage']['calls']} calls")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--llm-base-url")
     parser.add_argument("--llm-model")
     parser.add_argument("--llm-local", action="store_true", help="start the local llama.cpp test server")
-    parser.add_argument("--llm-tasks", type=int, default=12)
+    parser.add_argument("--llm-tasks", type=int, default=4)
+    parser.add_argument("--llm-max-tokens", type=int, default=256)
+    parser.add_argument("--judge-tasks", type=int, default=30, help="tasks of each run the LLM judge reads")
     args = parser.parse_args()
-    rules = str(BUNDLED / "rules.kari")
-    tasks = str(BUNDLED / "tasks.json")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        from kari.creativity.store import load_creativity
-
-        db = root / "kb.duckdb"
-        load_creativity(db, [BUNDLED / "entities.jsonl", BUNDLED / "tasks.json"])
-        for goal in ("lexical", "oracle"):
-            for with_db in (True, False):
-                name = f"symbolic goal={goal} parts={'kb' if with_db else 'descriptions'}"
-                summary = solve_tasks(SolveConfig(tasks=tasks, rules=rules, goal=goal, db=str(db) if with_db else None),
-                                      root / name.replace(" ", "_"), progress=False)
-                print(_line(name, summary))
-        path = many_tasks(args.tasks, root)
-        started = time.perf_counter()
-        cpu = time.process_time()
-        summary = solve_tasks(SolveConfig(tasks=str(path), rules=rules, db=str(db)), root / "many", progress=False)
-        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-        print(_line(f"symbolic x{args.tasks}", summary))
-        print(f"solved {summary['tasks']} tasks in {wall:.1f} s wall ({cpu:.1f} s CPU), "
-              f"{1000 * wall / summary['tasks']:.1f} ms/task; goal < 60 s: {'met' if wall < 60 else 'NOT met'}")
+        symbolic_figures(root)
+        timing(root, args.tasks)
         if args.llm_local or args.llm_base_url:
-            llm_figures(args, root, tasks, rules)
+            llm_figures(args, root)
     return 0
-
-
-def llm_figures(args: argparse.Namespace, root: Path, tasks: str, rules: str) -> None:
-    from contextlib import nullcontext
-
-    from kari.llm import LLMConfig
-
-    if args.llm_local:
-        from kari.llm.localserver import ServerSpec, running_server, smollm2_gguf
-
-        context = running_server(ServerSpec(smollm2_gguf(), "smollm2-135m-instruct", port=8093))
-        model = "smollm2-135m-instruct"
-    else:
-        context, model = nullcontext(args.llm_base_url), args.llm_model
-    with context as base_url:
-        config = LLMConfig(base_url=base_url, model=model, cache_dir=root / "cache")
-        for solver in ("llm", "llm+rules"):
-            started = time.perf_counter()
-            summary = solve_tasks(SolveConfig(tasks=tasks, rules=rules, solver=solver, limit=args.llm_tasks,
-                                              model=model, base_url=base_url), root / solver.replace("+", "_"),
-                                  llm_config=config, progress=False)
-            print(_line(f"{solver} ({model})", summary) + f"  {time.perf_counter() - started:.1f} s, "
-                  f"{summary['llm_usage'].get('total_tokens', '?')} tokens")
 
 
 if __name__ == "__main__":

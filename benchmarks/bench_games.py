@@ -15,7 +15,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 from kari.game.checker import SymbolicChecker
 from kari.game.engine import play_game
 from kari.game.metrics import score

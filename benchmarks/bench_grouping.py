@@ -34,11 +34,12 @@ PAIRS = {"bundled": (ROOT / "data" / "kb" / "kari_kb.tsv", ROOT / "data" / "benc
 
 def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path) -> dict[str, object]:
     """One pair x method: induce, match, score."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.domain.objects import rule_holds
     from kari.domain.vocabulary import open_vocabulary
     from kari.game.kb_coverage import kb_coverage
-    from kari.game.match import RuleMatcher, kb_positives
+    from kari.game.match import RuleMatcher
+    from kari.rules.anchors import kb_positives
     from kari.induce.config import InduceConfig
     from kari.induce.run import induce
     from kari.kb import load_into

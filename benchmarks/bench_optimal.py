@@ -11,7 +11,7 @@ import argparse
 import statistics
 import time
 
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 from kari.resources import bundled_bench_dir
 from kari.solver import optimal_target_aware, question_pool, select_representatives
 from kari.domain.vocabulary import Vocabulary

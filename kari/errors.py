@@ -9,6 +9,8 @@ out), and carries the process exit code the CLI uses.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class KariError(Exception):
     """A user-facing error with an optional location and a stable error code."""
@@ -40,3 +42,9 @@ class KariError(Exception):
     def __str__(self) -> str:
         head = [p for p in (self.location, self.code) if p]
         return ": ".join([*head, self.message])
+
+
+def one_of(names: Iterable[str], conjunction: str = "or") -> str:
+    """A fixed set of names as messages and help texts write it: ``"kb or llm"``, ``"a, b or c"``."""
+    words = [str(name) for name in names]
+    return ", ".join(words[:-1]) + f" {conjunction} {words[-1]}" if len(words) > 1 else "".join(words)

@@ -36,12 +36,16 @@ def check() -> None:
 
 @contextmanager
 def watching() -> Iterator[None]:
-    """Install the flagging SIGINT handler for the block. A no-op outside the main thread, and where SIGINT is
-    ignored (a background job of a non-interactive shell) or handled by someone else."""
+    """Install the flagging SIGINT handler for the block (the flag is cleared when it starts and ends). A no-op
+    outside the main thread, and where SIGINT is ignored (a background job of a non-interactive shell) or
+    handled by someone else."""
     _interrupted.clear()
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield
+        try:
+            yield
+        finally:
+            _interrupted.clear()
         return
     previous = signal.signal(signal.SIGINT, _handler)
     previous_hook = sys.unraisablehook
@@ -57,3 +61,4 @@ def watching() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
         sys.unraisablehook = previous_hook
+        _interrupted.clear()      # the flag speaks for this block only: later library calls start clean

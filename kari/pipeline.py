@@ -16,7 +16,8 @@
 6. ``kari report``: Table 1 with both rule sources, the KB coverage split and the IG figure (``DIR/report``).
 
 Every step is the library function behind the CLI command of the same name; every output is resumable or
-rewritten atomically, so a rerun of the same command finishes what a crash left.
+rewritten atomically, so a rerun of the same command finishes what a crash left. Each input is read once
+(:class:`kari.study.Study`) and handed to the library cores as an object.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import KB_SUFFIX, RULES_SUFFIX
+from kari.game.names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
                        "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
@@ -36,7 +38,7 @@ representatives, a player that knows little, as an LLM Questioner does); ``+kb``
 FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
 object's fold."""
-ONLINE_QUESTIONERS = ("llm", "human")
+ONLINE_QUESTIONERS = ONLINE_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -55,30 +57,34 @@ class PipelineResult:
 def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
-    """Run the six steps into ``out``; ``echo`` receives one line per finished step."""
-    from kari.bench.validate import require_valid
-    from kari.domain.vocabulary import Vocabulary
-    from kari.game.report import report
-    from kari.game.run import PlayConfig, play
-    from kari.induce.config import InduceConfig
+    """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
+    (:class:`kari.study.Study`) and handed to the library cores as an object."""
+    from kari.bench.reader import canonical_benchmark
+    from kari.game.defaults import MATCH_THRESHOLD
+    from kari.game.kb_coverage import TargetMatching
+    from kari.game.report import report_loaded
+    from kari.induce.config import InduceConfig, InputKind
     from kari.induce.folds import cv_dir
-    from kari.induce.run import induce
+    from kari.induce.inputs import bench_evidence
+    from kari.induce.run import induce_loaded, jsonl_path, load_evidence
     from kari.io.atomic import prepare_output_dir
     from kari.kb import load_into
     from kari.resources import bundled_bench_dir, bundled_kb_file
-    from kari.solver.run import coverage
+    from kari.solver.run import coverage_loaded
+    from kari.study import Study
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
-    checked = require_valid(bench_dir, Vocabulary.load())  # a structurally broken benchmark stops here
+    study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
-        if not checked.counts.get(f"{part}.jsonl"):
+        if not study.bench.report.counts.get(f"{part}.jsonl"):
             raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
-    if any(parse_player(q)[2] == "kb" for q in questioners):
+    if any(parse_player(q)[2] == RuleOrigin.KB for q in questioners):
         from kari.game.match import RuleMatcher
         from kari.rules.ast import Atom, Rule
 
-        RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))]).check_available()  # no embed extra: stop before work
+        probe = RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))], embedder=study.shared_embedder())
+        probe.check_available()  # no embed extra: stop before any work
     out = prepare_output_dir(out)
     db = out / "kari.duckdb"
     lines: list[str] = []
@@ -87,59 +93,88 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         lines.append(line)
         echo(line)
 
-    loaded = load_into(db, kb_files or [bundled_kb_file()])
+    loaded = load_into(db, [Path(f) for f in kb_files] if kb_files else [bundled_kb_file()])
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
+    vocab = study.attach_db(db)
 
     rules = out / "rules.kari"
-    kb_outcome = induce(out=rules, db=db, run_dir=out / "induce", config=InduceConfig(seed=seed), progress=progress)
-    groups = kb_outcome.results
-    step(f"induce (KB): {len(kb_outcome.rules)} rules for {len(groups)} groups of KB verbs -> {rules}; "
+    config = InduceConfig(seed=seed)
+    evidence, info = load_evidence(db, None, vocab, config)
+    kb_outcome = induce_loaded(evidence, info, vocab, out=rules, db=db, run_dir=out / "induce", config=config,
+                               progress=progress)
+    step(f"induce (KB): {len(kb_outcome.rules)} rules for {len(kb_outcome.results)} groups of KB verbs -> {rules}; "
          f"run directory {kb_outcome.run_dir}")
 
     bench_rules = out / "bench_rules.kari"
-    outcome = induce(out=bench_rules, bench=bench_dir, db=db, run_dir=out / "induce_bench",
-                     config=InduceConfig(seed=seed), progress=progress, cv=FOLDS)
+    labelled = bench_evidence(canonical_benchmark(study.raw, vocab))  # its words read as the database holds them
+    outcome = induce_loaded(labelled, {"kind": InputKind.BENCH, "path": str(bench_dir)}, vocab, out=bench_rules,
+                            db=db, run_dir=out / "induce_bench", config=InduceConfig(seed=seed), progress=progress,
+                            cv=FOLDS)
     cross_fitted = cv_dir(bench_rules)
-    pooled = outcome.cv["pooled"] if outcome.cv else None
-    heldout = "" if pooled is None else (f" (macro F1 held-out {pooled['heldout']['macro']['f1']:.3f}, "
-                                         f"in-sample {pooled['in_sample']['macro']['f1']:.3f})")
+    heldout = "" if outcome.cv is None else (f" (macro F1 held-out {outcome.cv.macro_f1[0]:.3f}, "
+                                             f"in-sample {outcome.cv.macro_f1[1]:.3f})")
     step(f"induce (benchmark): {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {bench_rules}; "
          f"{FOLDS} cross-fitted rule sets -> {cross_fitted}{heldout}")
 
-    summary = coverage(rules, db, bench=bench_dir)
+    kb_rules = jsonl_path(rules).resolve()  # the KB rules with their metadata (member verbs, KB positives, evidence)
+    matching = TargetMatching(MATCH_THRESHOLD, embedder=study.shared_embedder())
+    with study.connect() as con:
+        summary = coverage_loaded(study.rules(kb_rules).folds[0], con, vocab, study.raw, folder=db.resolve().parent,
+                                  db=db, match_targets=matching)
     kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
 
-    play_dirs: dict[str, Path] = {}
+    given = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
+    runs, play_dirs = [], {}
     for name in questioners:
-        folder = out / "play" / name
-        player, model_reps, source = parse_player(name)
-        given = {"kb": str(rules.resolve()), "cv": str(cross_fitted.resolve()), None: None}[source]
-        result = play(PlayConfig(bench=str(bench_dir.resolve()), questioner=player, seed=seed, games=games,
-                                 rules=given, db=str(db.resolve()), model_reps=model_reps), folder, progress=progress)
-        play_dirs[name] = folder
-        turns = result["avg_turns_solved"]
-        step(f"play {name}: SR {100 * (result['success_rate'] or 0):.1f}% over {result['games']} games, "
-             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {folder}")
+        run = _play(study, name, out / "play" / name, seed, games, given, progress)
+        runs.append(run)
+        play_dirs[name] = run.path
+        turns = run.summary.avg_turns_solved
+        step(f"play {name}: SR {100 * (run.summary.success_rate or 0):.1f}% over {run.summary.games} games, "
+             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
 
     report_dir = out / "report"
-    report(list(play_dirs.values()), report_dir)
+    report_loaded(runs, report_dir)
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
 
+def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],
+          progress: bool) -> Any:
+    """Play ``name`` (``NAME[@K][+kb|+rules]``) on the study's benchmark with a copy of its vocabulary; players
+    that see rules get the rule set of their source in ``given`` (the KB rules, or the cross-fitted benchmark
+    sets; each read once for all players)."""
+    from kari.game.match import RuleSource
+    from kari.game.run import PlayConfig, play_loaded
+
+    player, model_reps, source = parse_player(name)
+    path = given[source] if source is not None else None
+    config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=seed, games=games, rules=path,
+                        db=study.db.resolve(), model_reps=model_reps)
+    bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
+    vocab = study.fork()
+    rules = None
+    if path is not None:
+        rules = RuleSource.of(study.rules(path), vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
+                              embedder=study.shared_embedder())
+    return play_loaded(config, folder, bench=bench, vocab=vocab, rules=rules, progress=progress)
+
+
 def parse_player(spec: str) -> tuple[str, int | None, str | None]:
     """``"greedy-ig@10+kb"`` -> ``("greedy-ig", 10, "kb")``: the player, its cap on positives and its rule source
-    (``kb``: the KB-anchored rules, ``cv``: the cross-fitted benchmark rules, None: no rules; the ``rules``
-    player always has a source, ``cv`` unless named ``rules+kb``)."""
-    source = "kb" if spec.endswith(KB_SUFFIX) else "cv" if spec.endswith(RULES_SUFFIX) else None
-    base = spec.removesuffix(KB_SUFFIX) if source == "kb" else spec.removesuffix(RULES_SUFFIX)
+    (:class:`~kari.game.names.RuleOrigin`: ``kb``, the KB-anchored rules; ``cross-fitted``, the cross-fitted
+    benchmark rules; None: no rules). The ``rules`` player always has a source: ``cross-fitted`` unless named
+    ``rules+kb``."""
+    source = (RuleOrigin.KB if spec.endswith(KB_SUFFIX) else
+              RuleOrigin.CROSS_FITTED if spec.endswith(RULES_SUFFIX) else None)
+    base = spec.removesuffix(KB_SUFFIX) if source == RuleOrigin.KB else spec.removesuffix(RULES_SUFFIX)
     name, _, reps = base.partition("@")
     if reps and (not reps.isdigit() or int(reps) < 1):
         raise KariError(f"bad player {spec!r}: after @ comes a number of positives >= 1", code="bad-option")
-    if name == "rules" and source is None:
-        source = "cv"
+    if name == Player.RULES and source is None:
+        source = RuleOrigin.CROSS_FITTED
     return name, int(reps) if reps else None, source
 
 

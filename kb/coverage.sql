@@ -1,9 +1,5 @@
--- Coverage views over the tables written by `kari coverage` (kari.solver.store). Tables:
---   coverage(affordance, object, covered, branch, part, rule, semantics)  one row per rule x object
---   coverage_labels(affordance, object, label)   labelled positives (true) and negatives (false)
---   coverage_games(game, object, target)         the games of the benchmark (empty for KB objects)
---   representatives(affordance, object, rank, seed)
---   rule_matches(target, rule, verb, similarity, match)  the rule matched to each labelled affordance / target
+-- Coverage tables and views written by `kari coverage` (kari.solver.store fills the tables; their rows are
+-- replaced on every run). The representatives table is in representatives.sql.
 -- Views (ratios are rounded to 4 decimals; the counts beside them are exact):
 --   rule_recall(rule, affordance, target, positives, covered_positives, recall)  recall on the labelled
 --                  positives of each target the rule answers for (one row per rule and target)
@@ -15,6 +11,18 @@
 -- affordance name) matched to each labelled affordance / game target (kari coverage fills it: sentence similarity
 -- for a benchmark, the KB verbs grouped into each rule for the KB's own labels); a rule no target is matched to
 -- is judged on the labels of its own name.
+
+-- one row per rule x object, in rule order, then object order; branch and part of the covering branch
+CREATE TABLE IF NOT EXISTS coverage (affordance VARCHAR, object VARCHAR, covered BOOLEAN, branch INTEGER,
+                                     part VARCHAR, rule INTEGER, semantics VARCHAR);
+-- labelled positives (true) and negatives (false)
+CREATE TABLE IF NOT EXISTS coverage_labels (affordance VARCHAR, object VARCHAR, label BOOLEAN);
+-- the games of the benchmark (empty for KB objects)
+CREATE TABLE IF NOT EXISTS coverage_games (game VARCHAR, object VARCHAR, target VARCHAR);
+-- the rule matched to each labelled affordance / game target: its affordance, the rule verb that matched, the
+-- similarity and how it was matched (embedding or exact)
+CREATE TABLE IF NOT EXISTS rule_matches (target VARCHAR, rule VARCHAR, verb VARCHAR, similarity DOUBLE,
+                                         match VARCHAR);
 
 CREATE OR REPLACE VIEW rule_recall AS
 SELECT c.rule, c.affordance, m.target,

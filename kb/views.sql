@@ -17,6 +17,8 @@
 --     subject_part = 'whole' or the snake_case part after '/', target = snake_case label of node2.
 -- nodes(node, label)                       every node id with its first readable label
 -- object_parts(object, part, relation, edge_id, source, file, line)
+-- object_facts(kb_roles columns..., predicate, value)
+--     the made_of / has_property edges of kb_roles with the lexicon's typing (predicate NULL when it has none)
 -- object_property(object, part, predicate, value, raw, role, relation, edge_id, part_edge_id, source, weight,
 --                 file, line)
 --     one row per (object, part, predicate, value, provenance); part is 'whole' or a part name; predicate is
@@ -58,14 +60,15 @@ UNION ALL
 SELECT subject, subject_part, relation, edge_id, source, file, line
 FROM kb_roles WHERE subject_part <> 'whole';
 
+CREATE OR REPLACE VIEW object_facts AS  -- property facts of a node (subject_part 'whole') or of an object's part (X/P)
+SELECT r.*, l.predicate, coalesce(l.value, r.target) AS value
+FROM kb_roles r
+LEFT JOIN value_lexicon l
+       ON l.raw = r.target AND (r.role = 'has_property' OR l.predicate = 'MADE_OF')
+WHERE r.role IN ('made_of', 'has_property');
+
 CREATE OR REPLACE VIEW object_property AS
-WITH facts AS (           -- property facts of a node (subject_part 'whole') or of an object's part (X/P)
-    SELECT r.*, l.predicate, coalesce(l.value, r.target) AS value
-    FROM kb_roles r
-    LEFT JOIN value_lexicon l
-           ON l.raw = r.target AND (r.role = 'has_property' OR l.predicate = 'MADE_OF')
-    WHERE r.role IN ('made_of', 'has_property')
-),
+WITH facts AS (SELECT * FROM object_facts),
 parts AS (                -- one row per (object, part) with one witness edge
     SELECT object, part, min(edge_id) AS part_edge_id FROM object_parts GROUP BY object, part
 )

@@ -70,7 +70,8 @@ def llm_server() -> Iterator[str]:
 @dataclass
 class StubReply:
     """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s.
-    ``body`` (with ``content_type``) replaces the whole HTTP body, to send non-JSON or truncated JSON."""
+    ``body`` (with ``content_type``) replaces the whole HTTP body, to send non-JSON or truncated JSON. ``drip``
+    > 0 sends the headers at once and then the body one byte every ``drip`` seconds (a slow server)."""
 
     text: str = ""
     status: int = 200
@@ -79,6 +80,7 @@ class StubReply:
     finish_reason: str = "stop"
     body: bytes | None = None
     content_type: str = "application/json"
+    drip: float = 0.0
 
 
 @dataclass
@@ -136,21 +138,31 @@ class StubLLMServer:
                         stub._in_flight -= 1
                 try:
                     if reply.body is not None:
-                        self._send_raw(reply.status, reply.body, reply.content_type)
+                        self._send_raw(reply.status, reply.body, reply.content_type, reply.drip)
                     elif reply.status != 200:
                         message = reply.text or f"stub error {reply.status}"
                         self._send(reply.status, {"error": {"message": message, "type": "stub"}}, reply.headers)
+                    elif reply.drip:
+                        self._send_raw(200, json.dumps(stub._completion(body, reply)).encode(), reply.content_type,
+                                       reply.drip)
                     else:
                         self._send(200, stub._completion(body, reply), reply.headers)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
 
-            def _send_raw(self, status: int, data: bytes, content_type: str) -> None:
+            def _send_raw(self, status: int, data: bytes, content_type: str, drip: float = 0.0) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if not drip:
+                    self.wfile.write(data)
+                    return
+                self.wfile.flush()
+                for index in range(len(data)):
+                    self.wfile.write(data[index: index + 1])
+                    self.wfile.flush()
+                    time.sleep(drip)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()

@@ -1,10 +1,12 @@
-"""Every CLI command on generated bad inputs (issue 12's acceptance test).
+"""Every CLI command on generated bad inputs (issue 12's acceptance test, extended by issue 21).
 
 A seeded mutation corpus built from the bundled files (truncation, NUL bytes, bad UTF-8, huge numbers, deep
-nesting, wrong types, garbage, empty files), bad option values, hostile SQL, and outputs that already exist as the
-wrong kind of thing (a folder, FIFO or database where a file goes; a file where a folder goes). Each case runs one
-``kari`` command line in-process (:func:`kari.cli.run`, the entry point's own code) in a fresh copy of a small
-world and asserts that the command
+nesting, wrong types, garbage, empty files, ``\\u0000`` escapes), bad option values (every numeric option of every
+command with a huge count, a negative one, ``nan`` and ``inf``), hostile SQL, outputs that already exist as the
+wrong kind of thing (a folder, FIFO or database where a file goes; a file where a folder goes), outputs that are
+the command's own inputs, and ``--db`` files that are not DuckDB databases. Each case runs one ``kari`` command
+line in-process (:func:`kari.cli.run`, the entry point's own code) in a fresh copy of a small world and asserts
+that the command
 
 - exits non-zero, and not with the internal-error code;
 - prints exactly one line on stderr, ``kari: ...``, and no traceback anywhere;
@@ -12,7 +14,10 @@ world and asserts that the command
   the outputs it refused alike).
 
 A second, hypothesis-driven test feeds arbitrary bytes to the readers: there a success is allowed, but a failure
-must keep the same contract.
+must keep the same contract. Two more kinds have their own contract: file names with glob and path characters
+(``a[1].tsv``, ``*``, ``?``, a folder named ``~``) must be read and written exactly as named, and slow or
+malformed LLM servers (a real HTTP server on 127.0.0.1 that drips its reply, sends junk, a lone surrogate, HTTP
+errors) must cost at most ``--llm-timeout`` per attempt and end in one line, never an internal error.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ import random
 import shutil
 import signal
 import stat
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -91,6 +98,14 @@ def _creativity_world(folder: Path) -> None:
     for name, records in (("tasks.jsonl", tasks), ("entities.jsonl", entities)):
         (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     shutil.copy(asset_path("data", "creativity", "rules.kari"), folder / "rules.kari")
+    from kari.creativity.run import SolveConfig, solve_tasks
+
+    solve_tasks(SolveConfig(tasks=str(folder / "tasks.jsonl"), rules=str(folder / "rules.kari"), goal="oracle"),
+                folder / "run", progress=False)
+    outputs = {t["task_id"]: [{"temperature": 0.0, "reasoning": "", "gold_entity": t["golds"][0]["gold_entity"],
+                               "gold_part": t["golds"][0]["gold_part"], "how_to_use": "Use it.", "sample_idx": 0}]
+               for t in tasks}       # answers in the benchmark runner's format
+    (folder / "outputs.json").write_text(json.dumps(outputs, indent=2), encoding="utf-8")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -151,6 +166,12 @@ def jsonl_mutations(wrong_types: dict[str, object], skip_header: bool = False,
         at = line.index(b'"') + 1
         return line[:at] + b"\x00" + line[at:]
 
+    def nul_escape(line: bytes) -> bytes:      # valid JSON whose string holds a NUL character
+        record = json.loads(line)
+        key = next(k for k, v in record.items() if isinstance(v, str))
+        record[key] = f"{record.get(key) or ''}\x00x"
+        return json.dumps(record).encode() + b"\n"
+
     def extra(value: str) -> Callable[[bytes], bytes]:
         if read_field is not None:
             return _record_change(lambda r: json.dumps({**r, read_field: "@"}).replace('"@"', value))
@@ -164,6 +185,7 @@ def jsonl_mutations(wrong_types: dict[str, object], skip_header: bool = False,
         "deep-nesting": lambda d, rng: _with_line(d, rng, skip_header, extra(DEEP)),
         "not-an-object": lambda d, rng: _with_line(d, rng, skip_header, lambda line: b'["a", 1]\n'),
         "garbage-line": lambda d, rng: _with_line(d, rng, skip_header, lambda line: b"%%% this is not json\n"),
+        "nul-escape": lambda d, rng: _with_line(d, rng, skip_header, nul_escape),
     }
     for key, value in wrong_types.items():
         def set_field(record: dict, key: str = key, value: object = value) -> None:
@@ -413,7 +435,8 @@ def run_dir_cases() -> Iterator[Case]:
     play_again = ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/run", "-n", "2")
     report = ("report", "{w}/run")
     wrong = {"success": "maybe", "turns": [{"turn": "one"}], "game": 7, "run": "first"}
-    games = {k: v for k, v in jsonl_mutations(wrong, skip_header=True).items() if k != "truncated-line"}
+    games = {k: v for k, v in jsonl_mutations(wrong, skip_header=True).items()
+             if k not in ("truncated-line", "nul-escape")}   # resume's own checks: issue 21, another change
     games["cut-middle-line"] = lambda d, rng: (lambda lines: lines[0][: len(lines[0]) // 2] + b"\n" + b"".join(
         lines[1:]))(_lines(d))
     for label, mutate in games.items():
@@ -597,6 +620,16 @@ def output_kind_cases() -> Iterator[Case]:
 CB_SOLVE = ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/cb/rules.kari", "-o", "{w}/out",
             "--quiet")
 CB_LOAD = ("creativity", "load", "{w}/cb/entities.jsonl", "{w}/cb/tasks.jsonl")
+CB_JUDGE = ("creativity", "judge", "{w}/cb/run", "--quiet", "--judge", "symbolic")
+CB_SCORE = ("creativity", "score", "{w}/cb/outputs.json", "--tasks", "{w}/cb/tasks.jsonl")
+OUTPUTS_MUTATIONS: dict[str, Mutation] = {
+    "empty": lambda d, rng: b"",
+    "cut": lambda d, rng: d[: len(d) // 2],
+    "an-array": lambda d, rng: b"[" + d + b"]",
+    "samples-not-a-list": lambda d, rng: json.dumps({k: 3 for k in json.loads(d)}).encode(),
+    "bad-utf8": lambda d, rng: d[:5] + b"\xff" + d[5:],
+    "huge-number": lambda d, rng: d[:-2] + b', "x": ' + HUGE.encode() + b"}\n",
+}
 
 
 def creativity_cases() -> Iterator[Case]:
@@ -635,7 +668,26 @@ def creativity_cases() -> Iterator[Case]:
         "affordances-missing": (*CB_SOLVE, "--affordances", "{w}/nowhere.jsonl"),
         "load-no-files": ("creativity", "load", "--db", "{w}/kb.duckdb"),
         "load-db-is-a-folder": (*CB_LOAD, "--db", "{w}/cb"),
-        "unknown-command": ("creativity", "judge"),
+        "judge-no-run-dir": ("creativity", "judge"),
+        "judge-not-a-run": (*CB_JUDGE[:2], "{w}/cb", *CB_JUDGE[3:]),
+        "judge-method": (*CB_JUDGE[:-2], "--judge", "psychic"),
+        "judge-llm-no-model": CB_JUDGE[:3],
+        "judge-limit": (*CB_JUDGE, "-n", "0"),
+        "judge-max-tokens": (*CB_JUDGE, "--max-tokens", "0"),
+        "judge-entities-missing": (*CB_JUDGE, "--entities", "{w}/nowhere.json"),
+        "judge-entities-not-entities": (*CB_JUDGE, "--entities", "{w}/cb/tasks.jsonl"),
+        "judge-db-not-kari": (*CB_JUDGE, "--db", "{w}/notes.txt"),
+        "score-no-tasks": ("creativity", "score", "{w}/cb/outputs.json"),
+        "score-tasks-missing": (*CB_SCORE[:3], "--tasks", "{w}/nowhere.json"),
+        "score-tasks-are-entities": (*CB_SCORE[:3], "--tasks", "{w}/cb/entities.jsonl"),
+        "score-input-is-a-task-file": ("creativity", "score", "{w}/cb/tasks.jsonl", *CB_SCORE[3:]),
+        "solve-mode": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                       "--mode", "dream"),
+        "solve-temperature": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                              "--temperature", "9"),
+        "solve-symbolic-mode": (*CB_SOLVE, "--mode", "cot"),
+        "solve-max-turns": (*CB_SOLVE, "--solver", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                            "--mode", "interactive", "--max-turns", "0"),
     }
     for name, argv in options.items():
         yield Case(f"option/creativity-{name}", argv, "rules.kari" if name == "rules-broken" else None,
@@ -646,10 +698,128 @@ def creativity_cases() -> Iterator[Case]:
                    kind="fifo" if kind == "fifo" else None)
     for kind in ("dir", "fifo"):
         yield Case(f"output/creativity-load-db/{kind}", (*CB_LOAD, "--db", "{w}/x.duckdb"), "x.duckdb", kind=kind)
+    for label, mutate in OUTPUTS_MUTATIONS.items():
+        yield Case(f"creativity/outputs.json/{label}/score", CB_SCORE, "cb/outputs.json", mutate)
+    for kind in ("missing", "dir", "fifo"):
+        yield Case(f"creativity/outputs.json/{kind}/score", CB_SCORE, "cb/outputs.json", kind=kind)
+    for index, (label, mutate) in enumerate(jsonl_mutations({"samples": "x", "task_id": 3, "goal": []}).items()):
+        yield Case(f"creativity/answers.jsonl/{label}/judge", CB_JUDGE, "cb/run/answers.jsonl", mutate)
+    yield Case("creativity/run-config/garbage/judge", CB_JUDGE, "cb/run/config.json", lambda d, rng: b"{nope")
+    yield Case("creativity/run-config/missing/judge", CB_JUDGE, "cb/run/config.json", kind="missing")
+    for kind, target in (("file", "notes.txt"), ("under-a-file", "notes.txt/out")):
+        yield Case(f"output/creativity-score/{kind}", (*CB_SCORE, "-o", f"{{w}}/{target}"))
+
+
+# A valid command line for every command; numeric_option_cases appends one bad number to it.
+BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("kb", "load"): ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
+    ("kb", "stats"): DB_COMMANDS["stats"], ("kb", "sql"): DB_COMMANDS["sql"], ("kb", "show"): DB_COMMANDS["show"],
+    ("kb", "export"): DB_COMMANDS["export"],
+    ("vocab",): ("vocab",), ("bench", "show"): ("bench", "show", "{w}/bench"),
+    ("bench", "validate"): BENCH_COMMANDS["validate"], ("bench", "build"): BENCH_COMMANDS["build"],
+    ("rules", "check"): ("rules", "check", "{w}/rules.kari"), ("rules", "fmt"): ("rules", "fmt", "{w}/rules.kari"),
+    ("rules", "stats"): ("rules", "stats", "{w}/rules.kari"),
+    ("rules", "compile"): ("rules", "compile", "{w}/rules.kari"),
+    ("coverage",): DB_COMMANDS["coverage"], ("induce",): BENCH_COMMANDS["induce"],
+    ("play",): BENCH_COMMANDS["play"], ("report",): ("report", "{w}/run"),
+    ("export-prompts",): BENCH_COMMANDS["export-prompts"], ("pipeline",): BENCH_COMMANDS["pipeline"],
+    ("llm", "serve"): ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
+    ("creativity", "load"): (*CB_LOAD, "--db", "{w}/kb.duckdb"), ("creativity", "solve"): CB_SOLVE,
+    ("creativity", "judge"): CB_JUDGE, ("creativity", "score"): CB_SCORE, ("explain",): BENCH_COMMANDS["explain"],
+}
+
+
+def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]]:
+    """(command path, option, int or float, its lower bound) for every numeric option of the CLI."""
+    from typer.main import get_command
+
+    from kari.cli import app
+
+    def leaves(command: object, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
+        children = getattr(command, "commands", None)
+        if not children:
+            yield prefix, command
+            return
+        for name, child in children.items():
+            yield from leaves(child, (*prefix, name))
+
+    for path, command in leaves(get_command(app)):
+        for param in command.params:  # type: ignore[attr-defined]
+            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+            if kind in (int, float) and param.opts[0].startswith("--"):
+                yield path, param.opts[0], kind, getattr(param, "min", None)
+
+
+def numeric_option_cases() -> Iterator[Case]:
+    """Huge counts, negative counts and non-finite numbers for every numeric option of every command (issue 21:
+    --runs 100000000 grew memory before the first game, --softmax-temperature nan was an internal error)."""
+    for path, option, kind, low in _numeric_options():
+        values = ["9" * 25] + (["-1"] if low is not None and low >= 0 else []) if kind is int else ["nan", "inf",
+                                                                                                     "-inf"]
+        for value in values:
+            yield Case(f"number/{'-'.join(path)}/{option}/{value[:6]}", (*BASE_ARGV[path], option, value))
+
+
+def not_duckdb_cases() -> Iterator[Case]:
+    """--db naming an existing file that is not a DuckDB database (DuckDB opened a CSV as an empty in-memory
+    database and reported new edges; an SQLite file made it try to download an extension)."""
+    files = {"csv": b"a,b\n1,2\n", "json": b'[{"a": 1}]\n', "csv.gz": gzip.compress(b"a,b\n1,2\n", mtime=0),
+             "sqlite": b"SQLite format 3\x00" + bytes(84), "parquet": b"PAR1" + bytes(60) + b"PAR1"}
+    commands = {"kb-load": ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/x.db"),
+                "kb-stats": ("kb", "stats", "--db", "{w}/x.db"), "vocab": ("vocab", "--db", "{w}/x.db"),
+                "coverage": ("coverage", "--rules", "{w}/rules.kari", "--bench", "{w}/bench", "--db", "{w}/x.db"),
+                "induce": ("induce", "--bench", "{w}/bench", "--db", "{w}/x.db", "--out", "{w}/out.kari", "-q"),
+                "creativity-load": (*CB_LOAD, "--db", "{w}/x.db"),
+                "rules-check": ("rules", "check", "{w}/rules.kari", "--db", "{w}/x.db")}
+    for index, (kind, data) in enumerate(files.items()):
+        for command, argv in spread(index, commands, every=2).items():
+            yield Case(f"db-not-duckdb/{kind}/{command}", argv, "x.db", lambda d, rng, data=data: data)
+
+
+def output_is_input_cases() -> Iterator[Case]:
+    """An output that is one of the command's own inputs is refused before any work (issue 21:
+    export-prompts --rules OUT/prompts.jsonl --out OUT overwrote its rules; induce --out B/objects.kari wrote
+    B/objects.jsonl over the benchmark's file)."""
+    lines = {
+        "export-prompts-rules-in-out": ("export-prompts", "--rules", "{w}/run/prompts.jsonl", "--match", "exact",
+                                        "--out", "{w}/run", "-n", "1"),
+        "export-prompts-rules-are-coverage": ("export-prompts", "--rules", "{w}/run/coverage.json", "--match",
+                                              "exact", "--out", "{w}/run", "-n", "1"),
+        "induce-jsonl-over-objects": ("induce", "--bench", "{w}/bench", "--out", "{w}/bench/objects.kari", "-q"),
+        "induce-jsonl-over-labels": ("induce", "--bench", "{w}/bench", "--out", "{w}/bench/labels.kari", "-q"),
+        "induce-out-is-the-db": ("induce", "--bench", "{w}/bench", "--db", "{w}/kb.duckdb", "--out", "{w}/kb.duckdb",
+                                 "-q"),
+        "bench-build-over-objects": ("bench", "build", "{w}/bench", "-o", "{w}/bench/objects.jsonl"),
+        "bench-build-over-labels": ("bench", "build", "{w}/bench", "-o", "{w}/bench/labels.jsonl"),
+        "kb-export-over-the-db": ("kb", "export", "{w}/kb.duckdb", "--db", "{w}/kb.duckdb"),
+        "play-out-is-the-bench": ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/bench", "-n", "1"),
+        "play-questions-are-the-config": ("play", "-q", "fix20q", "--questions", "{w}/run/config.json", "-o", "{w}/run",
+                                          "-n", "1"),
+        "creativity-tasks-are-the-answers": ("creativity", "solve", "--tasks", "{w}/cb/answers.jsonl", "--rules",
+                                             "{w}/cb/rules.kari", "-o", "{w}/cb", "--quiet"),
+    }
+    targets = {"export-prompts-rules-in-out": ("run/prompts.jsonl", _one_rule),
+               "export-prompts-rules-are-coverage": ("run/coverage.json", _one_rule),
+               "creativity-tasks-are-the-answers": ("cb/answers.jsonl", _two_tasks)}
+    for name, argv in lines.items():
+        target, mutate = targets.get(name, (None, None))
+        yield Case(f"output-is-input/{name}", argv, target, mutate)
+
+
+def _one_rule(data: bytes, rng: random.Random) -> bytes:
+    return b'{"affordance": "cut", "rule": "SHAPE:sharp_edge"}\n'
+
+
+def _two_tasks(data: bytes, rng: random.Random) -> bytes:
+    from kari.creativity.records import read_records
+
+    tasks = [r.data for r in read_records(asset_path("data", "creativity", "tasks.json"))][:2]
+    return "".join(json.dumps(t) + "\n" for t in tasks).encode()
 
 
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),
-         *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases(), *creativity_cases()]
+         *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases(), *creativity_cases(),
+         *numeric_option_cases(), *not_duckdb_cases(), *output_is_input_cases()]
 
 
 # --------------------------------------------------------------------------------------------- running
@@ -678,8 +848,8 @@ def _prepare(case: Case, world: Path) -> None:
         return
     path = world / case.target
     if case.mutate is not None:
-        data = case.mutate(path.read_bytes(), random.Random(case.name))
-        path.unlink()                       # break the hard link before writing
+        data = case.mutate(path.read_bytes() if path.exists() else b"", random.Random(case.name))
+        path.unlink(missing_ok=True)        # break the hard link before writing
         path.write_bytes(data)
         return
     if path.is_dir():
@@ -793,3 +963,118 @@ def test_arbitrary_bytes_never_break_the_contract(reader: str, tail: bytes, temp
         assert (world / "kb.duckdb").read_bytes() == database
     else:
         assert "Traceback" not in out + err
+
+
+# --------------------------------------------------------------------------------------------- names
+
+
+NAMES = ["a[1]", "q*", "q?x", "[ab]", "it's", "sp ace", "b\\x", "**", "~"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_names_with_glob_and_path_characters_are_read_and_written_as_named(name: str, template: Path,
+                                                                         tmp_path: Path, capfd,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every input and output named with glob or path characters is that file: DuckDB expanded globs in file
+    names (kb load 'a[1].tsv' read a1.tsv) and a leading '~'. Decoys that a glob would match stay untouched,
+    and a relative '~' is a folder in the working directory, never $HOME."""
+    world = tmp_path / "w"
+    _copy_world(template, world)
+    monkeypatch.chdir(world)
+    folder = Path(name)                     # relative on purpose: '~' must stay a folder here
+    folder.mkdir()
+    for decoy in ("a1", "qz", "qyx", "a", "b", "zz"):
+        (world / decoy).mkdir(exist_ok=True)
+        shutil.copy(KB_DATA / "triples.csv", world / decoy / "kb.csv")
+    shutil.copy(KB_DATA / "views_kb.tsv", folder / "kb.tsv")
+    shutil.copy(world / "rules.kari", folder / "rules.kari")
+    shutil.copytree(world / "bench", folder / "bench")
+    before = snapshot(world)
+    db = f"{name}/kb.duckdb"
+    if "?" in name or "\\" in name:       # DuckDB reads these two in a database path otherwise: refused, one line
+        code = _run(["kb", "load", f"{name}/kb.tsv", "--db", db])
+        assert code == 2 and "DuckDB cannot open a database whose path holds" in capfd.readouterr().err
+        db = "plain.duckdb"
+    steps = [("kb", "load", f"{name}/kb.tsv", "--db", db),
+             ("kb", "export", f"{name}/out.tsv", "--db", db),
+             ("kb", "load", f"{name}/out.tsv", "--db", db),
+             ("rules", "check", f"{name}/rules.kari"),
+             ("rules", "fmt", "-i", f"{name}/rules.kari"),
+             ("coverage", "--rules", f"{name}/rules.kari", "--db", db),
+             ("play", "--bench", f"{name}/bench", "-q", "fix20q", "-n", "1", "--runs", "1", "-o", f"{name}/run"),
+             ("report", f"{name}/run", "-o", f"{name}/report")]
+    for argv in steps:
+        code, out, err = (lambda c: (c, *capfd.readouterr()))(_run(list(argv)))
+        assert code == 0, f"{argv}: {err}"
+    con = duckdb.connect(str(world / db), read_only=True)
+    files = {f for (f,) in con.execute("SELECT DISTINCT file FROM edges").fetchall()}
+    con.close()
+    assert files == {str((folder / "kb.tsv").resolve())}      # the reload of out.tsv added nothing new
+    after = snapshot(world)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    assert changed and all(k.startswith((f"{name}/", "plain.duckdb")) for k in changed), sorted(changed)[:5]
+    assert not (Path.home() / "kb.duckdb").exists() or name != "~"
+
+
+# --------------------------------------------------------------------------------------------- servers
+
+
+def _llm_behaviours() -> dict[str, Callable[[dict], object]]:
+    from llm_server import StubReply
+
+    return {
+        "drips": lambda body: StubReply(text="MATERIAL:metal", drip=0.4),
+        "html": lambda body: StubReply(body=b"<html>gateway</html>", content_type="text/html"),
+        "truncated-json": lambda body: StubReply(body=b'{"id": "x", "choices": [{"message": {"content": "ye'),
+        "no-choices": lambda body: StubReply(body=b'{"id": "x", "choices": []}'),
+        "content-is-a-list": lambda body: StubReply(body=b'{"id": "x", "choices": [{"message": {"content": [1]}}]}'),
+        "lone-surrogate": lambda body: StubReply(text="MATERIAL:metal \ud800 yes"),
+        "http-500": lambda body: StubReply(status=500),
+        "http-404": lambda body: StubReply(status=404),
+        "huge-number": lambda body: StubReply(text='{"rule": ' + "9" * 5000 + "}"),
+        "stalls": lambda body: StubReply(text="late", delay=5.0),
+    }
+
+
+LLM_COMMANDS = {
+    "questioner": ("play", "--bench", "{w}/bench", "-q", "llm", "-n", "1", "--runs", "1", "-o", "{w}/out"),
+    "oracle": ("play", "--bench", "{w}/bench", "-q", "fix20q", "--oracle", "llm", "-n", "1", "--runs", "1",
+               "-o", "{w}/out"),
+    "checker": ("play", "--bench", "{w}/bench", "-q", "fix20q", "--checker", "llm", "-n", "1", "--runs", "1",
+                "-o", "{w}/out"),
+    "induce": ("induce", "--bench", "{w}/bench", "--llm", "openai", "-a", "attack_with", "--out", "{w}/out.kari",
+               "-q"),
+    "creativity": (*CB_SOLVE, "--solver", "llm"),
+}
+
+
+@pytest.mark.parametrize("behaviour", sorted(_llm_behaviours()))
+def test_slow_and_malformed_llm_servers_cost_at_most_the_timeout(behaviour: str, template: Path, tmp_path: Path,
+                                                                  capfd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real HTTP server on 127.0.0.1 answering every request the same bad way, behind every LLM role: each
+    command ends within the timeout per attempt (plus backoff), in one line or a success, never exit 70, and
+    its inputs are unchanged (a failed run may leave its own run directory)."""
+    from llm_server import StubLLMServer
+
+    stub = StubLLMServer(respond=_llm_behaviours()[behaviour]).start()
+    try:
+        for number, (role, argv) in enumerate(LLM_COMMANDS.items()):
+            world = tmp_path / f"w{number}"
+            _copy_world(template, world)
+            monkeypatch.chdir(world)
+            before = snapshot(world)
+            started = time.monotonic()
+            capfd.readouterr()
+            code = _run([a.replace("{w}", str(world)) for a in argv] + [
+                "--base-url", stub.base_url, "--model", "m", "--llm-timeout", "1", "--llm-attempts", "2",
+                "--cache-dir", str(tmp_path / f"cache{number}")])
+            out, err = capfd.readouterr()
+            elapsed = time.monotonic() - started
+            assert code != INTERNAL_ERROR_EXIT and "Traceback" not in out + err, f"{role}: {err[-2000:]}"
+            if code:
+                check_contract(code, out, err)
+            assert elapsed < 15, f"{role}: {elapsed:.1f} s"
+            after = snapshot(world)
+            assert all(before[k] == after.get(k) for k in before), f"{role}: an input changed"
+    finally:
+        stub.stop()

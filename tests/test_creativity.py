@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import duckdb
@@ -16,7 +14,8 @@ from kari.creativity.metrics import random_rates, score, snap, word_f1
 from kari.creativity.model import description_parts, parse_level, read_file, read_tasks
 from kari.creativity.records import read_records
 from kari.creativity.scene import scene
-from kari.creativity.symbolic import SymbolicSolver, check_strict, program
+from kari.creativity.scene import check_strict
+from kari.creativity.symbolic import SymbolicSolver, program
 from kari.domain.canon import canonical_rules
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
@@ -110,9 +109,11 @@ def test_bundled_files_read(vocab: Vocabulary) -> None:
     entities, _ = read_file(BUNDLED / "entities.jsonl")
     tasks = read_tasks(BUNDLED / "tasks.json")
     assert len(tasks) >= 60 and len(entities) >= 40
+    positions = {[e.name for e in t.entities].index(t.gold.entity) for t in tasks}
+    assert len(positions) >= 4                                  # the gold at random positions, not always first
     for t in tasks:
-        assert t.entities[0].name != t.gold.entity           # the gold is never listed first
         assert t.gold.part in t.entity(t.gold.entity).parts
+        assert t.gold.part not in t.entity(t.gold.entity).judge_parts   # as in CreativityBench's own files
 
 
 # --------------------------------------------------------------------------------------------- atoms and state
@@ -152,7 +153,7 @@ def test_solver_picks_an_accessible_part_that_satisfies_the_rule_with_its_proof(
     candidates = scene(t, vocab)
     satisfied = {(c.entity, c.part) for c in candidates if check_strict(c, rules[0], vocab)}
     assert satisfied == {("lamp 1", "base"), ("sofa 2", "frame")}      # the frame is hidden
-    answer = SymbolicSolver(rules, vocab).answer(candidates, "cut")
+    answer = SymbolicSolver(rules, vocab).answer(t, candidates, "cut")
     assert (answer.entity, answer.part, answer.reading) == ("lamp 1", "base", "part")
     assert answer.proof["branch"] == 0 and answer.proof["branch_text"].startswith("PART(x")
     assert {a["atom"]: a["raw"] for a in answer.proof["attributes"]} == {"SHAPE:sharp_edge": "sharp edge",
@@ -163,16 +164,16 @@ def test_solver_picks_an_accessible_part_that_satisfies_the_rule_with_its_proof(
 def test_solver_abstains_without_a_usable_candidate(tmp_path: Path, vocab: Vocabulary, rules: list) -> None:
     t = _scene_task(tmp_path)
     candidates = [c for c in scene(t, vocab) if c.part in ("shade", "cushion", "board")]
-    answer = SymbolicSolver(rules, vocab).answer(candidates, "cut")
+    answer = SymbolicSolver(rules, vocab).answer(t, candidates, "cut")
     assert (answer.entity, answer.reading) == ("", "none")
-    assert SymbolicSolver(rules, vocab).answer(candidates, "fly").extra["reason"].startswith("no rule")
+    assert SymbolicSolver(rules, vocab).answer(t, candidates, "fly").extra["reason"].startswith("no rule")
 
 
 def test_the_query_agrees_with_the_strict_reading_on_every_bundled_candidate(vocab: Vocabulary) -> None:
     rules = {r.affordance: r for r in canonical_rules(load_rules(BUNDLED / "rules.kari"), vocab)}
     tasks = read_tasks(BUNDLED / "tasks.json")[::9]
-    for t in tasks:
-        rule = rules[t.gold.affordance["kari_affordance"]]
+    for n, t in enumerate(tasks):
+        rule = list(rules.values())[n % len(rules)]
         candidates = scene(t, vocab)
         shown = solve([program(candidates, rule, vocab, set()), "#show ok/1."], ["facts.lp", "creativity.lp"],
                       time_limit=10).atoms
@@ -187,12 +188,14 @@ def test_the_query_agrees_with_the_strict_reading_on_every_bundled_candidate(voc
 def test_word_f1_snapping_and_random_rates(tmp_path: Path) -> None:
     assert word_f1("LED bulbs (E12)", "led_bulbs") == 1.0
     assert snap("the lamp", ["sofa 2", "lamp 1"]) == "lamp 1"
-    assert snap("", ["lamp 1"]) is None
+    assert snap("", ["sofa 2", "lamp 1"]) == "sofa 2"          # as the benchmark's judge: the first of equals
     t = _scene_task(tmp_path)
-    assert score(t, "", "")["gold_correct"] is False
+    assert score(t, "", "")["relation"] == "no answer" and score(t, "", "")["gold_correct"] is False
     assert score(t, "Lamp", "bases")["entity_correct"] and not score(t, "Lamp", "bases")["part_correct"]
     assert score(t, "lamp", "base")["gold_correct"]
     assert random_rates(t) == {"entity": 2 / 6, "gold": 1 / 6}
+    assert score(t, "lamp", "base")["relation"] == "gold"
+    assert score(t, "sofa", "frame")["relation"] == "not similar"     # judge_output entries without a Yes
 
 
 # --------------------------------------------------------------------------------------------- CLI runs
@@ -216,7 +219,7 @@ def test_load_and_solve_resume_and_refuse_other_settings(tmp_path: Path, capsys:
     assert run(argv) == 0
     first = json.loads((out / "summary.json").read_text())
     assert {"tasks", "entity_correct_rate", "gold_correct_rate", "random_gold_rate"} <= set(first)
-    assert first["tasks"] == 12 and "oracle_affordance" in first
+    assert first["tasks"] == 12 and "oracle_affordance" in first and sum(first["relations"].values()) == 12
     lines = (out / "answers.jsonl").read_text().splitlines()
     (out / "answers.jsonl").write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:20])  # a crash mid-line
     assert run(argv) == 0
@@ -235,61 +238,3 @@ def test_a_bad_task_file_is_one_line_and_writes_nothing(tmp_path: Path, capsys: 
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and f"{bad}:2" in err[0]
     assert not (tmp_path / "out").exists()
-
-
-# --------------------------------------------------------------------------------------------- the LLM solver
-
-
-@pytest.mark.parametrize("solver", ["llm", "llm+rules"])
-def test_llm_solver_protocol(tmp_path: Path, llm_stub: object, solver: str) -> None:
-    from llm_server import StubReply
-
-    calls: list[int] = []
-
-    def respond(body: dict) -> StubReply:
-        calls.append(1)
-        if len(calls) % 2 == 0:
-            return StubReply(text="no idea, sorry")          # junk: an empty answer
-        return StubReply(text='I would use the chain.\n{"gold_entity": "bicycle", "gold_part": "chain", '
-                              '"how_to_use": "Shake it."}')
-
-    llm_stub.respond = respond  # type: ignore[attr-defined]
-    out = tmp_path / "run"
-    code = run(["creativity", "solve", "--tasks", str(BUNDLED / "tasks.json"), "--rules", str(BUNDLED / "rules.kari"),
-                "--solver", solver, "--out", str(out), "-n", "6", "--quiet", "--base-url",
-                llm_stub.base_url, "--model", "stub", "--cache-dir", str(tmp_path / "cache")])  # type: ignore
-    assert code == 0
-    records = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
-    prompts = [b["messages"][-1]["content"] for b in llm_stub.bodies]  # type: ignore[attr-defined]
-    assert len(prompts) == 6 and all("[gold part]" not in p for p in prompts)
-    assert all(("PHYSICAL CONDITION" in p) == (solver == "llm+rules") for p in prompts)
-    assert all(r["answer"]["reading"] == "llm" for r in records)
-    junk = [r for r in records if not r["answer"]["gold_entity"]]
-    assert len(junk) == 3 and all("reason" in r["answer"] and not r["score"]["gold_correct"] for r in junk)
-    answered = [r for r in records if r["answer"]["gold_entity"]]
-    assert all(r["score"]["gold_correct"] == (r["task_id"].startswith("kari-bicycle-chain")) for r in answered)
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["tasks"] == 6 and summary["answered"] == 3 and summary["llm_usage"]["calls"] == 6
-
-
-# --------------------------------------------------------------------------------------------- bundled build
-
-
-def test_the_bundled_tasks_rebuild_byte_identical_and_hold_out_their_golds(tmp_path: Path) -> None:
-    root = tmp_path / "root"
-    for sub in ("data/bench", "data/kb"):
-        shutil.copytree(asset_path("data", *sub.split("/")[1:]), root / sub)
-    build = Path(__file__).resolve().parents[1] / "data" / "build"
-    sys.path.insert(0, str(build))
-    try:
-        import creativity as builder
-    finally:
-        sys.path.remove(str(build))
-    assert builder.main(["--root", str(root), "--no-rules"]) == 0
-    for name in ("tasks.json", "entities.jsonl", "heldout.json"):
-        assert (root / "data/creativity" / name).read_bytes() == (BUNDLED / name).read_bytes(), name
-    heldout = json.loads((BUNDLED / "heldout.json").read_text())
-    held = set(heldout["gold_entities"]) | set(heldout["gold_part_nodes"])
-    for line in (BUNDLED / "rules.jsonl").read_text().splitlines():
-        for branch in json.loads(line)["branches"]:
-            assert not held & set(branch["motivated_by"])

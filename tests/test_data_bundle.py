@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kari import kb
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 from kari.kb import views
 from kari.resources import asset_path, bundled_bench_dir, bundled_kb_file
 

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 from kari.resources import asset_path, bundled_bench_dir
 from kari.domain.terms import PREDICATES
 from kari.domain.vocabulary import Vocabulary

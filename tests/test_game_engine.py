@@ -10,7 +10,9 @@ import pytest
 from test_game_support import vocab as make_vocab
 from test_game_support import write_bench
 
-from kari.bench.model import Game, ObjectRecord, Property, load_benchmark
+from kari.bench.model import Game, ObjectRecord, Property
+
+from kari.bench.reader import load_benchmark
 from kari.game.checker import SymbolicChecker
 from kari.game.engine import play_game, resolve_guess
 from kari.game.oracle import KBOracle

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from kari.bench.model import load_benchmark, object_to_json
+from kari.bench.model import object_to_json
+
+from kari.bench.reader import load_benchmark
 from kari.induce.config import InduceConfig
 from kari.induce.run import induce
 from kari.llm import LLMConfig

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 from kari.cli import app
 from kari.domain.objects import has_property, object_view
 from kari.domain.vocabulary import Vocabulary

@@ -14,7 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kari.bench.model import Benchmark, Game, Label, load_benchmark
+from kari.bench.model import Benchmark, Game, Label
+
+from kari.bench.reader import load_benchmark
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_jsonl, check_output_file
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import load_benchmark
+from kari.bench.reader import load_benchmark
 
 
 @dataclass(frozen=True)

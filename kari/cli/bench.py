@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from kari.cli.options import MAX_GAMES, MAX_ITEMS, count
+from kari.cli.options import seed as seed_option
+
 if TYPE_CHECKING:
     from kari.domain.canon import CanonReport
 
@@ -34,7 +37,7 @@ def validate(
     directory: Optional[Path] = typer.Argument(None, help="Benchmark directory (default: the bundled one)."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder of TSV files (default: shipped)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to read (not written)."),
-    words: int = typer.Option(10, "--words", min=0, help="List up to this many added, mapped and banned words."),
+    words: int = count(10, "--words", low=0, high=MAX_ITEMS, help="List up to this many added, mapped and banned words."),
 ) -> None:
     """Check a benchmark directory: structural problems as FILE:LINE: code: message (exit 1 if any); how its
     words were read (canonical, mapped, added as new values, banned) as notes (never a failure)."""
@@ -72,9 +75,9 @@ def word_notes(words: "CanonReport", limit: int) -> list[str]:
 @bench_app.command("build")
 def build(
     directory: Path = typer.Argument(..., help="Benchmark directory with objects, affordances and labels."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", min=1, help="Number of games (default: all eligible)."),
-    seed: int = typer.Option(0, "--seed", help="Sampling seed."),
-    min_positives: int = typer.Option(10, "--min-positives", min=1,
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Number of games (default: all eligible)."),
+    seed: int = seed_option(0, "--seed", help="Sampling seed."),
+    min_positives: int = count(10, "--min-positives", high=MAX_ITEMS,
                                       help="Only affordances with this many positive objects are candidates."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output file (default: DIRECTORY/games.jsonl)."),
 ) -> None:

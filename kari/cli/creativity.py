@@ -1,4 +1,5 @@
-"""``kari creativity load`` / ``kari creativity solve``: the CreativityBench part-level KB and tool-choice tasks."""
+"""``kari creativity load / solve / judge / score``: the CreativityBench part-level KB, tool-choice tasks, the
+benchmark's judge and its output formats."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ from typing import Optional
 
 import typer
 
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
+from kari.cli.options import seed as seed_option
+from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
+from kari.creativity.run import LEXICAL_GOALS, SolverKind
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
@@ -37,57 +42,137 @@ def load(
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (answers.jsonl, summary.json); resumed."),
-    solver: str = typer.Option("symbolic", "--solver", help="symbolic, llm, or llm+rules (the matched rule in the "
-                                                           "prompt)."),
+    solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
+                               help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="KARI rules file (.kari or .jsonl), one rule per "
                                                               "affordance (symbolic and llm+rules)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database loaded by 'kari creativity load' (part "
                                                          "attributes and its vocabulary); without it parts are "
                                                          "read from the task's descriptions."),
-    goal: str = typer.Option("lexical", "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
+    goal: str = typer.Option(LEXICAL_GOALS, "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
                                                        "(the gold affordance: the upper bound)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
-    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Only the first N tasks."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the tie-break between equally good candidates."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm: max tokens per reply."),
+    limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
+    seed: int = seed_option(0, "--seed", help="Seed of the tie-break between equally good candidates and of the "
+                                              "interactive mode's listing order."),
+    mode: str = typer.Option(Mode.STATIC.value, "--mode", help=f"llm solvers: {', '.join(MODES)}: every "
+                             "description up front, a structured reasoning object, or one thing inspected per turn."),
+    temperature: list[float] = number([0.0], "--temperature", low=0.0, high=2.0,
+                                      help="llm solvers: sampling temperature; repeat it for several samples per "
+                                           "task (e.g. 0 0.3 0.7 as the benchmark: --temperature 0 --temperature "
+                                           "0.3 --temperature 0.7)."),
+    max_tokens: int = count(DEFAULT_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help="llm solvers: max output tokens per reply."),
+    max_turns: int = count(DEFAULT_TURNS, "--max-turns", high=MAX_BUDGET,
+                           help="interactive mode: the turn budget, final answer included."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call."),
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
     from kari.creativity.run import SolveConfig, solve_tasks
-    from kari.llm.config import call_limits
 
-    limits = call_limits(llm_timeout, llm_attempts)
-    uses_llm = solver != "symbolic" or goal == "llm"
-    config = SolveConfig(tasks=str(tasks.resolve()), solver=solver, rules=str(rules.resolve()) if rules else None,
-                         db=str(db.resolve()) if db else None, goal=goal,
-                         affordances=str(affordances.resolve()) if affordances else None, seed=seed, limit=limit,
+    uses_llm = solver != SolverKind.SYMBOLIC or goal == LLM
+    config = SolveConfig(tasks=tasks.resolve(), solver=solver, rules=rules.resolve() if rules else None,
+                         db=db.resolve() if db else None, goal=goal,
+                         affordances=affordances.resolve() if affordances else None, seed=seed, limit=limit,
                          max_tokens=max_tokens, model=model if uses_llm else None,
-                         base_url=base_url if uses_llm else None)
-    llm_config = None
-    if uses_llm:
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits)
+                         base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
+                         max_turns=max_turns)
+    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
+        if uses_llm else None
     summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
     rate = summary["gold_correct_rate"]
     entity = summary["entity_correct_rate"]
     text = (f"{summary['tasks']} tasks ({summary['answered']} answered): entity correct "
             f"{100 * (entity or 0):.1f}%, gold correct {100 * (rate or 0):.1f}% (random: "
-            f"{100 * (summary['random_entity_rate'] or 0):.1f}% / {100 * (summary['random_gold_rate'] or 0):.1f}%)")
+            f"{100 * (summary['random_entity_rate'] or 0):.1f}% / {100 * (summary['random_gold_rate'] or 0):.1f}%); "
+            f"relations {_counts(summary['relations'])}")
     oracle = summary.get("oracle_affordance")
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
     typer.echo(f"{text} -> {out}")
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
+
+
+def _llm_config(base_url: Optional[str], model: Optional[str], api_key_env: str, no_cache: bool,
+                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int) -> object:
+    from kari.llm import LLMConfig
+    from kari.llm.config import call_limits
+
+    return LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache,
+                              cache_dir=cache_dir, **call_limits(llm_timeout, llm_attempts))
+
+
+@creativity_app.command("judge")
+def judge(
+    run_dir: Path = typer.Argument(..., help="Run directory of 'kari creativity solve'."),
+    method: str = typer.Option("llm", "--judge", help="llm (the rubric and reasonability level by an LLM, the "
+                                                      "symbolic scorer where its reply is unreadable) or symbolic "
+                                                      "(only what words can show)."),
+    entities: Optional[list[Path]] = typer.Option(None, "--entities", help="Entity files or the benchmark's "
+                                                  "1_entity_lookup.json: the predicted part's attributes."),
+    db: Optional[Path] = typer.Option(None, "--db", help="KB database: the predicted part's attributes when "
+                                                         "--entities lacks it."),
+    limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks not judged yet."),
+    max_tokens: int = count(1024, "--max-tokens", high=MAX_TOKENS, help="Max tokens per judge reply."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
+    model: Optional[str] = typer.Option(None, "--model", help="Judge model name (default $KARI_LLM_MODEL)."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Judge each task's answer as CreativityBench's judge does: the six-field how_to_use rubric (conditions
+    covered, attributes grounded, prediction correct, action feasible) and, for a non-gold answer, the
+    reasonability level; writes judgements.jsonl, judge_summary.json and judged_outputs/ (resumed)."""
+    from kari.creativity.judge import JudgeConfig, judge_run
+
+    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
+        if method == "llm" else None
+    config = JudgeConfig(method=method, model=getattr(llm_config, "model", None),
+                         base_url=getattr(llm_config, "base_url", None), max_tokens=max_tokens,
+                         entities=tuple(str(p.resolve()) for p in entities or ()),
+                         db=str(db.resolve()) if db else None, limit=limit)
+    summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+    means = {k: v["mean"] for k, v in summary["gold"].items()}
+    typer.echo(f"{summary['judged']} of {summary['tasks']} tasks judged ({_counts(summary['how'])}); gold answers' "
+               f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])} -> {run_dir}")
+
+
+@creativity_app.command("score")
+def score(
+    answers: Path = typer.Argument(..., help="A runner output or judge output file in CreativityBench's format "
+                                             "({task_id: [sample, ...]})."),
+    tasks: Path = typer.Option(..., "--tasks", help="The task file the answers are for."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for scores.jsonl and summary.json."),
+) -> None:
+    """Score answers in CreativityBench's own output format as its judge does (entity, part, gold, relation);
+    for a judge output, compare kari's scores with the judge's and summarise its rubric."""
+    import json
+
+    from kari.creativity.scoring import score_file
+
+    summary = score_file(answers, tasks, out)
+    head = summary["headline"]
+    text = (f"{summary['tasks_answered']} of {summary['tasks_in_file']} tasks answered: entity correct "
+            f"{head['entity_correct_rate']}, gold correct {head['gold_correct_rate']}; relations "
+            f"{_counts(head['relations'])}")
+    if "judge" in summary:
+        text += f"; agrees with the judge: {json.dumps(summary['judge']['agree'])} of {summary['judge']['samples']}"
+    typer.echo(text + (f" -> {out}" if out else ""))
 
 
 def register(app: typer.Typer) -> None:

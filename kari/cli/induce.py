@@ -7,7 +7,15 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, number, timeout
+from kari.cli.options import seed as seed_option
+from kari.domain.terms import Semantics
+from kari.errors import one_of
+from kari.induce.config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+
+DEFAULTS = InduceConfig()
+"""The defaults the options below show and fall back to."""
 
 
 def induce(
@@ -16,47 +24,53 @@ def induce(
                                     "and the vocabulary store read and extended (with --bench, created if missing)."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
-    llm: str = typer.Option("offline", "--llm", help="Backend: offline (symbolic, no network) or openai."),
+    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
-    limit: int | None = typer.Option(None, "--limit", help="Only the first N affordances (a cheap trial run)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
-    max_atoms: int | None = typer.Option(None, "--max-atoms", help="Offline: at most K atoms per branch "
-                                         "(default 3; tuned unless --no-tune)."),
-    seed_branches: int = typer.Option(3, "--seed-branches", help="Offline proposer: at most this many seed branches."),
-    min_precision: float | None = typer.Option(None, "--min-precision", help="Offline: floor of a branch's "
-                                               "m-estimate of precision (default 0.3; 0 for KB input)."),
-    min_support: int | None = typer.Option(None, "--min-support", help="Offline: positives a branch covers, and "
-                                           "that hold each of its atoms (default 2)."),
-    min_coverage: float | None = typer.Option(None, "--min-coverage", help="Offline: share of the positives a "
-                                              "branch covers (default 0.1; tuned unless --no-tune)."),
-    min_objects: int | None = typer.Option(None, "--min-objects", help="Offline: known objects (positives and "
-                                           "negatives) that hold each atom of a branch (default 3: rare values are "
-                                           "never proposed)."),
-    min_gain: float | None = typer.Option(None, "--min-gain", help="Offline: training F1 a branch must add "
-                                          "(default 0.02)."),
-    beta: float | None = typer.Option(None, "--beta", help="Offline: the rule's training F-beta is maximised "
-                                      "(default 1, F1; 2 for KB input, whose closed-world negatives are mostly "
-                                      "unknowns)."),
+    limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
+    seed: int = seed_option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
+    max_atoms: int | None = count(None, "--max-atoms", high=8, help="Offline: at most K atoms per branch "
+                                  f"(default {DEFAULTS.max_atoms}; tuned unless --no-tune)."),
+    seed_branches: int = count(DEFAULTS.seed_branches, "--seed-branches", high=MAX_ITEMS,
+                               help="Offline proposer: at most this many seed branches."),
+    min_precision: float | None = number(None, "--min-precision", low=0, high=1, help="Offline: floor of a branch's "
+                                         f"m-estimate of precision (default {BENCH_DEFAULTS['min_precision']}; "
+                                         f"{KB_DEFAULTS['min_precision']} for KB input)."),
+    min_support: int | None = count(None, "--min-support", high=MAX_ITEMS, help="Offline: positives a branch covers, "
+                                    f"and that hold each of its atoms (default {DEFAULTS.min_support})."),
+    min_coverage: float | None = number(None, "--min-coverage", low=0, high=1, help="Offline: share of the positives "
+                                        f"a branch covers (default {DEFAULTS.min_coverage}; tuned unless --no-tune)."),
+    min_objects: int | None = count(None, "--min-objects", high=MAX_ITEMS, help="Offline: known objects (positives "
+                                    "and negatives) that hold each atom of a branch "
+                                    f"(default {DEFAULTS.min_objects}: rare values are never proposed)."),
+    min_gain: float | None = number(None, "--min-gain", low=0, high=1, high_open=True,
+                                    help=f"Offline: training F1 a branch must add (default {DEFAULTS.min_gain})."),
+    beta: float | None = number(None, "--beta", low=0, high=10, low_open=True, help="Offline: the rule's training "
+                                f"F-beta is maximised (default {BENCH_DEFAULTS['beta']:g}, F1; "
+                                f"{KB_DEFAULTS['beta']:g} for KB input, whose closed-world negatives are mostly "
+                                "unknowns)."),
     tune: bool = typer.Option(True, "--tune/--no-tune", help="Offline: choose --min-coverage and --max-atoms by "
                               "3-fold inner cross-validation on the training objects."),
     lift: bool = typer.Option(True, "--lift/--no-lift", help="Lift every proposed branch's values up the is-a "
                               "taxonomy while its precision holds (both backends)."),
-    groups: int | None = typer.Option(None, "--rounds", help="Rounds of the loop (default: 1 offline, 3 with an "
+    groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
-    grouping: str = typer.Option("wordnet", "--group", help="KB input: how verbs that mean the same are grouped "
-                                 "before induction (one rule per group): wordnet (head word's first WordNet sense), "
-                                 "lemma (head word in base form), embedding (MiniLM clusters; needs kari[embed]) or "
-                                 "none."),
-    group_threshold: float = typer.Option(0.8, "--group-threshold", help="--group embedding: the cosine a verb "
-                                          "needs to join a cluster."),
-    tune_min_positives: int = typer.Option(10, "--tune-min-positives", help="Offline: the settings search judges "
-                                           "only affordances with at least N positives (sparser ones cannot "
-                                           "separate settings and keep the chosen or default ones)."),
-    negatives: str = typer.Option("auto", "--negatives", help="Known negatives: auto, labelled or closed-world."),
+    grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help="KB input: how verbs that mean the same "
+                                 "are grouped before induction (one rule per group): wordnet (head word's first "
+                                 "WordNet sense), lemma (head word in base form), embedding (MiniLM clusters; needs "
+                                 "kari[embed]) or none."),
+    group_threshold: float = number(DEFAULTS.group_threshold, "--group-threshold", low=0, high=1,
+                                    help="--group embedding: the cosine a verb needs to join a cluster."),
+    tune_min_positives: int = count(DEFAULTS.tune_min_positives, "--tune-min-positives", high=MAX_ITEMS,
+                                    help="Offline: the settings search judges only affordances with at least N "
+                                    "positives (sparser ones cannot separate settings and keep the chosen or "
+                                    "default ones)."),
+    negatives: str = typer.Option(Negatives.AUTO.value, "--negatives",
+                                  help=f"Known negatives: {one_of(Negatives)}."),
     semantics: str = typer.Option(
-        "any-part", "--semantics", help="Coverage semantics for scoring: any-part or strict."
+        Semantics.ANY_PART.value, "--semantics", help=f"Coverage semantics for scoring: {one_of(Semantics)}."
     ),
-    repair_attempts: int = typer.Option(2, "--repair-attempts", help="Repair attempts for an invalid proposal."),
+    repair_attempts: int = count(DEFAULTS.repair_attempts, "--repair-attempts", low=0, high=MAX_ATTEMPTS,
+                                 help="Repair attempts for an invalid proposal."),
     base_url: str | None = typer.Option(None, "--base-url", help="openai: server URL (default $KARI_LLM_BASE_URL)."),
     model: str | None = typer.Option(None, "--model", help="openai: model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option(
@@ -64,11 +78,11 @@ def induce(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="openai: reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
                                       "before the attempt counts as failed."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="openai: attempts per call "
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
                                      "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
-    cv: int | None = typer.Option(None, "--cv", metavar="K", help="Also judge the rules out of sample: K-fold "
+    cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),
@@ -79,7 +93,6 @@ def induce(
     The Proposer / Validator / Auditor loop is described in docs/method.md (section 2); the files it writes in
     docs/formats.md.
     """
-    from kari.induce.config import InduceConfig
     from kari.induce.run import induce as run_induce
     from kari.llm.config import call_limits
 
@@ -104,7 +117,7 @@ def induce(
         **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None
-    if llm == "openai":
+    if llm == Backend.OPENAI:
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(

@@ -9,6 +9,8 @@ from typing import Any
 
 import typer
 
+from kari.cli.options import MAX_ROWS, count, timeout
+
 DB_OPTION = typer.Option("kari.duckdb", "--db", help="DuckDB file of the KB.")
 
 kb_app = typer.Typer(help="The KB store (DuckDB): load KGTK / CSKG / Aristo / triples files and query them.",
@@ -58,13 +60,16 @@ SQL_FORMATS = ("table", "csv", "json")
 def sql(
     query: str = typer.Argument(..., help="A SQL query over the KB's tables and views."),
     db: str = DB_OPTION,
-    max_rows: int = typer.Option(1000, "--max-rows", min=0, help="Print at most this many rows."),
+    max_rows: int = count(1000, "--max-rows", low=0, high=MAX_ROWS, help="Print at most this many rows."),
+    timeout_s: float = timeout(60.0, "--timeout", help="Stop the query after this many seconds."),
     fmt: str = typer.Option("table", "--format", help="table (never cuts a value) | csv | json (a list of "
                                                       "row objects)."),
 ) -> None:
     """Run a read-only query and print its rows. The query can read this KB's tables and views and nothing else:
-    no writes, no files (COPY, read_csv, EXPORT), no other database (ATTACH), no extension installs and no
-    settings changes. A note on stderr says when more rows than --max-rows exist."""
+    no writes, no files (COPY, read_csv, EXPORT, glob, read_text), no other database (ATTACH), no extension
+    installs and no settings changes; it may use up to 4 GB of memory and never spills to disk. A query still
+    running after --timeout seconds, or at Ctrl-C, is stopped at once. A note on stderr says when more rows
+    than --max-rows exist."""
     from kari.errors import KariError
     from kari.kb import open_db
     from kari.kb.query import run_sql
@@ -74,7 +79,7 @@ def sql(
                         code="bad-option")
     con = open_db(db, read_only=True)
     try:
-        columns, rows = run_sql(con, query, max_rows + 1)
+        columns, rows = run_sql(con, query, max_rows + 1, timeout=timeout_s)
     finally:
         con.close()
     shown = rows[:max_rows]
@@ -85,7 +90,7 @@ def sql(
 
 @kb_app.command("show")
 def show(node: str = typer.Argument(..., help="A node id (/c/en/knife) or a label (knife)."), db: str = DB_OPTION,
-         limit: int = typer.Option(1000, "--limit", min=1, help="Print at most this many edges.")) -> None:
+         limit: int = count(1000, "--limit", high=MAX_ROWS, help="Print at most this many edges.")) -> None:
     """Print the edges of one node."""
     from kari.errors import KariError
     from kari.kb import open_db

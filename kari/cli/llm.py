@@ -9,6 +9,8 @@ from typing import Optional
 
 import typer
 
+from kari.cli.options import count
+
 llm_app = typer.Typer(help="Local LLM server for the llm Questioner / Oracle / Checker and kari induce --llm openai.",
                       no_args_is_help=True)
 
@@ -20,8 +22,8 @@ def serve(
     alias: str = typer.Option("smollm2-135m-instruct", "--alias", help="Model name clients send (--model)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8080, "--port", min=1, max=65535, help="TCP port."),
-    n_ctx: int = typer.Option(2048, "--n-ctx", min=16, help="Context length in tokens."),
-    threads: int = typer.Option(os.cpu_count() or 1, "--threads", min=1, help="CPU threads for llama.cpp."),
+    n_ctx: int = count(2048, "--n-ctx", low=16, high=1 << 20, help="Context length in tokens."),
+    threads: int = count(os.cpu_count() or 1, "--threads", high=1024, help="CPU threads for llama.cpp."),
 ) -> None:
     """Serve a GGUF model with llama.cpp's llama_cpp.server until Ctrl-C.
 

@@ -8,6 +8,10 @@ from typing import Optional
 
 import typer
 
+from kari.cli.options import MAX_GAMES, count
+from kari.cli.options import seed as seed_option
+from kari.pipeline import DEFAULT_QUESTIONERS
+
 
 def pipeline(
     out: Path = typer.Option(Path("runs/quickstart"), "--out", "-o", help="Output folder (resumable)."),
@@ -16,13 +20,13 @@ def pipeline(
     questioner: list[str] = typer.Option([], "--questioner", "-q",
                                          help="Players (repeatable), NAME[@K][+rules]: @K caps the positives "
                                               "greedy-ig's belief uses (@10: the paper's 10 representatives), "
-                                              "+rules gives the cross-fitted rules (default: optimal, greedy-ig, "
-                                              "greedy-ig+rules, greedy-ig@10, greedy-ig@10+rules, fix20q, rules)."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
-    seed: int = typer.Option(0, "--seed", help="Seed of induction groups, representatives and random choices."),
+                                              "+rules gives the cross-fitted rules (default: "
+                                              f"{', '.join(DEFAULT_QUESTIONERS)})."),
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
+    seed: int = seed_option(0, "--seed", help="Seed of induction groups, representatives and random choices."),
 ) -> None:
     """Run the main job offline: load the KB, induce rules, compute coverage, play games, write a report."""
-    from kari.pipeline import DEFAULT_QUESTIONERS, run_pipeline
+    from kari.pipeline import run_pipeline
 
     run_pipeline(out, kb_files=kb or None, bench=bench, questioners=questioner or DEFAULT_QUESTIONERS, games=games,
                  seed=seed, progress=sys.stderr.isatty(), echo=typer.echo)

@@ -4,52 +4,61 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
+from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
+                               MAX_RUNS, MAX_TOKENS, count, number, timeout)
+from kari.cli.options import seed as seed_option
+from kari.errors import one_of
 from kari.game import defaults
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.game.names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
-QUESTIONER_HELP = "optimal, fix20q, greedy-ig, rules, llm or human."
+QUESTIONER_HELP = f"{one_of(Player)}."
+MATCH_HELP = "Rule matching: embedding (MiniLM sentence similarity; needs kari[embed]) or exact (verb ids only)."
+WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (precision and support; docs/method.md) or "
+                f"fixed ({defaults.RULE_SATISFIED:g} satisfied / {defaults.RULE_FALSIFIED:g} falsified for every rule); "
+                f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
 
 
 def play(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
-    questioner: str = typer.Option("optimal", "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
+    questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Play only the first N games."),
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
     game: list[str] = typer.Option([], "--game", help="Play only this game id (repeatable)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of representatives and of random choices."),
-    runs: Optional[int] = typer.Option(None, "--runs", help="Runs per game (default: 5 for fix20q, else 1)."),
+    seed: int = seed_option(0, "--seed", help="Seed of representatives and of random choices."),
+    runs: Optional[int] = count(None, "--runs", high=MAX_RUNS, help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--rule-match", "--match", help="Rule matching: embedding (MiniLM "
-                              "sentence similarity; needs kari[embed]) or exact (identical verb ids only)."),
-    rule_weights: str = typer.Option("evidence", "--rule-weights", help="greedy-ig +rules: factors from each "
-                                     "rule's own evidence (precision and support; docs/method.md) or fixed "
-                                     "(3.0 satisfied / 0.7 falsified for every rule)."),
+    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
+                                    help="Min. verb similarity of a rule match."),
+    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    rule_weights: Optional[str] = typer.Option(None, "--rule-weights", help=WEIGHTS_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
-    softmax_temperature: float = typer.Option(1.0, "--softmax-temperature", help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option("kb", "--oracle", help="Oracle: kb or llm."),
-    checker: str = typer.Option("symbolic", "--checker", help="Checker: symbolic or llm."),
-    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Questions per game before a forced guess."),
-    eps: float = typer.Option(defaults.EPS, "--eps", help="Soft belief: weight factor of a representative per "
+    softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
+                                        help="fix20q: temperature of the guess."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
+    budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
+    eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
                               "answer that contradicts it (0 = hard elimination)."),
-    smoothing: float = typer.Option(defaults.SMOOTHING, "--smoothing", help="Soft belief: probability that an "
+    smoothing: float = number(defaults.SMOOTHING, "--smoothing", low=0, high=1, help="Soft belief: probability that an "
                                     "answer follows the candidate's property frequencies, not one representative."),
-    stop_belief: float = typer.Option(defaults.STOP_BELIEF, "--stop-belief", help="greedy-ig: guess once the soft "
+    stop_belief: float = number(defaults.STOP_BELIEF, "--stop-belief", low=0, high=1, help="greedy-ig: guess once the soft "
                                       "belief of a candidate reaches this."),
-    model_reps: Optional[int] = typer.Option(None, "--model-reps", min=1, help="Soft belief: at most this many "
+    model_reps: Optional[int] = count(None, "--model-reps", high=MAX_ITEMS, help="Soft belief: at most this many "
                                              "positives per candidate (default: all but the hidden object)."),
-    oracle_noise: float = typer.Option(0.0, "--oracle-noise", help="Flip each Oracle answer with this probability "
+    oracle_noise: float = number(0.0, "--oracle-noise", low=0, high=0.5, help="Flip each Oracle answer with this probability "
                                        "(seeded per game)."),
-    min_gain: float = typer.Option(defaults.MIN_GAIN, "--min-gain", help="greedy-ig: guess when no question is "
+    min_gain: float = number(defaults.MIN_GAIN, "--min-gain", low=0, high=1e6, help="greedy-ig: guess when no question is "
                                    "expected to gain this many bits."),
-    lookahead: int = typer.Option(defaults.LOOKAHEAD, "--lookahead", help="greedy-ig: 1 = one question ahead, 2 = two."),
-    max_tokens: int = typer.Option(512, "--max-tokens", help="llm questioner: max tokens per reply (paper: 512)."),
-    reps: int = typer.Option(defaults.REPRESENTATIVES, "--reps", help="Representative objects per affordance."),
+    lookahead: int = count(defaults.LOOKAHEAD, "--lookahead", high=2, help="greedy-ig: 1 = one question ahead, 2 = two."),
+    max_tokens: int = count(DEFAULT_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help=f"llm questioner: max tokens per reply (paper: {DEFAULT_MAX_TOKENS})."),
+    reps: int = count(defaults.REPRESENTATIVES, "--reps", high=MAX_ITEMS, help="Representative objects per affordance."),
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
@@ -58,18 +67,18 @@ def play(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = typer.Option(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
+    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
                                       "before the attempt counts as failed."),
-    llm_attempts: int = typer.Option(DEFAULT_ATTEMPTS, "--llm-attempts", help="Attempts per LLM call (timeouts, "
+    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
                                      "connection errors, HTTP 429 and 5xx are retried with backoff)."),
-    concurrency: int = typer.Option(1, "--concurrency", "-j", min=1,
+    concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
-    from kari.game.run import LLM_PARTS, PlayConfig
+    from kari.game.run import PlayConfig, uses_llm
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
@@ -78,21 +87,21 @@ def play(
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
-    uses_llm = "llm" in (questioner, oracle, checker)
+    llm_parts = LLM in (questioner, oracle, checker)
     config = PlayConfig(
-        bench=str((bench or bundled_bench_dir()).resolve()), questioner="human" if interactive else questioner,
+        bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
-        rules=str(rules.resolve()) if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
+        rules=rules.resolve() if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
         rule_match=match, rule_weights=rule_weights,
-        questions=str(questions.resolve()) if questions else None, temperature=softmax_temperature, budget=budget,
+        questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
-        if questioner == "greedy-ig" else {},
-        vocab=str(vocab) if vocab else None, db=str(db.resolve()) if db else None, model=model if uses_llm else None,
-        base_url=base_url if uses_llm else None)
+        if questioner == Player.GREEDY_IG else {},
+        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
+        base_url=base_url if llm_parts else None)
     llm_config = None
-    if any(getattr(config, part) == "llm" for part in LLM_PARTS):
+    if uses_llm(config):
         from kari.llm import LLMConfig
 
         llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
@@ -114,14 +123,14 @@ def play(
     typer.echo(_line(summary, out))
 
 
-def _line(summary: dict, out: Path) -> str:
-    sr = summary["success_rate"]
-    turns = summary["avg_turns_solved"]
-    text = (f"{summary['games']} games x {summary['runs']} run(s): SR {100 * (sr or 0):.1f}%, "
+def _line(summary: Any, out: Path) -> str:
+    """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
+    sr, turns = summary.success_rate, summary.avg_turns_solved
+    text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'}")
-    cov = summary.get("by_rule_coverage")
+    cov = summary.by_rule_coverage
     if cov:
-        text += "; " + ", ".join(f"{k} SR {100 * (v['success_rate'] or 0):.1f}% ({v['games']})" for k, v in cov.items())
+        text += "; " + ", ".join(f"{k} SR {100 * (v.success_rate or 0):.1f}% ({v.games})" for k, v in cov.items())
     return text + f" -> {out}"
 
 
@@ -131,8 +140,8 @@ def report(
                                        "leaderboard.json and ig_over_turns.png here."),
     output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
                                       "(the leaderboard: one row per run, best SR first)."),
-    resamples: int = typer.Option(10_000, "--resamples", help="Bootstrap resamples of every interval."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
+    seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
     html: bool = typer.Option(False, "--html", help="Also write report.html (one self-contained page: tables, "
                               "filters, transcripts, rules with proofs) into --out."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="HTML: rules to show with coverage and proofs "
@@ -166,12 +175,12 @@ def export_prompts(
     rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
-    games: Optional[int] = typer.Option(None, "--games", "-n", help="Only the first N games."),
-    match_threshold: float = typer.Option(0.7, "--match-threshold", help="Min. verb similarity of a rule match."),
-    top_k: int = typer.Option(1, "--top-k", help="Rules matched per candidate."),
-    match: str = typer.Option("embedding", "--rule-match", "--match", help="Rule matching: embedding (MiniLM "
-                              "sentence similarity; needs kari[embed]) or exact (identical verb ids only)."),
-    budget: int = typer.Option(defaults.BUDGET, "--budget", help="Question budget stated in the prompt."),
+    games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
+    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
+                                    help="Min. verb similarity of a rule match."),
+    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
+    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""
     from kari.game.export import export_prompts as run_export

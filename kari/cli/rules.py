@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from kari.domain.terms import Semantics
+
 VOCAB_HELP = "Vocabulary: a folder of TSV files or a KB DuckDB file (default: the shipped vocabulary)."
 DB_HELP = "KB database whose vocabulary (benchmark words and Auditor additions included) to use."
 
@@ -100,18 +102,19 @@ def stats(
 
 def compile_(
     file: Path = typer.Argument(..., help="A rule file (.kari or .jsonl)."),
-    semantics: str = typer.Option("any-part", "--semantics", help="strict | any-part (PART semantics)."),
+    semantics: str = typer.Option(Semantics.ANY_PART.value, "--semantics",
+                                  help=f"{' | '.join(Semantics)} (PART semantics)."),
     vocab: Path | None = typer.Option(None, "--vocab", help=VOCAB_HELP),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Print the ASP program the solver runs for the rules of FILE."""
     from kari.domain.vocabulary import open_vocabulary
-    from kari.errors import KariError
+    from kari.errors import KariError, one_of
     from kari.rules import load_rules
     from kari.solver import compile_rules
 
-    if semantics not in ("strict", "any-part"):
-        raise KariError(f"unknown semantics {semantics!r} (expected strict or any-part)", code="bad-option")
+    if semantics not in tuple(Semantics):
+        raise KariError(f"unknown semantics {semantics!r} (expected {one_of(Semantics)})", code="bad-option")
     typer.echo(compile_rules(load_rules(file), open_vocabulary(vocab, db), semantics), nl=False)
 
 

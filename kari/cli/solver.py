@@ -6,6 +6,12 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import number, timeout
+from kari.domain.terms import Semantics
+from kari.errors import one_of
+from kari.game.defaults import MATCH_THRESHOLD
+from kari.game.names import MatchMode
+
 
 def register(app: typer.Typer) -> None:
     """Add ``kari coverage`` to the root app."""
@@ -13,26 +19,32 @@ def register(app: typer.Typer) -> None:
     @app.command("coverage")
     def coverage(
         rules: Path = typer.Option(..., "--rules", help="Rule file (.kari or .jsonl)."),
-        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB); tables coverage, coverage_labels, "
-                                                  "coverage_games, representatives and views are (re)written."),
+        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB; with --bench a new path is created); "
+                                                  "tables coverage, coverage_labels, coverage_games, "
+                                                  "rule_matches, representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
-        semantics: str = typer.Option("any-part", "--semantics", help="PART semantics: strict or any-part."),
-        time_limit: float = typer.Option(60.0, "--time-limit", help="Solver time limit in seconds."),
+        semantics: str = typer.Option(Semantics.ANY_PART.value, "--semantics",
+                                      help=f"PART semantics: {one_of(Semantics)}."),
+        time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
         explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),
-        match_threshold: float = typer.Option(0.7, "--match-threshold", help="--bench: min. sentence similarity "
-                                              "of a benchmark affordance and a rule verb."),
-        match: str = typer.Option("embedding", "--rule-match", "--match", help="--bench: match benchmark "
-                                  "affordances to rules by embedding (MiniLM; needs kari[embed]) or exact (ids)."),
+        match_threshold: float = number(MATCH_THRESHOLD, "--match-threshold", low=0, high=1,
+                                        help="--bench: min. sentence similarity of a benchmark affordance and a "
+                                        "rule verb."),
+        match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help="--bench: match "
+                                  "benchmark affordances to rules by embedding (MiniLM; needs kari[embed]) or exact "
+                                  "(ids)."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
+        from kari.game.kb_coverage import TargetMatching
         from kari.solver.run import coverage as run_coverage
 
         if explain is not None:
             from kari.io.atomic import check_output_file
 
             check_output_file(explain, [rules, db])  # refused before the database is touched
-        summary = run_coverage(rules, db, bench, semantics, time_limit, threshold=match_threshold, match=match)
+        summary = run_coverage(rules, db, bench, semantics, time_limit,
+                               match_targets=TargetMatching(match_threshold, match) if bench is not None else None)
         for line in summary.lines():
             typer.echo(line)
         typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"

@@ -27,7 +27,7 @@ def vocab(
 
     vocabulary = open_vocabulary(folder, db)
     if bench is not None:
-        from kari.bench.model import load_benchmark
+        from kari.bench.reader import load_benchmark
 
         load_benchmark(bench, vocabulary)
     unknown = [p for p in predicate if p.upper() not in PREDICATES]

@@ -169,13 +169,18 @@ _SAFE_STATE_KEYS = ("visibility", "availability", "temperature", "others", "summ
 
 
 def part_state(state: Mapping[str, str]) -> PartState:
-    """Accessible unless the state says hidden / blocked (``partially blocked`` is freed by hand); safe unless it
-    says hot (not ``slightly hot``), sharp edges or an electrical hazard. None where the state says nothing."""
+    """Accessible unless the state says blocked (``partially blocked``: freed by hand, so accessible) or, when it
+    says nothing of availability, hidden; safe unless it says hot (not ``slightly hot``), sharp edges or an
+    electrical hazard. None where the state says nothing."""
     texts = [state.get(k, "") for k in _SAFE_STATE_KEYS if state.get(k)]
     texts = [t for t in texts if normalise_term(t) not in ("na", "")]
     if not texts:
         return PartState(None, None)
-    access_text = " ".join(state.get(k, "") for k in ("visibility", "availability")).strip() or " ".join(texts)
+    availability = state.get("availability", "")
+    if normalise_term(availability) in ("na", ""):
+        access_text = state.get("visibility", "").strip() or " ".join(texts)
+    else:
+        access_text = availability
     return PartState(not _HIDDEN.search(access_text), not any(_UNSAFE.search(t) for t in texts))
 
 

@@ -7,7 +7,8 @@ Methods (``--goal``):
 - ``embedding``: the affordance whose text is nearest to the task text by all-MiniLM-L6-v2 cosine;
 - ``llm``: the LLM picks one affordance id from the list (one JSON object);
 - ``oracle``: the gold's affordance (the upper bound): the task's ``gold_affordance.kari_affordance`` when the
-  task names one, else the gold affordance's text mapped lexically.
+  task gives one (``null``: kari has no affordance for this goal, an open goal), else the gold affordance's text
+  mapped lexically (CreativityBench's own files name no kari affordance).
 """
 
 from __future__ import annotations
@@ -106,6 +107,8 @@ class GoalMapper:
         named = task.gold.affordance.get("kari_affordance")
         if isinstance(named, str) and named in self.affordances:
             return GoalMatch(named, 1.0, "oracle")
+        if "kari_affordance" in task.gold.affordance and named is None:
+            return GoalMatch(None, 0.0, "oracle-open")     # an open goal: no affordance of kari's fits
         found = self.lexical(task.gold.action)
         return GoalMatch(found.affordance, found.score, "oracle")
 

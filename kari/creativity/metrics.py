@@ -1,23 +1,39 @@
-"""CreativityBench's scores: Entity Correct Rate and Gold Correct Rate (entity and part), answers snapped to the
-nearest candidate by word F1 as its evaluation does, plus the random-choice baseline of each task.
+"""CreativityBench's scores, computed as its judge computes them: entity correct, part correct, gold correct (both),
+and the prediction relation of every answer, plus the random-choice baseline of each task.
 
-Snapping: the predicted entity is replaced by the task entity whose name has the highest word F1 with it (names
-lower-cased, parenthesised text dropped, non-alphanumerics as spaces; ties: the first); the predicted part by the
-best part of that entity. One deliberate difference: an empty prediction is wrong here (CreativityBench's snapping
-would map it to the first entity, which its task files list first as the gold).
+Matching (per answer): the predicted entity is correct when it equals the gold entity, or when the task entity
+with the highest word F1 with it is the gold (names lower-cased, parenthesised text dropped, non-alphanumerics as
+spaces; ties and an all-zero F1: the first candidate, the gold entity added to the candidates when the task lacks
+it). The predicted part is correct when it equals the gold part (whatever the entity), or when the best part by
+word F1 *of that best entity's judge_output keys* is the gold part; an entity without judge_output keys offers
+only the gold part. "Equals" is exact string equality in CreativityBench's judge; kari also accepts equal
+normalised names (``LED bulbs`` for ``led_bulbs``): that differs from the judge only when the gold part is not among
+the judge keys (as in CreativityBench's own files) and the answer spells it differently, and each such answer is
+flagged ``normalised_only`` so the judge's figure can be recovered.
+
+Relation (the judge's definitions, from the task's ``judge_output``): ``gold`` when entity and part are correct;
+else the judge_output entry of the snapped (entity, part): ``similar-D`` when it says ``similar_affordance: Yes``
+and ``gold_change: No`` with a decision difficulty D <= 5 (``similar`` when D is not a number 0-5),
+``not similar`` otherwise, and ``hallucination`` when there is no such entry.
+
+One difference from the benchmark, by design: an answer with no entity, part or how-to-use at all is ``no answer``
+and wrong (CreativityBench's runner drops such samples before judging; its snapping would map an empty name to the
+first entity, which its task files list first as the gold).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kari.creativity.model import Task
 
 _PARENS = re.compile(r"\([^)]*\)")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+RELATIONS = ("gold", "similar", "not similar", "hallucination", "no answer")
+"""Relation kinds; ``similar`` also stands for every ``similar-D``."""
 
 
 def name_core(text: str) -> str:
@@ -36,55 +52,104 @@ def word_f1(a: str, b: str) -> float:
 
 
 def snap(prediction: str, candidates: Sequence[str]) -> str | None:
-    """The candidate nearest to ``prediction`` by word F1 (the first of equals); None for an empty prediction."""
-    if not name_core(prediction) or not candidates:
+    """The candidate nearest to ``prediction`` by word F1, the first of equals (also when every F1 is 0, as the
+    benchmark's judge does); None without candidates."""
+    if not candidates:
         return None
     return max(candidates, key=lambda c: (word_f1(prediction, c), -candidates.index(c)))
 
 
-def score(task: Task, entity: str, part: str) -> dict[str, Any]:
-    """Entity / part / gold correctness of one answer, with the candidates it was snapped to."""
+def _same(a: str, b: str) -> str | None:
+    """How ``a`` names ``b``: ``exact``, ``normalised`` or None."""
+    if a == b and a:
+        return "exact"
+    return "normalised" if name_core(a) and name_core(a) == name_core(b) else None
+
+
+def _try_int(value: Any, default: int = 10) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def relation_of(judge_entry: Any) -> str:
+    """The relation a non-gold answer has, from the judge_output entry of its (entity, part)."""
+    if not isinstance(judge_entry, Mapping):
+        return "hallucination"
+    if judge_entry.get("similar_affordance") == "Yes" and judge_entry.get("gold_change") == "No":
+        difficulty = _try_int(judge_entry.get("decision_making_difficulty"))
+        return f"similar-{difficulty}" if difficulty <= 5 else "similar"
+    return "not similar"
+
+
+def relation_kind(relation: str) -> str:
+    """``similar-2`` -> ``similar``; the other relations unchanged."""
+    return "similar" if relation.startswith("similar") else relation
+
+
+def is_empty(entity: str, part: str, how_to_use: str = "") -> bool:
+    """True when an answer names nothing at all (CreativityBench's runner drops such samples)."""
+    return not any(str(x or "").strip() for x in (entity, part, how_to_use))
+
+
+def score(task: Task, entity: str, part: str, how_to_use: str = "") -> dict[str, Any]:
+    """Entity / part / gold correctness and the relation of one answer, with what it was snapped to."""
+    if is_empty(entity, part, how_to_use):
+        return {"best_entity": None, "best_part": None, "entity_correct": False, "part_correct": False,
+                "gold_correct": False, "relation": "no answer", "entity_match": None, "part_match": None,
+                "normalised_only": False}
     gold = task.gold
-    names = [e.name for e in task.entities]
-    best_entity = snap(entity, names)
-    chosen = task.entity(best_entity) if best_entity else None
-    parts = list(chosen.parts) if chosen and chosen.parts else [gold.part]
-    best_part = snap(part, parts)
-    entity_ok = best_entity is not None and name_core(best_entity) == name_core(gold.entity)
-    part_ok = best_part is not None and name_core(best_part) == name_core(gold.part)
-    return {"best_entity": best_entity, "best_part": best_part, "entity_correct": entity_ok,
-            "part_correct": part_ok, "gold_correct": entity_ok and part_ok}
+    names = [e.name for e in task.entities if e.name]
+    if gold.entity not in names:
+        names.append(gold.entity)
+    best_entity = snap(entity, names) or ""
+    chosen = task.entity(best_entity)
+    candidates = list(chosen.judge_parts) if chosen is not None and chosen.judge_parts else [gold.part]
+    best_part = snap(part, candidates) or ""
+    entity_match = _same(entity, gold.entity) or ("f1" if name_core(best_entity) == name_core(gold.entity) else None)
+    part_match = _same(part, gold.part) or ("f1" if name_core(best_part) == name_core(gold.part) else None)
+    entity_ok, part_ok = entity_match is not None, part_match is not None
+    if entity_ok and part_ok:
+        relation = "gold"
+    else:
+        relation = relation_of(chosen.judge_output.get(best_part) if chosen is not None else None)
+    return {"best_entity": best_entity, "best_part": best_part, "entity_correct": entity_ok, "part_correct": part_ok,
+            "gold_correct": entity_ok and part_ok, "relation": relation, "entity_match": entity_match,
+            "part_match": part_match, "normalised_only": "normalised" in (entity_match, part_match)}
+
+
+def predicted_judge_entry(task: Task, scored: Mapping[str, Any]) -> Any:
+    """The judge_output entry of an answer's snapped (entity, part), None when there is none."""
+    chosen = task.entity(scored.get("best_entity") or "")
+    return chosen.judge_output.get(scored.get("best_part") or "") if chosen is not None else None
 
 
 def random_rates(task: Task) -> dict[str, float]:
-    """Expected rates of a uniformly random (entity, part) choice among the task's candidates."""
+    """Expected rates of a uniformly random (entity, part) choice among the parts the task offers."""
     counts = [max(1, len(e.parts)) for e in task.entities]
     total = sum(counts)
     gold = next(i for i, e in enumerate(task.entities) if e.name == task.gold.entity)
     return {"entity": counts[gold] / total, "gold": 1 / total}
 
 
-def _rate(values: Sequence[bool | float]) -> float | None:
+def rate(values: Sequence[bool | float]) -> float | None:
+    """The mean, rounded to 4 places; None for no values."""
     return round(sum(values) / len(values), 4) if values else None
 
 
-def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """``summary.json``: the rates over every answer record of a run."""
-    records = list(records)
-    scores = [r["score"] for r in records]
-    summary: dict[str, Any] = {
-        "tasks": len(records),
-        "answered": sum(1 for r in records if r["answer"].get("gold_entity")),
-        "entity_correct_rate": _rate([s["entity_correct"] for s in scores]),
-        "part_correct_rate": _rate([s["part_correct"] for s in scores]),
-        "gold_correct_rate": _rate([s["gold_correct"] for s in scores]),
-        "random_entity_rate": _rate([r["random"]["entity"] for r in records]),
-        "random_gold_rate": _rate([r["random"]["gold"] for r in records]),
-        "readings": dict(sorted(Counter(r["answer"].get("reading", "none") for r in records).items())),
-        "goal_mapped_correctly": _rate([r["goal"]["correct"] for r in records if r["goal"].get("correct") is not None]),
-    }
-    oracle = [r["oracle"]["score"] for r in records if r.get("oracle")]
-    if oracle:
-        summary["oracle_affordance"] = {"entity_correct_rate": _rate([s["entity_correct"] for s in oracle]),
-                                        "gold_correct_rate": _rate([s["gold_correct"] for s in oracle])}
-    return summary
+def relation_counts(scores: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """How many answers have each relation (``similar-D`` kept apart)."""
+    return dict(sorted(Counter(s["relation"] for s in scores).items()))
+
+
+def rates(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Entity / part / gold rates of some scored answers, over all of them and over those that answered."""
+    answered = [s for s in scores if s["relation"] != "no answer"]
+    return {"samples": len(scores), "answered": len(answered),
+            "entity_correct_rate": rate([s["entity_correct"] for s in scores]),
+            "part_correct_rate": rate([s["part_correct"] for s in scores]),
+            "gold_correct_rate": rate([s["gold_correct"] for s in scores]),
+            "gold_rate_when_answered": rate([s["gold_correct"] for s in answered]),
+            "relations": relation_counts(scores),
+            "normalised_only": sum(1 for s in scores if s.get("normalised_only"))}

@@ -29,8 +29,32 @@ NORMAL_TYPICALITY = 6
 
 GOLD_MARK = re.compile(r"\s*\[gold part\]")
 _LEVEL = re.compile(r"^\s*(normal|emergency)\s*(\d)?", re.IGNORECASE)
-_PART_SPLIT = re.compile(r"\.\.\s+(?=[A-Za-z0-9_]+(?:\s\[gold part\])?:)")
-_SEGMENT = re.compile(r"^\s*([A-Za-z0-9_]+)(?:\s\[gold part\])?:\s*(.*)$", re.DOTALL)
+_NAME = r"[A-Za-z0-9_][A-Za-z0-9_'-]*"
+# A part segment ends with ".." (a summary ending in "." plus the segment's own "."), or with "." when the next
+# segment opens with "name: physical —" (a summary without its full stop).
+_PART_SPLIT = re.compile(rf"\.\.\s+(?={_NAME}(?:\s\[gold part\])?:)"
+                         rf"|\.\s+(?={_NAME}(?:\s\[gold part\])?:\s*physical —)")
+_SEGMENT = re.compile(rf"^\s*({_NAME})(?:\s\[gold part\])?:\s*(.*)$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class EnablingAttribute:
+    """One enabling attribute of an affordance, as CreativityBench lists it: ``[statement, kind, modality,
+    explanation]``. ``kind`` is ``physical`` or ``state`` in the annotated entities (in a task's ``judge_output``
+    the second field names the attribute the statement came from instead, kept as written); ``modality`` is
+    ``visual`` (an image shows it) or ``text`` (only words do), ``explanation`` says why."""
+
+    statement: str
+    kind: str = ""
+    modality: str = ""
+    explanation: str = ""
+
+    def to_json(self) -> list[str]:
+        """The list form, without trailing empty fields."""
+        fields = [self.statement, self.kind, self.modality, self.explanation]
+        while len(fields) > 1 and not fields[-1]:
+            fields.pop()
+        return fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +68,7 @@ class PartAffordance:
     use_condition: str = "NA"
     environment_condition: str = "NA"
     recipient_condition: str = "NA"
-    attributes: tuple[tuple[str, str], ...] = ()  # (statement, physical|state)
+    attributes: tuple[EnablingAttribute, ...] = ()
     example_recipient: str = ""
     failure_case: str = ""
 
@@ -55,7 +79,7 @@ class PartAffordance:
     def to_json(self) -> dict[str, Any]:
         """CreativityBench's affordance form."""
         return {"use_condition": self.use_condition, "environment_condition": self.environment_condition,
-                "attribute": [list(a) for a in self.attributes], "affordance": self.action,
+                "attribute": [a.to_json() for a in self.attributes], "affordance": self.action,
                 "level": self.level_text or ("Normal 0" if self.kind == "normal" else f"Emergency {self.level}"),
                 "recipient_condition": self.recipient_condition, "example_recipient": self.example_recipient,
                 "failure_case": self.failure_case}
@@ -101,12 +125,19 @@ class Gold:
 
 @dataclass(frozen=True, slots=True)
 class TaskEntity:
-    """An entity as a task shows it: its description and the part names answers are scored against."""
+    """An entity as a task shows it: its description, its parts and the benchmark's comparison of each part.
+
+    ``parts`` are the parts the description lists, in order, then any ``judge_output`` key it does not list;
+    ``judge_parts`` are the ``judge_output`` keys alone, the candidates CreativityBench's judge snaps a
+    predicted part to. In CreativityBench's files the gold entity's ``judge_output`` compares its *other*
+    parts with the gold, so the gold part is among ``parts`` but not among ``judge_parts``.
+    """
 
     name: str
     description: str
     parts: tuple[str, ...]
     judge_output: Mapping[str, Any] = field(default_factory=dict)
+    judge_parts: tuple[str, ...] = ()
 
     def part_texts(self) -> dict[str, tuple[str, str]]:
         """``part -> (physical text, state text)`` read from the description (the gold mark removed)."""
@@ -175,6 +206,11 @@ def _mapping(rec: Located, data: Mapping[str, Any], key: str, *, where: str = ""
     return out
 
 
+def normalise_na(text: str) -> bool:
+    """True for an empty or ``NA`` field (CreativityBench's "not applicable")."""
+    return str(text).strip().upper() in ("", "NA", "N/A")
+
+
 def parse_level(text: str) -> tuple[str, int]:
     """``"Normal 0 (...)"`` -> ``("normal", 0)``; ``"Emergency 3 (...)"`` -> ``("emergency", 3)``; else ValueError."""
     match = _LEVEL.match(text or "")
@@ -200,13 +236,17 @@ def parse_affordance(rec: Located, data: Any, where: str) -> PartAffordance:
         except ValueError as exc:
             raise rec.error(f"{where}{exc}") from None
     attributes = []
-    for item in _list(rec, data, "attribute", where=where, required=False):
+    listed = data.get("attribute")
+    if isinstance(listed, str):  # "NA" or one statement
+        listed = [] if normalise_na(listed) else [listed]
+    for item in listed if isinstance(listed, list) else _list(rec, data, "attribute", where=where, required=False):
         if isinstance(item, str):
-            attributes.append((item, ""))
-        elif isinstance(item, list) and item and all(isinstance(x, str) for x in item):
-            attributes.append((item[0], item[1] if len(item) > 1 else ""))
+            attributes.append(EnablingAttribute(item))
+        elif isinstance(item, list) and item and len(item) <= 4 and all(isinstance(x, str) for x in item):
+            attributes.append(EnablingAttribute(*item))
         else:
-            raise rec.error(f"{where}each enabling attribute must be a list of strings")
+            raise rec.error(f"{where}each enabling attribute must be a list of 1-4 strings (statement, kind, "
+                            "modality, explanation)")
     examples = data.get("example_recipient", "")
     if isinstance(examples, list):
         examples = "; ".join(str(x) for x in examples)
@@ -250,7 +290,7 @@ def parse_entity(rec: Located) -> Entity:
 
 def description_parts(description: str) -> dict[str, tuple[str, str]]:
     """The parts of a task entity's description ``"p: physical — X; state — Y.. q: ..."`` as
-    ``{p: (X, Y)}``; text that is not in that form is one part named ``""``."""
+    ``{p: (X, Y)}`` (the gold mark removed); text that is not in that form names no part."""
     out: dict[str, tuple[str, str]] = {}
     for segment in _PART_SPLIT.split(description.strip()):
         match = _SEGMENT.match(segment)
@@ -277,8 +317,9 @@ def parse_task(rec: Located) -> Task:
         judge = item.get("judge_output") or {}
         if not isinstance(judge, dict):
             raise rec.error(f"{ew}judge_output must be an object")
-        parts = tuple(str(k) for k in judge) or tuple(description_parts(description))
-        entities.append(TaskEntity(name, description, parts, judge))
+        judge_parts = tuple(str(k) for k in judge)
+        parts = tuple(dict.fromkeys((*description_parts(description), *judge_parts)))
+        entities.append(TaskEntity(name, description, parts, judge, judge_parts))
     if not entities:
         raise rec.error(f"{where}no entities")
     names = [e.name for e in entities]

@@ -1,8 +1,10 @@
 """Read the JSON records of a CreativityBench file, each with the line it starts on.
 
 CreativityBench writes JSON Lines (its pipeline outputs), one indented JSON array (``*_readable.json``,
-``sample_tasks.json``) or single objects; all three are read by scanning top-level JSON values, so every record
-knows its FILE:LINE and every malformed one fails with ``kari: FILE:LINE:COL: code: message``.
+``sample_tasks.json``), single objects, or one object keyed by id whose values are the records (the entity
+lookup ``1_entity_lookup.json`` its judge reads: ``{"scenario+entity_name": {entity}, ...}``); all are read by
+scanning top-level JSON values, so every record knows its FILE:LINE and every malformed one fails with
+``kari: FILE:LINE:COL: code: message``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.text import read_text
+from kari.io.text import holds_nul, read_text
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
@@ -52,7 +54,11 @@ class _Lines:
 
 def _decode(text: str, pos: int, file: str, lines: _Lines) -> tuple[Any, int]:
     try:
-        return _DECODER.raw_decode(text, pos)
+        value, end = _DECODER.raw_decode(text, pos)
+        if "\\u0000" in text[pos:end] and holds_nul(value):     # refused like a NUL byte
+            line, col = lines.position(pos)
+            raise KariError("a string holds a NUL character (\\u0000)", file=file, line=line, col=col, code="json")
+        return value, end
     except json.JSONDecodeError as exc:
         line, col = lines.position(exc.pos)
         raise KariError(f"invalid JSON: {exc.msg}", file=file, line=line, col=col, code="json") from None
@@ -102,10 +108,37 @@ def read_records(path: str | Path, what: str = "CreativityBench file") -> Iterat
             line, col = lines.position(pos)
             raise KariError("unexpected text after the JSON array", file=file, line=line, col=col, code="json")
         return
+    first = True
     while pos < len(text):
         record, end = _record(text, pos, file, lines)
+        if first and _is_keyed_collection(record.data) and _skip(text, end) == len(text):
+            yield from _members(text, pos, file, lines)
+            return
         yield record
         pos = _skip(text, end)
+        first = False
+
+
+RECORD_KEYS = ("task_id", "entity_name")
+"""A record names itself with one of these keys; an object with neither whose values all do is a keyed collection."""
+
+
+def _is_keyed_collection(data: dict[str, Any]) -> bool:
+    return bool(data) and not any(k in data for k in RECORD_KEYS) and all(
+        isinstance(v, dict) and any(k in v for k in RECORD_KEYS) for v in data.values())
+
+
+def _members(text: str, pos: int, file: str, lines: _Lines) -> Iterator[Located]:
+    """The values of the one top-level object starting at ``pos`` (already known to be valid JSON), with their lines."""
+    pos = _skip(text, pos + 1)
+    while text[pos] != "}":
+        _, pos = _DECODER.raw_decode(text, pos)          # the key
+        pos = _skip(text, _skip(text, pos) + 1)          # past ':'
+        record, pos = _record(text, pos, file, lines)
+        yield record
+        pos = _skip(text, pos)
+        if text[pos] == ",":
+            pos = _skip(text, pos + 1)
 
 
 def _record(text: str, pos: int, file: str, lines: _Lines) -> tuple[Located, int]:

@@ -8,44 +8,78 @@ atomically, a rerun with other settings is refused and the directory is locked w
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
+from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.io.runlog import load_log, paths_as_paths, settings_json
+from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
+from kari.llm.config import LLM
 
-ANSWERS_FILE = "answers.jsonl"
-SOLVERS = ("symbolic", "llm", "llm+rules")
+if TYPE_CHECKING:
+    from kari.creativity.model import Task
+    from kari.domain.vocabulary import Vocabulary
+    from kari.rules.ast import Rule
+
+
+class SolverKind(StrEnum):
+    """Who chooses the tool: the clingo query, an LLM, or an LLM shown the matched rule."""
+
+    SYMBOLIC = "symbolic"
+    LLM = LLM
+    LLM_RULES = "llm+rules"
+
+
+SOLVERS: tuple[str, ...] = tuple(SolverKind)
+LEXICAL_GOALS = "lexical"
+"""The default goal mapping (:data:`kari.creativity.goals.METHODS`)."""
+GOAL_MAX_TOKENS = 64
+"""Tokens of an LLM goal mapping's reply."""
+
+
+PATH_FIELDS = ("tasks", "rules", "db", "affordances")
+"""The fields of :class:`SolveConfig` that name files (``Path``; a ``str`` given is read as one)."""
 
 
 @dataclass(frozen=True)
 class SolveConfig:
-    """One run's settings (``config.json``); all but ``limit`` must match on resume."""
+    """One run's settings (``config.json``); all but ``limit`` must match on resume. ``mode``,
+    ``temperatures`` (one sample per value) and ``max_turns`` (the interactive mode's budget) are for the LLM
+    solvers (:mod:`kari.creativity.llm_solver`)."""
 
-    tasks: str
-    solver: str = "symbolic"
-    rules: str | None = None
-    db: str | None = None
-    goal: str = "lexical"
-    affordances: str | None = None
+    tasks: Path
+    solver: str = SolverKind.SYMBOLIC
+    rules: Path | None = None
+    db: Path | None = None
+    goal: str = LEXICAL_GOALS
+    affordances: Path | None = None
     seed: int = 0
     limit: int | None = None
-    max_tokens: int = 512
+    max_tokens: int = DEFAULT_MAX_TOKENS
     model: str | None = None
     base_url: str | None = None
+    mode: str = Mode.STATIC
+    temperatures: tuple[float, ...] = (0.0,)
+    max_turns: int = DEFAULT_TURNS
+
+    def __post_init__(self) -> None:
+        paths_as_paths(self, PATH_FIELDS)
 
     def identity(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("limit")
+        """The fields a resumed run must share with the original, as ``config.json`` writes them."""
+        data = settings_json(self, drop=("limit",))
+        data["temperatures"] = list(self.temperatures)
         return data
 
 
-def read_affordances(path: str | None) -> dict[str, str]:
+def read_affordances(path: str | Path | None) -> dict[str, str]:
     """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
-    from kari.bench.model import read_jsonl
+    from kari.bench.reader import read_jsonl
     from kari.resources import asset_path
 
     file = Path(path) if path else asset_path("data", "bench", "affordances.jsonl")
@@ -57,39 +91,20 @@ def read_affordances(path: str | None) -> dict[str, str]:
     return out
 
 
-def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+def load_records(path: Path) -> tuple[list[AnswerRecord], bool]:
     """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, _checked)
-
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """``record`` if it is an answer record (the fields the summary reads), else a ``run-corrupt`` error."""
-    if not isinstance(record.get("task_id"), str) or not all(
-            isinstance(record.get(key), dict) for key in ("score", "answer", "random", "goal")):
-        raise KariError("corrupt record (not an answer record)", file=str(path), line=line, code="run-corrupt")
-    return record
-
-
-def _check_resume(out: Path, config: SolveConfig) -> None:
-    check_settings(out / CONFIG_FILE, config.identity(), ignore=("limit",))
+    return load_log(path, read_answer)
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
                 embedder: Any = None) -> dict[str, Any]:
-    """Answer the configured tasks into ``out`` (resuming) and return the run summary."""
-    from kari.creativity.goals import METHODS, GoalMapper
+    """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
+    names are read here, each once, then :func:`solve_loaded` answers."""
     from kari.creativity.model import read_tasks
     from kari.domain.canon import canonical_rules
     from kari.domain.vocabulary import open_vocabulary
 
-    out = Path(out)
-    if config.solver not in SOLVERS:
-        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
-                        code="creativity-config")
-    if config.limit is not None and config.limit < 1 or config.max_tokens < 1:
-        raise KariError("--limit and --max-tokens must be >= 1", code="creativity-config")
-    if config.rules is None and config.solver != "llm":
-        raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+    _check_settings(config)
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)[: config.limit]
     rules = []
@@ -98,90 +113,101 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
         rules = canonical_rules(load_rules(config.rules), vocab)
     descriptions = read_affordances(config.affordances)
-    affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or descriptions
-    if config.goal not in METHODS:
-        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
-    uses_llm = config.solver != "symbolic" or config.goal == "llm"
-    if uses_llm and llm_config is None:
-        raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
-                        code="creativity-config")
-    GoalMapper(affordances, "lexical")  # no affordance to map to fails here, before the run directory exists
+    _check_inputs(config, rules, descriptions, llm_config)
     kb_con = None
     if config.db is not None:
         from kari.creativity.store import open_kb
 
         kb_con = open_kb(config.db)
     try:
-        with output_folder(out):
-            client = None
-            if uses_llm:
-                from kari.llm import CallLog, make_chat_client
-
-                _check_resume(out, config)
-                client = make_chat_client(llm_config,
-                                          CallLog(out / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=64)
-            return _solve_locked(config, out, tasks, rules, vocab, mapper, client, kb_con, progress)
+        return solve_loaded(config, out, tasks=tasks, rules=rules, vocab=vocab, descriptions=descriptions,
+                            kb_con=kb_con, llm_config=llm_config, progress=progress, embedder=embedder)
     finally:
         if kb_con is not None:
             kb_con.close()
 
 
-def _solve_locked(config: SolveConfig, out: Path, tasks: list[Any], rules: list[Any], vocab: Any, mapper: Any,
-                  client: Any, kb_con: Any, progress: bool) -> dict[str, Any]:
-    from tqdm import tqdm
+def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
+                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: Any = None, llm_config: Any = None,
+                 progress: bool = True, embedder: Any = None) -> dict[str, Any]:
+    """:func:`solve_tasks` on loaded inputs: the tasks to answer, the rules read into ``vocab``, the
+    affordance descriptions and an open KB connection (None: parts from the tasks' descriptions)."""
+    from kari.creativity.goals import GoalMapper
 
+    _check_settings(config)
+    affordances = _check_inputs(config, rules, descriptions, llm_config)
+    reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
+    spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
+                   key=lambda r: r.task_id, reads=reads)
+    with resumable(spec) as run:
+        client = None
+        if _uses_llm(config):
+            from kari.llm import CallLog, make_chat_client
+
+            run.check_resume()
+            client = make_chat_client(llm_config,
+                                      CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
+        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
+        return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, list(tasks), progress)
+
+
+def _uses_llm(config: SolveConfig) -> bool:
+    return config.solver != SolverKind.SYMBOLIC or config.goal == LLM
+
+
+def _check_settings(config: SolveConfig) -> None:
+    """A :class:`KariError` for settings that do not fit together (before anything is read)."""
+    from kari.creativity.prompting import check_sampling
+
+    if config.solver not in SOLVERS:
+        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
+                        code="creativity-config")
+    if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
+        raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
+    check_sampling(config.solver, config.mode, config.temperatures)
+    if config.rules is None and config.solver != SolverKind.LLM:
+        raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+
+
+def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapping[str, str],
+                  llm_config: Any) -> dict[str, str]:
+    """The affordances goals are mapped to (those with a rule, else every described one), once the goal
+    mapping and the endpoint fit them; before the run directory exists."""
+    from kari.creativity.goals import METHODS, GoalMapper
+
+    affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
+    if config.goal not in METHODS:
+        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
+                        code="creativity-config")
+    if _uses_llm(config) and llm_config is None:
+        raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
+                        code="creativity-config")
+    GoalMapper(affordances, LEXICAL_GOALS)  # no affordance to map to fails here
+    return affordances
+
+
+def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Any, mapper: Any,
+                  client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
+    from kari.creativity.answering import Answerer
+    from kari.creativity.exchange import write_benchmark_outputs
     from kari.creativity.llm_solver import LLMSolver
-    from kari.creativity.metrics import random_rates, score, summarise
-    from kari.creativity.scene import scene
-    from kari.creativity.store import kb_parts
+    from kari.creativity.summary import summarise
     from kari.creativity.symbolic import SymbolicSolver
 
-    _check_resume(out, config)
+    run.check_resume()
     symbolic = SymbolicSolver(rules, vocab) if rules else None
-    solver = symbolic if config.solver == "symbolic" else LLMSolver(
-        client, vocab, rules, with_rules=config.solver == "llm+rules", max_tokens=config.max_tokens)
-    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "limit": config.limit})
-    path = out / ANSWERS_FILE
-    records, dirty = load_records(path)
-    if dirty:
-        atomic_write_jsonl(path, records)
-    done = {r["task_id"] for r in records}
-    todo = [t for t in tasks if t.id not in done]
-    bar = tqdm(total=len(todo), desc=f"creativity {config.solver}", unit="task", disable=not progress, leave=False)
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            for task in todo:
-                kb = kb_parts(kb_con, [e.name for e in task.entities]) if kb_con is not None else None
-                candidates = scene(task, vocab, kb, config.seed)
-                goal = mapper.map(task)
-                gold_goal = mapper.map(task, "oracle") if mapper.method != "oracle" else goal
-                if config.solver == "symbolic":
-                    answer = solver.answer(candidates, goal.affordance)
-                else:
-                    answer = solver.answer(task, candidates, goal.affordance)
-                record = {"task_id": task.id, "solver": config.solver,
-                          "goal": {"affordance": goal.affordance, "score": goal.score, "how": goal.how,
-                                   "oracle": gold_goal.affordance,
-                                   "correct": None if gold_goal.affordance is None
-                                   else goal.affordance == gold_goal.affordance},
-                          "answer": answer.to_json(), "score": score(task, answer.entity, answer.part),
-                          "random": random_rates(task),
-                          "candidates": len(candidates), "kb_candidates": sum(c.source == "kb" for c in candidates)}
-                if symbolic is not None and config.solver == "symbolic":
-                    oracle = answer if gold_goal.affordance == goal.affordance else \
-                        symbolic.answer(candidates, gold_goal.affordance)
-                    record["oracle"] = {"affordance": gold_goal.affordance, "entity": oracle.entity,
-                                        "part": oracle.part, "score": score(task, oracle.entity, oracle.part)}
-                append(handle, record)
-                records.append(record)
-                bar.update(1)
-    finally:
-        bar.close()
-    summary = summarise(records)
-    summary["config"] = config.identity()
-    if client is not None:
-        summary["llm_usage"] = client.usage.as_dict()
-    atomic_write_json(out / SUMMARY_FILE, summary)
+    is_symbolic = config.solver == SolverKind.SYMBOLIC
+    solver = symbolic if is_symbolic else LLMSolver(
+        client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
+        max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed)
+    answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
+                        None if is_symbolic else config.mode, symbolic if is_symbolic else None)
+    run.start()
+    todo = run.todo(tasks, key=lambda task: task.id)
+    records = run.record(map(answerer.record, todo), len(todo), desc=f"creativity {config.solver}", unit="task",
+                         progress=progress)
+    answers = [r.to_json() for r in records]
+    summary = {**summarise(answers), "config": config.identity(), **usage_of(client),
+               "benchmark_outputs": write_benchmark_outputs(run.spec.folder, config, answers)}
+    run.finish(summary)
     return summary

@@ -6,7 +6,8 @@ KARI rule; the entity as a whole is a second object, for the fallback when no pa
 usable candidates weak constraints prefer, in order: a part that satisfies the rule itself, the part its entity
 binds, an accessible part, a safe part, the most typical use (the KB's normal use, then emergency level 5..1),
 then a seeded tie-break. The answer is CreativityBench's (entity, part, how to use) plus the proof: the rule
-branch and the part's attributes (raw text kept) that satisfy each of its atoms.
+branch and the part's attributes (raw text kept) that satisfy each of its atoms; the how-to-use is built from
+that proof, the part's state and KB affordances and the task (:mod:`kari.creativity.instructions`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kari.creativity.model import Task
 from kari.creativity.scene import Candidate, entity_object
 from kari.domain.objects import object_view
 from kari.domain.vocabulary import Vocabulary
@@ -122,15 +124,6 @@ def _support(atom: Atom, facts: list[tuple[Candidate, Any]], shapes: dict[str, C
             "how": "unsupported"}
 
 
-def how_to_use(candidate: Candidate, affordance: str, support: list[dict[str, Any]]) -> str:
-    """A plain instruction naming the part and the attributes that enable the use."""
-    raws = [s["raw"] for s in support if s.get("raw")]
-    because = f", because it is {', '.join(dict.fromkeys(raws))}" if raws else ""
-    part = candidate.part.replace("_", " ")
-    return (f"Take the {part} of the {candidate.entity} and use it to {affordance.replace('_', ' ')}{because}; "
-            f"handle it so that only the {part} touches what it acts on.")
-
-
 class SymbolicSolver:
     """Answers tasks from their candidates and the affordance rules (canonical, by affordance id)."""
 
@@ -141,7 +134,12 @@ class SymbolicSolver:
         self.vocab = vocab
         self.time_limit = time_limit
 
-    def answer(self, candidates: Sequence[Candidate], affordance: str | None) -> Answer:
+    def answer(self, task: Task, candidates: Sequence[Candidate], affordance: str | None,
+               temperature: float = 0.0) -> Answer:
+        """The best candidate of ``task`` for ``affordance``'s rule (``temperature`` is ignored: the solver is
+        deterministic)."""
+        from kari.creativity.instructions import how_to_use
+
         rule = self.rules.get(affordance) if affordance else None
         if rule is None:
             return Answer("", "", "", affordance, "none", None, {"reason": "no rule for the goal's affordance"})
@@ -153,13 +151,7 @@ class SymbolicSolver:
         chosen = candidates[index]
         siblings = [c for c in candidates if c.entity == chosen.entity] if reading == "entity" else []
         made = proof(chosen, rule, branch, self.vocab, reading, siblings) if branch is not None else None
-        return Answer(chosen.entity, chosen.part, how_to_use(chosen, affordance, made["attributes"] if made else []),
-                      affordance, reading, made)
+        return Answer(chosen.entity, chosen.part, how_to_use(chosen, task, affordance, made), affordance, reading,
+                      made)
 
-
-def check_strict(candidate: Candidate, rule: Rule, vocab: Vocabulary) -> bool:
-    """The domain core's strict reading of ``rule`` on the part alone (the ASP query must agree)."""
-    from kari.domain.objects import evaluate_rule
-
-    return evaluate_rule(rule, object_view(candidate.object, vocab), "strict")[0]
 

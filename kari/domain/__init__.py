@@ -10,6 +10,17 @@
   strict readings of a rule, and what answers imply.
 
 The ASP side reads the same facts through :mod:`kari.solver.facts` (the one writer of ASP facts) and
-``solver/facts.lp``; a property test keeps the two readings equal. Import from the submodules (this package
-imports nothing, so that :mod:`kari.rules.ast` can use :mod:`kari.domain.terms`).
+``solver/facts.lp``; a property test keeps the two readings equal. The package spans three layers (terms at
+the bottom, the vocabulary beside the rule language, the readings above it); its face loads names on first
+use, so importing :mod:`kari.domain.terms` imports nothing else.
 """
+
+from kari.exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "kari.domain.terms": ("PREDICATES", "WHOLE", "Dimension", "History", "Predicate", "Question", "normalise_term"),
+    "kari.domain.vocabulary": ("Resolution", "Vocabulary", "db_vocabulary", "load_vocabulary", "open_vocabulary"),
+    "kari.domain.canon": ("CanonReport", "canonical_objects", "canonical_rule", "canonical_rules"),
+    "kari.domain.objects": ("ObjectView", "answered", "base_facts", "check_semantics", "evaluate_rule",
+                            "has_property", "object_view", "rule_holds", "rule_status"),
+})

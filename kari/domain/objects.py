@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from kari.bench.model import ObjectRecord
 from kari.domain.morphology import lemma
-from kari.domain.terms import PREDICATES, WHOLE, History, Predicate, Question, normalise_term
+from kari.domain.terms import PREDICATES, WHOLE, History, Predicate, Question, Semantics, normalise_term
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Atom, Node, Or, Part, Rule
@@ -40,8 +40,8 @@ from kari.rules.ast import Atom, Node, Or, Part, Rule
 Fact = tuple[str, str]
 """``(PREDICATE, value)``."""
 
-SEMANTICS: tuple[str, ...] = ("strict", "any-part")
-"""The two readings of PART, by name."""
+SEMANTICS: tuple[str, ...] = tuple(Semantics)
+"""The two readings of PART, by name (:class:`~kari.domain.terms.Semantics`)."""
 
 
 def check_semantics(semantics: str) -> str:
@@ -164,10 +164,11 @@ def check_roles(rule: Rule, node: Node | None = None, scope: frozenset[str] = fr
             check_roles(rule, arg, scope)
 
 
-def evaluate_rule(rule: Rule, view: ObjectView, semantics: str = "any-part") -> tuple[bool, int | None, str | None]:
+def evaluate_rule(rule: Rule, view: ObjectView, semantics: str = Semantics.ANY_PART
+                  ) -> tuple[bool, int | None, str | None]:
     """``(covered, branch, part)`` of a canonical rule on one object view: the lowest covering OR branch
     (0-based) and, under ``strict``, the smallest part bound to that branch's first PART variable."""
-    if semantics == "any-part":
+    if semantics == Semantics.ANY_PART:
         def holds(atom: Atom) -> bool:
             return (atom.predicate, atom.value) in view.whole
         for b, branch in enumerate(rule.branches()):
@@ -182,7 +183,7 @@ def evaluate_rule(rule: Rule, view: ObjectView, semantics: str = "any-part") -> 
     return False, None, None
 
 
-def rule_holds(rule: Rule, obj: ObjectRecord, vocab: Vocabulary, semantics: str = "any-part") -> bool:
+def rule_holds(rule: Rule, obj: ObjectRecord, vocab: Vocabulary, semantics: str = Semantics.ANY_PART) -> bool:
     """Does the canonical ``rule`` cover ``obj`` under ``semantics``?"""
     return evaluate_rule(rule, object_view(obj, vocab), semantics)[0]
 

@@ -1,4 +1,5 @@
-"""The fixed terms of kari's domain: predicates, question dimensions, questions, histories, the one normaliser.
+"""The fixed terms of kari's domain: predicates, question dimensions, the readings of PART, questions, histories
+and the one normaliser.
 
 Every module names predicates and dimensions through these enums (both are ``str`` subclasses, so
 ``Predicate.MADE_OF == "MADE_OF"``), asks and records questions as :class:`Question` and spells every key
@@ -35,6 +36,13 @@ class Dimension(StrEnum):
     SHAPE = "SHAPE"
     SIZE = "SIZE"
     SURFACE = "SURFACE"
+
+
+class Semantics(StrEnum):
+    """The two readings of a rule's PART (:func:`kari.domain.objects.evaluate_rule`)."""
+
+    STRICT = "strict"
+    ANY_PART = "any-part"
 
 
 PREDICATES: tuple[str, ...] = tuple(p.value for p in Predicate)
@@ -77,12 +85,64 @@ def structured(question: tuple[str, str]) -> str:
     return Question(*question).structured
 
 
-_NON_ALNUM = re.compile(r"[\W_]+")
+_WORD_CLASS_MACRO = re.compile(r"CREATE OR REPLACE MACRO kari_word_class\(\) AS\s*((?:'[^']*'\s*)+);")
+_RE2_CODE_POINT = re.compile(r"\\x\{([0-9A-Fa-f]+)\}")
+# Before lower-casing, the two characters whose Python lower case is not their simple (one-to-one) lower case:
+# U+0130 (full mapping: i + combining dot) and capital sigma (a final sigma in context). DuckDB's lower() uses
+# the simple mapping.
+_SIMPLE_LOWER = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
+
+
+@lru_cache(maxsize=1)
+def _non_word() -> re.Pattern[str]:
+    """Runs of characters outside kari's word class, the class read from kb/macros.sql (``kari_word_class``)."""
+    from kari.resources import asset_path
+
+    match = _WORD_CLASS_MACRO.search(asset_path("kb", "macros.sql").read_text(encoding="utf-8"))
+    if match is None:
+        raise RuntimeError("kb/macros.sql defines no kari_word_class() macro")
+    body = "".join(re.findall(r"'([^']*)'", match.group(1)))
+    return re.compile("[^" + _RE2_CODE_POINT.sub(lambda m: f"\\U{int(m.group(1), 16):08x}", body) + "]+")
 
 
 @lru_cache(maxsize=1 << 16)
 def normalise_term(raw: str) -> str:
-    """The one spelling key of kari: lower case, every run of characters that are not letters or digits
-    becomes one ``_``, no ``_`` at either end (``' Sharp-Edge '`` -> ``'sharp_edge'``). kb/macros.sql's
-    ``kari_snake`` applies the same rule inside DuckDB (a test keeps them equal)."""
-    return _NON_ALNUM.sub("_", raw.lower()).strip("_")
+    """The one spelling key of kari: every run of characters that are not letters or digits (Unicode 14.0's
+    categories L* and N*, the class ``kari_word_class()`` of kb/macros.sql) becomes one ``_``, then lower case
+    (the simple one-to-one mapping), no ``_`` at either end (``' Sharp-Edge '`` -> ``'sharp_edge'``,
+    ``'İron'`` -> ``'iron'``). kb/macros.sql's ``kari_snake`` applies the same rule inside DuckDB; a test checks
+    they agree on every code point."""
+    return _non_word().sub("_", raw).translate(_SIMPLE_LOWER).lower().strip("_")
+
+
+def word_class_from_unicode() -> str:
+    """The body of ``kari_word_class()`` from this Python's Unicode tables (general categories L* and N*), as RE2
+    ranges, wrapped as the SQL string literals of kb/macros.sql (run ``python -m kari.domain.terms``)."""
+    import sys
+    import unicodedata
+
+    ranges: list[tuple[int, int]] = []
+    start = None
+    for code in range(sys.maxunicode + 2):
+        word = code <= sys.maxunicode and unicodedata.category(chr(code))[0] in "LN"
+        if word and start is None:
+            start = code
+        elif not word and start is not None:
+            ranges.append((start, code - 1))
+            start = None
+    pieces = [f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges]
+    lines, line = [], ""
+    for piece in pieces:
+        if len(line) + len(piece) > 100:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n    ".join(f"'{text}'" for text in lines)
+
+
+if __name__ == "__main__":
+    import unicodedata
+
+    print(f"-- Unicode {unicodedata.unidata_version}\nCREATE OR REPLACE MACRO kari_word_class() AS\n    "
+          f"{word_class_from_unicode()};")

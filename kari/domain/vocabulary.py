@@ -21,7 +21,6 @@ Resolution(value='kevlar', how='added', raw='Kevlar')
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, NamedTuple
 from kari.domain.morphology import lemma, variants
 from kari.domain.terms import PREDICATES, normalise_term
 from kari.errors import KariError
+from kari.io.text import iter_text_lines
 from kari.resources import asset_path
 
 VOCAB_FILES = {"values": ("predicate", "value", "description"), "synonyms": ("predicate", "synonym", "value"),
@@ -59,9 +59,15 @@ class Vocabulary:
     _banned: dict[str, str] = field(default_factory=dict)  # term -> kind
     _exclusive: dict[tuple[str, str], str] = field(default_factory=dict)  # (predicate, value) -> group
     _ancestors: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    _value_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
     _lookups: dict[tuple[str, str, bool], Resolution | None] = field(default_factory=dict, repr=False,
                                                                      compare=False)
+    # which cached lookups a new value or synonym can change: misses and word-form readings per predicate, and
+    # synonym readings per (predicate, term); an exact reading never changes (values are never removed)
+    _fragile: dict[str, set[tuple[str, str, bool]]] = field(default_factory=dict, repr=False, compare=False)
+    _by_term: dict[tuple[str, str], set[tuple[str, str, bool]]] = field(default_factory=dict, repr=False,
+                                                                        compare=False)
 
     # --- construction -------------------------------------------------------------------------------------
     @classmethod
@@ -85,19 +91,26 @@ class Vocabulary:
 
     @classmethod
     def load(cls, root: str | Path | None = None) -> Vocabulary:
-        """Load the TSV files in ``root`` (default: the shipped ``data/vocabulary``); ``exclusive.tsv`` is optional."""
+        """Load the TSV files in ``root`` (default: the shipped ``data/vocabulary``); ``exclusive.tsv`` is optional.
+        A bad row (unknown value, an is-a cycle, a wrong column count) is an error naming its FILE:LINE."""
         folder = Path(root) if root is not None else asset_path("data", "vocabulary")
-        rows = {name: _read_tsv(folder / f"{name}.tsv", columns) for name, columns in VOCAB_FILES.items()}
-        for name, columns in OPTIONAL_VOCAB_FILES.items():
+        vocab = cls()
+        adders = {"values": lambda r: vocab.add_value(r[0], r[1], SHIPPED),
+                  "synonyms": lambda r: vocab.add_synonym(r[0], r[1], r[2]),
+                  "isa": lambda r: vocab.add_isa(r[0], r[1], r[2]),
+                  "banned": lambda r: vocab.add_banned(r[0], r[1]),
+                  "exclusive": lambda r: vocab.add_exclusive(r[0], r[1], r[2])}
+        files = {**VOCAB_FILES, **{name: columns for name, columns in OPTIONAL_VOCAB_FILES.items()
+                                   if (folder / f"{name}.tsv").is_file()}}
+        rows = {name: _read_tsv(folder / f"{name}.tsv", columns) for name, columns in files.items()}
+        for name in ("values", "synonyms", "isa", "banned", "exclusive"):
             path = folder / f"{name}.tsv"
-            rows[name] = _read_tsv(path, columns) if path.is_file() else []
-        return cls.from_rows(
-            values=[(r[0], r[1]) for r in rows["values"]],
-            synonyms=[(r[0], r[1], r[2]) for r in rows["synonyms"]],
-            isa=[(r[0], r[1], r[2]) for r in rows["isa"]],
-            banned=[(r[0], r[1]) for r in rows["banned"]],
-            exclusive=[(r[0], r[1], r[2]) for r in rows["exclusive"]],
-        )
+            for line, row in rows.get(name, ()):
+                try:
+                    adders[name](row)
+                except KariError as exc:
+                    raise KariError(exc.message, file=str(path), line=line, code=exc.code) from None
+        return vocab
 
     @classmethod
     def from_db(cls, con: Any) -> Vocabulary:
@@ -106,10 +119,22 @@ class Vocabulary:
 
         try:
             rows = con.execute("SELECT kind, predicate, term, value, provenance FROM vocabulary").fetchall()
-        except duckdb.Error as exc:
-            raise KariError(f"cannot read table 'vocabulary': {exc}".splitlines()[0], code="vocab-db") from None
+        except duckdb.Error as exc:        # another table than kari's: the database was changed by hand
+            raise KariError(f"the table 'vocabulary' cannot be read as kari's: {exc}".splitlines()[0],
+                            code="kb-damaged") from None
         vocab = cls()
-        for kind, predicate, term, value, provenance in sorted(rows, key=lambda r: _ROW_ORDER.get(r[0], 5)):
+        try:
+            vocab._add_rows(sorted(rows, key=lambda r: _ROW_ORDER.get(r[0], 5)))
+        except KariError as exc:
+            if exc.code == "vocab-db":
+                raise
+            raise KariError(f"table 'vocabulary': {exc.message}", code="vocab-db") from None
+        return vocab
+
+    def _add_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Add ``(kind, predicate, term, value, provenance)`` rows of the ``vocabulary`` table."""
+        vocab = self
+        for kind, predicate, term, value, provenance in rows:
             if kind == "value":
                 vocab.add_value(predicate, term, provenance or "")
             elif kind == "synonym":
@@ -122,25 +147,32 @@ class Vocabulary:
                 vocab.add_exclusive(predicate, value, term)
             else:
                 raise KariError(f"unknown vocabulary row kind {kind!r} in table 'vocabulary'", code="vocab-db")
-        return vocab
 
     def to_db(self, con: Any) -> int:
         """Store the vocabulary in the DuckDB table ``vocabulary`` (kb/vocabulary.sql; its rows replaced, columns
         as :meth:`rows`) in one transaction; returns the number of rows."""
+        from kari.io.transaction import transaction
+
+        with transaction(con):
+            return self.write_table(con)
+
+    def write_table(self, con: Any) -> int:
+        """Replace the rows of the DuckDB table ``vocabulary`` (created if missing) inside the caller's transaction,
+        in one bulk insert; returns the number of rows."""
         rows = self.rows()
-        ddl = asset_path("kb", "vocabulary.sql").read_text(encoding="utf-8")
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(ddl)
-            con.execute("DELETE FROM vocabulary")
-            if rows:
-                con.executemany("INSERT INTO vocabulary (kind, predicate, term, value, provenance) VALUES (?, ?, ?, ?, ?)",
-                                [(r["kind"], r["predicate"], r["term"], r["value"], r["provenance"]) for r in rows])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        con.execute(asset_path("kb", "vocabulary.sql").read_text(encoding="utf-8"))
+        con.execute("DELETE FROM vocabulary")
+        if rows:
+            columns = [[r[name] for r in rows] for name in ("kind", "predicate", "term", "value", "provenance")]
+            con.execute("INSERT INTO vocabulary (kind, predicate, term, value, provenance) "
+                        "SELECT unnest($1), unnest($2), unnest($3), unnest($4), unnest($5)", columns)
         return len(rows)
+
+    def copy(self) -> Vocabulary:
+        """An independent copy: words later added to either one do not reach the other (caches start empty)."""
+        return Vocabulary(_values={p: dict(v) for p, v in self._values.items()}, _synonyms=dict(self._synonyms),
+                          _parents={k: set(v) for k, v in self._parents.items()}, _banned=dict(self._banned),
+                          _exclusive=dict(self._exclusive))
 
     def validate(self) -> list[str]:
         """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values,
@@ -173,43 +205,76 @@ class Vocabulary:
         known = self._values.setdefault(predicate, {})
         if canonical not in known:
             known[canonical] = provenance
-            self._changed()
+            self._value_sets.pop(predicate, None)
+            self._changed(predicate, canonical)
         return canonical
 
     def add_synonym(self, predicate: str, synonym: str, value: str) -> None:
         """Map ``synonym`` to the existing canonical ``value`` of ``predicate``."""
         canonical = normalise_term(value)
-        if canonical not in self.values(predicate):
+        if not self.has_value(predicate, canonical):
             raise KariError(f"synonym {synonym!r} points to unknown {predicate} value {value!r}", code="vocab-synonym")
-        self._synonyms[(predicate, normalise_term(synonym))] = canonical
-        self._changed()
+        term = normalise_term(synonym)
+        self._synonyms[(predicate, term)] = canonical
+        self._changed(predicate, term)
 
     def add_isa(self, predicate: str, child: str, parent: str) -> None:
-        """Declare ``child`` is-a ``parent`` (both must be values of ``predicate``)."""
+        """Declare ``child`` is-a ``parent`` (both must be values of ``predicate``). A link that would close an
+        is-a cycle (``parent`` is already-a ``child``, or ``child`` is ``parent``) is refused."""
         for term in (child, parent):
-            if normalise_term(term) not in self.values(predicate):
+            if not self.has_value(predicate, normalise_term(term)):
                 raise KariError(f"is-a names unknown {predicate} value {term!r}", code="vocab-isa")
-        self._parents.setdefault((predicate, normalise_term(child)), set()).add(normalise_term(parent))
+        low, high = normalise_term(child), normalise_term(parent)
+        if high in self._parents.get((predicate, low), ()):
+            return
+        path = self._isa_path(predicate, high, low)
+        if path is not None:
+            cycle = " -> ".join([low, *path])
+            raise KariError(f"{predicate}: is-a {low} -> {high} would close a cycle ({cycle})", code="vocab-isa-cycle")
+        self._parents.setdefault((predicate, low), set()).add(high)
         self._ancestors.clear()
-        self._changed()
+        self._memos.clear()
+
+    def _isa_path(self, predicate: str, start: str, goal: str) -> list[str] | None:
+        """The is-a chain from ``start`` up to ``goal`` (both included), or None when ``goal`` is not an
+        ancestor of ``start`` (a depth-first walk over the parents only: no cache is needed or changed)."""
+        came_from: dict[str, str | None] = {start: None}
+        stack = [start]
+        while stack:
+            current = stack.pop()
+            if current == goal:
+                path = [current]
+                while (previous := came_from[path[-1]]) is not None:
+                    path.append(previous)
+                return path[::-1]
+            for parent in self._parents.get((predicate, current), ()):
+                if parent not in came_from:
+                    came_from[parent] = current
+                    stack.append(parent)
+        return None
 
     def add_banned(self, term: str, kind: str) -> None:
         """Ban ``term`` as an atom value (``kind``: ``dynamic`` or ``affordance_adjective``)."""
         self._banned[normalise_term(term)] = kind
-        self._changed()
+        self._memos.clear()         # lookups never read the banned terms
 
     def add_exclusive(self, predicate: str, group: str, value: str) -> None:
         """Declare ``value`` a member of the mutually exclusive ``group`` of ``predicate`` (an object is at most
         one of small / medium / large): a rule branch never requires two values of one group."""
         canonical = normalise_term(value)
-        if canonical not in self.values(predicate):
+        if not self.has_value(predicate, canonical):
             raise KariError(f"exclusive group {group!r} names unknown {predicate} value {value!r}",
                             code="vocab-exclusive")
         self._exclusive[(predicate, canonical)] = normalise_term(group)
 
-    def _changed(self) -> None:
-        """Forget everything derived from the vocabulary (word lookups, closed object views)."""
-        self._lookups.clear()
+    def _changed(self, predicate: str, term: str) -> None:
+        """``term`` became a value or synonym of ``predicate``: forget the cached lookups that can change (misses
+        and word-form readings of the predicate, synonym readings of ``term``) and the closed object views.
+        Each cached entry is forgotten at most once per change that concerns it: adding n words costs O(n)."""
+        for key in self._fragile.pop(predicate, ()):
+            self._lookups.pop(key, None)
+        for key in self._by_term.pop((predicate, term), ()):
+            self._lookups.pop(key, None)
         self._memos.clear()
 
     # --- reading words ------------------------------------------------------------------------------------------
@@ -232,6 +297,10 @@ class Vocabulary:
                     result = Resolution(found, "variant", raw)
                     break
         self._lookups[key] = result
+        if result is None or result.how == "variant":
+            self._fragile.setdefault(predicate, set()).add(key)
+        elif result.how == "synonym":
+            self._by_term.setdefault((predicate, term), set()).add(key)
         return result
 
     def _known(self, predicate: str, term: str) -> str | None:
@@ -254,9 +323,10 @@ class Vocabulary:
         if found is not None:
             return found
         term = normalise_term(raw)
-        if not term or self.banned_reason(term) is not None or self.banned_reason(lemma(term)) is not None:
+        base = lemma(term) if term else term
+        if not term or self.banned_reason(term) is not None or self.banned_reason(base) is not None:
             return Resolution(None, "banned", raw)
-        value = self.add_value(predicate, lemma(term), provenance)
+        value = self.add_value(predicate, base, provenance)
         self._link_head(predicate, value)
         return Resolution(value, "added", raw)
 
@@ -276,8 +346,11 @@ class Vocabulary:
 
     # --- queries --------------------------------------------------------------------------------------------
     def values(self, predicate: str) -> frozenset[str]:
-        """Canonical values of ``predicate``."""
-        return frozenset(self._values.get(predicate, {}))
+        """Canonical values of ``predicate`` (one set, built again only after a value was added)."""
+        found = self._value_sets.get(predicate)
+        if found is None:
+            found = self._value_sets[predicate] = frozenset(self._values.get(predicate, {}))
+        return found
 
     def has_value(self, predicate: str, value: str) -> bool:
         """Is ``value`` (as written) a canonical value of ``predicate``? (cheaper than ``value in values(p)``)"""
@@ -366,12 +439,18 @@ def load_vocabulary(source: str | Path | None = None) -> Vocabulary:
                         code="missing-file")
     import duckdb
 
+    from kari.io.dbfile import connect
+
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = connect(path, read_only=True)
     except duckdb.Error as exc:
         raise KariError(f"not a DuckDB database: {exc}".splitlines()[0], file=str(path), code="vocab-db") from None
     try:
         return db_vocabulary(con)
+    except KariError as exc:
+        if exc.file is None:
+            raise KariError(exc.message, file=str(path), code=exc.code) from None
+        raise
     finally:
         con.close()
 
@@ -398,20 +477,27 @@ def _check_predicate(predicate: str) -> None:
         raise KariError(f"unknown predicate {predicate!r} (expected one of {', '.join(PREDICATES)})", code="vocab-predicate")
 
 
-def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[list[str]]:
+def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str]]]:
+    """``(line, fields)`` of each row of a vocabulary TSV file after its header (a BOM is fine; ``#`` lines and
+    blank lines are skipped); a wrong header or column count is an error naming FILE:LINE."""
     if not path.is_file():
         raise KariError("vocabulary file not found", file=str(path), code="missing-file")
-    rows: list[list[str]] = []
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(reader, None)
-        if header is None or tuple(header[: len(columns)]) != columns:
-            raise KariError(f"expected header {' '.join(columns)}", file=str(path), line=1, code="vocab-header")
-        for row in reader:
-            if not row or row[0].startswith("#"):
-                continue
-            if len(row) < len(columns) - (1 if columns[-1] == "description" else 0):
-                raise KariError(f"expected {len(columns)} columns, got {len(row)}", file=str(path),
-                                line=reader.line_num, code="vocab-columns")
-            rows.append(row)
+    rows: list[tuple[int, list[str]]] = []
+    header = True
+    for number, text in iter_text_lines(path, "vocabulary file"):
+        row = text.split("\t")
+        if header:
+            if tuple(row[: len(columns)]) != columns:
+                raise KariError(f"expected header {' '.join(columns)}", file=str(path), line=number,
+                                code="vocab-header")
+            header = False
+            continue
+        if not text.strip() or row[0].startswith("#"):
+            continue
+        if len(row) < len(columns) - (1 if columns[-1] == "description" else 0):
+            raise KariError(f"expected {len(columns)} columns, got {len(row)}", file=str(path), line=number,
+                            code="vocab-columns")
+        rows.append((number, row))
+    if header:
+        raise KariError(f"expected header {' '.join(columns)}", file=str(path), line=1, code="vocab-header")
     return rows

@@ -111,11 +111,9 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
     try:
         vocab = db_vocabulary(con) if con is not None else open_vocabulary(vocab_dir)
         if bench is not None:
-            from kari.bench.model import load_benchmark
-            from kari.bench.validate import require_valid
+            from kari.bench.reader import read_benchmark
 
-            require_valid(bench, Vocabulary.load(), games=False)
-            raw = list(load_benchmark(bench, None, with_games=False).objects.values())
+            raw = list(read_benchmark(bench, None, games=False).checked().objects.values())
             evidence: Evidence = RecordEvidence()
             where = f"the benchmark {bench}"
         else:

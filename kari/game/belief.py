@@ -38,7 +38,7 @@ import numpy as np
 
 from kari.bench.model import ObjectRecord
 from kari.domain.objects import answered, object_view
-from kari.domain.terms import History, Question
+from kari.domain.terms import History, Question, Semantics
 from kari.domain.vocabulary import Vocabulary
 from kari.game.defaults import EPS, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
 from kari.rules.ast import Node, Rule
@@ -104,7 +104,7 @@ class CompiledRules:
                 continue
             rule = Rule(cand, body)
             conjuncts = [[index.setdefault((p, v), len(index)) for _, p, v in d.atoms]
-                         for branch in rule.branches() for d in branch_disjuncts(rule, branch, "any-part")]
+                         for branch in rule.branches() for d in branch_disjuncts(rule, branch, Semantics.ANY_PART)]
             self.dnf.append(conjuncts)
         self.atoms = list(index)
         conjuncts = [(i, atoms) for i, dnf in enumerate(self.dnf) if dnf is not None for atoms in dnf]

@@ -15,13 +15,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Protocol
 
-from kari.errors import KariError
+from kari.errors import KariError, one_of
 from kari.game.types import CheckResult, Question
 from kari.domain.terms import PREDICATES, PREDICATE_OF_DIMENSION
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
+from kari.game.names import FLAGS, CheckerKind
 
-FLAGS = ("FUNCTION", "CATEGORY")
 CHECKER_MAX_TOKENS = 50
 _STRUCTURED = re.compile(r"^\s*([A-Za-z_]+)\s*:\s*([^?:]+?)\s*\??\s*$")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -71,7 +71,7 @@ def load_cues() -> tuple[tuple[str, str], ...]:
 class SymbolicChecker:
     """Vocabulary-driven Checker for structured and free-text questions."""
 
-    name = "symbolic"
+    name = CheckerKind.SYMBOLIC
 
     def __init__(self, vocab: Vocabulary) -> None:
         self.vocab = vocab
@@ -178,7 +178,7 @@ CHECKER_SCHEMA: dict[str, Any] = {
 class LLMChecker:
     """An LLM maps the question to JSON ``{"pairs": [{"dimension", "value"}], "flag"}``; junk is a rejection."""
 
-    name = "llm"
+    name = CheckerKind.LLM
 
     def __init__(self, client: Any, vocab: Vocabulary) -> None:
         self.client = client
@@ -224,10 +224,10 @@ def _safe_json(extract: Any, text: str) -> Any:
 
 def make_checker(name: str, vocab: Vocabulary, client: Any = None) -> Checker:
     """``symbolic`` or ``llm`` (the latter needs a chat client)."""
-    if name == "symbolic":
+    if name == CheckerKind.SYMBOLIC:
         return SymbolicChecker(vocab)
-    if name == "llm":
+    if name == CheckerKind.LLM:
         if client is None:
             raise KariError("the llm Checker needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMChecker(client, vocab)
-    raise KariError(f"unknown checker {name!r} (expected symbolic or llm)", code="game-config")
+    raise KariError(f"unknown checker {name!r} (expected {one_of(CheckerKind)})", code="game-config")

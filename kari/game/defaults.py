@@ -1,7 +1,10 @@
 """The game's default settings, named once (imported by the engine, the players, the run and the CLI).
 
-Cheap to import: no numpy, no solver.
+Cheap to import: no numpy, no clingo (the guessing threshold is the solver's record of the paper's figure).
 """
+
+from kari.game.names import RuleWeighting
+from kari.solver.types import THRESHOLD as SOLVER_THRESHOLD
 
 BUDGET = 20
 """Question turns per game before the forced guess (the paper's T)."""
@@ -9,8 +12,8 @@ BUDGET = 20
 MAX_REJECTIONS = 3
 """Consecutive rejected questions that force the guess."""
 
-THRESHOLD = 0.9
-"""Hard belief b_t at which Optimal guesses (the paper's 0.9)."""
+THRESHOLD = SOLVER_THRESHOLD
+"""Hard belief b_t at which Optimal guesses (the paper's 0.9; named in :mod:`kari.solver.types`)."""
 
 REPRESENTATIVES = 10
 """Representative objects per candidate affordance."""
@@ -42,3 +45,16 @@ RULE_FALSIFIED = 0.7
 """greedy-ig +rules: factor once the answers falsify it. Both chosen on a small grid on the bundled games with
 cross-fitted rules, for the player that knows the paper's 10 representatives only (greedy-ig@10), where rules
 add what the player does not know (README)."""
+
+RULE_WEIGHTING = RuleWeighting.EVIDENCE
+"""+rules players: each rule's factors from its own evidence, at most RULE_SATISFIED / RULE_FALSIFIED
+(:mod:`kari.game.rule_weights`)."""
+
+MATCH_THRESHOLD = 0.7
+"""Least verb similarity of a rule matched to a candidate (the paper's 0.7)."""
+
+TOP_K = 1
+"""Rules matched per candidate."""
+
+OPTIMAL_TIME_LIMIT = 30.0
+"""Seconds the Optimal questioner's solver may take per plan."""

@@ -15,18 +15,16 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from kari.bench.model import Game, ObjectRecord
 from kari.game import defaults
 from kari.game.checker import Checker
 from kari.game.oracle import Oracle
-from kari.game.questioners.base import Questioner
+from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
 from kari.solver.consistency import beliefs, consistent_counts, information_gain
-from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
-
+from kari.game.records import GameRecord
 
 
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
@@ -35,22 +33,9 @@ def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[t
     return beliefs(consistent_counts(reps, history, vocab))
 
 
-def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
-    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
-    if raw is None:
-        return None
-    if raw in candidates:
-        return raw
-    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
-    for cand in candidates:
-        if normalise_term(cand) == wanted:
-            return cand
-    return None
-
-
 def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Questioner, checker: Checker,
-              oracle: Oracle, vocab: Vocabulary, *, max_rejections: int = defaults.MAX_REJECTIONS) -> dict[str, Any]:
-    """Play one game and return its record (the ``games.jsonl`` line, without run bookkeeping)."""
+              oracle: Oracle, vocab: Vocabulary, *, max_rejections: int = defaults.MAX_REJECTIONS) -> GameRecord:
+    """Play one game and return its record (run 0; the run sets its run index and rule facts)."""
     started = time.perf_counter()
     if questioner.uses_hidden_object:
         setup = replace(setup, hidden=hidden, target=game.target)
@@ -80,26 +65,28 @@ def play_game(game: Game, hidden: ObjectRecord, setup: GameSetup, questioner: Qu
         rejections = 0 if state.turns[-1].check.accepted else rejections + 1
     chosen = resolve_guess(guess.affordance, setup.candidates)
     final, soft = state.beliefs, state.soft_beliefs
-    return {
-        "game": game.id,
-        "object": hidden.id,
-        "target": game.target,
-        "candidates": list(setup.candidates),
-        "b0": None if b0 is None else {a: round(p, 6) for a, p in b0.items()},
-        "b0_soft": soft0,
-        "turns": [t.to_json() for t in state.turns],
-        "n_turns": len(state.turns),
-        "guess": chosen,
-        "guess_raw": guess.raw or guess.affordance,
-        "invalid_guess": chosen is None,
-        "guess_belief": None if chosen is None or final is None else round(final.get(chosen, 0.0), 6),
-        "guess_soft_belief": None if chosen is None or soft is None else soft.get(chosen),
-        "forced": forced,
-        "repeated_questions": repeats,
-        "success": chosen == game.target,
-        "questioner_info": questioner.info(),
-        "time_s": round(time.perf_counter() - started, 6),
-    }
+    return GameRecord(
+        run=0,
+        questioner=questioner.name,
+        game=game.id,
+        object=hidden.id,
+        target=game.target,
+        candidates=tuple(setup.candidates),
+        b0=None if b0 is None else {a: round(p, 6) for a, p in b0.items()},
+        b0_soft=soft0,
+        turns=tuple(t.record() for t in state.turns),
+        n_turns=len(state.turns),
+        guess=chosen,
+        guess_raw=guess.raw or guess.affordance,
+        invalid_guess=chosen is None,
+        guess_belief=None if chosen is None or final is None else round(final.get(chosen, 0.0), 6),
+        guess_soft_belief=None if chosen is None or soft is None else soft.get(chosen),
+        forced=forced,
+        repeated_questions=repeats,
+        success=chosen == game.target,
+        questioner_info=questioner.info(),
+        time_s=round(time.perf_counter() - started, 6),
+    )
 
 
 def _turn(action: Ask, state: GameState, hidden: ObjectRecord, checker: Checker, oracle: Oracle,

@@ -1,41 +1,54 @@
 """``kari export-prompts``: the Questioner's system prompt of every game with the matched rules appended, as one
-text file per game and a JSONL, plus which games have their target covered by a matched rule."""
+text file per game and a JSONL, plus which games have their target covered by a matched rule.
+
+A game's file is ``prompts/<id>.txt`` when the id is a safe, unique file name; otherwise (``a/b``, or ids that
+differ only in case) the unsafe characters become ``_`` and the first 8 hex digits of the id's SHA-1 are added
+(``a_b-5b19f2b1.txt``), so no two games share a file. No output may replace one of the command's inputs.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_file
+from kari.game.names import MatchMode
+from kari.game.defaults import BUDGET, MATCH_THRESHOLD, TOP_K
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *, threshold: float = 0.7,
-                   top_k: int = 1, games: int | None = None, budget: int = 20, vocab_dir: str | None = None,
-                   match_mode: str = "embedding") -> dict[str, Any]:
+def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Path, *,
+                   threshold: float = MATCH_THRESHOLD, top_k: int = TOP_K, games: int | None = None,
+                   budget: int = BUDGET, vocab_dir: str | None = None,
+                   match_mode: str = MatchMode.EMBEDDING) -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
-    from kari.bench.model import load_benchmark
-    from kari.bench.validate import require_valid
+    from kari.bench.reader import read_benchmark
     from kari.domain.vocabulary import open_vocabulary
     from kari.game.match import RuleSource, coverage_record
     from kari.game.questioners.llm import system_prompt
     from kari.game.run import select_games
 
     vocab = open_vocabulary(vocab_dir)
-    require_valid(bench_dir, vocab)
-    bench = load_benchmark(bench_dir, vocab)
+    bench = read_benchmark(bench_dir, vocab).checked()
     chosen = select_games(bench.games, games, ())
     source = RuleSource.load(rules_path, vocab, threshold, top_k, match_mode)
     descriptions = {a.id: a.description for a in bench.affordances.values()}
     folder = Path(out)
+    names = prompt_file_names([game.id for game in chosen])
+    inputs = _inputs(bench_dir, rules_path)
+    for target in [*(folder / "prompts" / names[g.id] for g in chosen), folder / "prompts.jsonl",
+                   folder / "coverage.json"]:
+        check_output_file(target, inputs)          # before any work: never over an input (--rules OUT/...)
     rows = []
     for game in chosen:
         matches = source.for_object(game.object)[0].match(game.candidates)
         prompt = system_prompt(game.candidates, descriptions, budget, matches)
         facts = coverage_record(matches, game.target, bench.objects[game.object], vocab)
-        atomic_write_text(folder / "prompts" / f"{_UNSAFE.sub('_', game.id)}.txt", prompt)
+        atomic_write_text(folder / "prompts" / names[game.id], prompt)
         rows.append({"game": game.id, "target": game.target, "candidates": list(game.candidates),
                      "system_prompt": prompt, **facts})
     atomic_write_jsonl(folder / "prompts.jsonl", rows)
@@ -46,3 +59,22 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
                 "covered_games": covered, "threshold": threshold, "top_k": top_k, "match": match_mode}
     atomic_write_json(folder / "coverage.json", coverage)
     return coverage
+
+
+def prompt_file_names(ids: list[str]) -> dict[str, str]:
+    """Game id -> its prompt file name: the id itself when it is a safe file name no other id shares (case
+    ignored), else the safe spelling with 8 hex digits of the id's SHA-1 (see the module docstring)."""
+    safe = {game_id: _UNSAFE.sub("_", game_id) for game_id in ids}
+    seen = Counter(name.lower() for name in safe.values())
+    return {game_id: f"{name}.txt" if name == game_id and seen[name.lower()] == 1
+            else f"{name}-{hashlib.sha1(game_id.encode('utf-8')).hexdigest()[:8]}.txt"
+            for game_id, name in safe.items()}
+
+
+def _inputs(bench_dir: str | Path, rules_path: str | Path) -> list[Path]:
+    """The files this command reads: the rules (a file, or the fold files of a RULES.cv folder) and the
+    benchmark's files."""
+    rules = Path(rules_path)
+    found = [rules, *(p for p in rules.iterdir() if p.is_file())] if rules.is_dir() else [rules]
+    bench = Path(bench_dir)
+    return found + ([p for p in bench.iterdir() if p.is_file()] if bench.is_dir() else [])

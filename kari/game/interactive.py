@@ -11,18 +11,20 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+from kari.game.names import Player
+
+if TYPE_CHECKING:
+    from kari.bench.model import Benchmark
 
 
-def next_game_id(config: Any, out: Path) -> str:
+def next_game_id(bench: Benchmark, out: Path) -> str:
     """The first game of the benchmark (in file order) not yet played in ``out``."""
-    from kari.bench.model import load_benchmark
     from kari.game.run import GAMES_FILE, load_records
 
-    bench = load_benchmark(config.bench, None)  # game ids only
-    done = {r.get("game") for r in load_records(out / GAMES_FILE)[0]}
+    done = {r.game for r in load_records(out / GAMES_FILE)[0]}
     for game in bench.games:
         if game.id not in done:
             return game.id
@@ -31,17 +33,35 @@ def next_game_id(config: Any, out: Path) -> str:
 
 
 def terminal_reader(stream: Any = None, write: Callable[[str], None] = print) -> Callable[[str], str]:
-    """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal."""
+    """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal. A line that is not
+    UTF-8 text is a one-line error naming its line (``<stdin>:N``)."""
     stream = sys.stdin if stream is None else stream
+    lines = [0]
+
+    def checked(line: str) -> str:
+        lines[0] += 1
+        if any("\ud800" <= c <= "\udfff" for c in line):   # undecodable bytes, kept by Python as surrogates
+            raise KariError("not UTF-8 text", file="<stdin>", line=lines[0], code="encoding")
+        return line
+
     if stream.isatty():
-        return input
+        def ask(prompt: str) -> str:
+            try:
+                return checked(input(prompt))
+            except UnicodeDecodeError:
+                raise KariError("not UTF-8 text", file="<stdin>", line=lines[0] + 1, code="encoding") from None
+        return ask
 
     def read(prompt: str) -> str:
         sys.stdout.write(prompt)
-        line = stream.readline()
+        try:
+            line = stream.readline()
+        except UnicodeDecodeError:
+            raise KariError("not UTF-8 text", file="<stdin>", line=lines[0] + 1, code="encoding") from None
         if not line:
             write("")
             raise EOFError
+        checked(line)
         write(line.rstrip("\n"))
         return line
 
@@ -54,21 +74,24 @@ def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Call
 
     ``read`` defaults to :func:`terminal_reader`; a game that input ended stops the session."""
     from kari.game.questioners.human import END_OF_INPUT
-    from kari.game.run import GAMES_FILE, load_records, play
+    from kari.game.run import GAMES_FILE, load_records, play_loaded, read_inputs
 
     read = read if read is not None else terminal_reader(write=write)
 
     out = Path(out)
-    config = replace(config, questioner="human")
+    config = replace(config, questioner=Player.HUMAN)
     ids = list(config.game_ids) or None
+    bench, vocab, rules = read_inputs(replace(config, game_ids=(), games=None))  # read once for every game
     played = []
     for number in range(len(ids) if ids else games):
-        game_id = ids[number] if ids else next_game_id(config, out)
-        play(replace(config, game_ids=(game_id,), games=None), out, progress=False, read=read, write=write)
-        record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r["game"] == game_id)
-        verdict = "Correct!" if record["success"] else f"Wrong: the answer was {record['target']}."
-        write(f"{verdict} The hidden object was {record['object']}. ({record['n_turns']} question{'' if record['n_turns'] == 1 else 's'})")
+        game_id = ids[number] if ids else next_game_id(bench, out)
+        play_loaded(replace(config, game_ids=(game_id,), games=None), out, bench=bench, vocab=vocab, rules=rules,
+                    progress=False, read=read, write=write)
+        record = next(r for r in reversed(load_records(out / GAMES_FILE)[0]) if r.game == game_id)
+        verdict = "Correct!" if record.success else f"Wrong: the answer was {record.target}."
+        plural = "" if record.n_turns == 1 else "s"
+        write(f"{verdict} The hidden object was {record.object}. ({record.n_turns} question{plural})")
         played.append(record)
-        if record.get("guess_raw") == END_OF_INPUT:
+        if record.guess_raw == END_OF_INPUT:
             break
     return played

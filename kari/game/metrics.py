@@ -12,10 +12,22 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-DIMENSIONS = ("MATERIAL", "SHAPE", "SIZE", "SURFACE")
+from kari.domain.terms import Dimension
+from kari.game.names import FLAGS, RULES_SUFFIX
+from kari.game.questioners.registry import sees_rules
+from kari.game.records import GameRecord, TurnRecord
+from kari.game.summary import RunSummary, Score
+
+__all__ = ["DIMENSIONS", "MIN_GAMES_PER_TURN", "OTHER_KINDS", "REJECTED", "RULES_SUFFIX", "coverage_split",
+           "dimension_share_by_turn", "ig_by_turn", "question_kind", "reliable_turns", "score", "sees_rules", "split",
+           "summarise"]
+
+DIMENSIONS: tuple[str, ...] = tuple(Dimension)
 MIN_GAMES_PER_TURN = 10
 """Per-turn means over fewer games than this are left out of figures (they stay in ``summary.json``)."""
-OTHER_KINDS = ("FUNCTION", "CATEGORY", "REJECTED")
+REJECTED = "REJECTED"
+"""The kind of a question the Checker refused for another reason than a flag."""
+OTHER_KINDS: tuple[str, ...] = (*FLAGS, REJECTED)
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -23,53 +35,33 @@ def _mean(values: Iterable[float]) -> float | None:
     return round(statistics.fmean(values), 6) if values else None
 
 
-def score(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``{"games", "success_rate", "avg_turns_solved"}`` of a set of records (SR 0..1; None when empty)."""
-    return {
-        "games": len(records),
-        "success_rate": _mean(1.0 if r["success"] else 0.0 for r in records),
-        "avg_turns_solved": _mean(r["n_turns"] for r in records if r["success"]),
-    }
+def score(records: Sequence[GameRecord]) -> Score:
+    """Games, success rate (0..1) and mean turns over the solved games of a set of records (None when empty)."""
+    return Score(len(records), _mean(1.0 if r.success else 0.0 for r in records),
+                 _mean(r.n_turns for r in records if r.success))
 
 
-def question_kind(turn: Mapping[str, Any]) -> str:
+def question_kind(turn: TurnRecord) -> str:
     """MATERIAL/SHAPE/SIZE/SURFACE of an accepted question; FUNCTION/CATEGORY when flagged; else REJECTED."""
-    checker = turn["checker"]
-    if checker.get("flag") in OTHER_KINDS:
-        return checker["flag"]
-    if checker.get("accepted") and checker.get("pairs"):
-        return str(checker["pairs"][0]).split(":", 1)[0]
-    return "REJECTED"
+    checker = turn.checker
+    if checker.flag in OTHER_KINDS:
+        return checker.flag
+    if checker.accepted and checker.pairs:
+        return str(checker.pairs[0]).split(":", 1)[0]
+    return REJECTED
 
 
-def ig_by_turn(records: Sequence[Mapping[str, Any]]) -> tuple[list[float], list[int]]:
+def ig_by_turn(records: Sequence[GameRecord]) -> tuple[list[float], list[int]]:
     """Mean IG_t over the games that reached turn t, and how many did."""
     sums: dict[int, float] = defaultdict(float)
     counts: Counter[int] = Counter()
     for record in records:
-        for turn in record["turns"]:
-            sums[turn["turn"]] += float(turn["ig"])
-            counts[turn["turn"]] += 1
+        for turn in record.turns:
+            sums[turn.turn] += float(turn.ig)
+            counts[turn.turn] += 1
     last = max(counts, default=0)
     return ([round(sums[t] / counts[t], 6) if counts[t] else 0.0 for t in range(1, last + 1)],
             [counts[t] for t in range(1, last + 1)])
-
-
-RULES_SUFFIX = "+rules"
-"""A player given the benchmark-supervised (cross-fitted) rules."""
-KB_SUFFIX = "+kb"
-"""A player given the KB-anchored rules (the paper's KARI)."""
-
-
-def sees_rules(config: Mapping[str, Any]) -> bool:
-    """Did a run's questioner see matched rules: given a rules file, and a player that uses them (its class says
-    ``sees_rules``: llm, rules, greedy-ig) or a ``*+rules`` name?"""
-    from kari.game.questioners import QUESTIONERS, questioner_class
-
-    name = str(config.get("questioner"))
-    if not config.get("rules"):
-        return False
-    return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith((RULES_SUFFIX, KB_SUFFIX))
 
 
 def reliable_turns(games_by_turn: Sequence[int], min_games: int = MIN_GAMES_PER_TURN) -> list[int]:
@@ -80,12 +72,12 @@ def reliable_turns(games_by_turn: Sequence[int], min_games: int = MIN_GAMES_PER_
     return [t for t, n in enumerate(games_by_turn, 1) if n >= min_games]
 
 
-def dimension_share_by_turn(records: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:
+def dimension_share_by_turn(records: Sequence[GameRecord]) -> list[dict[str, float]]:
     """For each turn index, the share of each question kind among the questions asked at that turn."""
     per_turn: dict[int, Counter[str]] = defaultdict(Counter)
     for record in records:
-        for turn in record["turns"]:
-            per_turn[turn["turn"]][question_kind(turn)] += 1
+        for turn in record.turns:
+            per_turn[turn.turn][question_kind(turn)] += 1
     out = []
     for t in range(1, max(per_turn, default=0) + 1):
         total = sum(per_turn[t].values())
@@ -93,9 +85,9 @@ def dimension_share_by_turn(records: Sequence[Mapping[str, Any]]) -> list[dict[s
     return out
 
 
-def split(records: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]], Any]) -> dict[str, dict[str, Any]]:
+def split(records: Sequence[GameRecord], key: Callable[[GameRecord], Any]) -> dict[str, Score]:
     """:func:`score` of the records grouped by ``key`` (records whose key is None are left out)."""
-    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    groups: dict[str, list[GameRecord]] = defaultdict(list)
     for record in records:
         value = key(record)
         if value is not None:
@@ -103,54 +95,49 @@ def split(records: Sequence[Mapping[str, Any]], key: Callable[[Mapping[str, Any]
     return {name: score(groups[name]) for name in sorted(groups)}
 
 
-def coverage_split(records: Sequence[Mapping[str, Any]],
-                   covered: Mapping[str, bool] | None = None) -> dict[str, dict[str, Any]] | None:
+def coverage_split(records: Sequence[GameRecord], covered: Mapping[str, bool] | None = None) -> dict[str, Score] | None:
     """Scores on games whose target has a matched rule (``covered``) and on the others (``uncovered``).
 
     ``covered`` maps game ids to that fact (e.g. taken from another run with rules); by default each record's own
     ``rules.target_has_rule`` is used. None when no record can be classified.
     """
 
-    def key(record: Mapping[str, Any]) -> str | None:
-        if covered is not None:
-            flag = covered.get(record["game"])
-        else:
-            flag = (record.get("rules") or {}).get("target_has_rule")
+    def key(record: GameRecord) -> str | None:
+        flag = covered.get(record.game) if covered is not None else record.target_has_rule
         return None if flag is None else ("covered" if flag else "uncovered")
 
     groups = split(records, key)
     return groups or None
 
 
-def summarise(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The ``summary.json`` figures of a run."""
-    runs = sorted({r.get("run", 0) for r in records})
-    by_run = {str(run): score([r for r in records if r.get("run", 0) == run])["success_rate"] for run in runs}
+def summarise(records: Sequence[GameRecord]) -> RunSummary:
+    """The ``summary.json`` figures of a run (without the run's settings: :meth:`RunSummary.with_run`)."""
+    runs = sorted({r.run for r in records})
+    by_run = {str(run): score([r for r in records if r.run == run]).success_rate for run in runs}
     ig, ig_n = ig_by_turn(records)
-    turns = [t for r in records for t in r["turns"]]
+    turns = [t for r in records for t in r.turns]
     kinds = Counter(question_kind(t) for t in turns)
-    times = [float(r.get("time_s", 0.0)) for r in records]
-    summary: dict[str, Any] = {
-        **score(records),
-        "games": len({r["game"] for r in records}),
-        "records": len(records),
-        "runs": len(runs),
-        "success_rate_by_run": by_run,
-        "success_rate_sd_over_runs": round(statistics.pstdev(by_run.values()), 6) if len(by_run) > 1 else 0.0,
-        "avg_turns": _mean(r["n_turns"] for r in records),
-        "ig_by_turn": ig,
-        "ig_by_turn_games": ig_n,
-        "dimension_share": {k: round(kinds[k] / len(turns), 6) for k in (*DIMENSIONS, *OTHER_KINDS) if kinds[k]},
-        "dimension_share_by_turn": dimension_share_by_turn(records),
-        "by_affordance": split(records, lambda r: r["target"]),
-        "rejected_questions": sum(1 for t in turns if not t["checker"].get("accepted")),
-        "forced_guesses": dict(Counter(r["forced"] for r in records if r.get("forced"))),
-        "invalid_guesses": sum(1 for r in records if r.get("invalid_guess")),
-        "time_s": {"total": round(sum(times), 4), "mean": _mean(times), "max": round(max(times, default=0.0), 6)},
-    }
+    times = [float(r.time_s) for r in records]
+    overall = score(records)
     coverage = coverage_split(records)
-    if coverage is not None:
-        summary["by_rule_coverage"] = coverage
-        summary["target_covered_share"] = _mean(1.0 if (r.get("rules") or {}).get("target_has_rule") else 0.0
-                                                for r in records)
-    return summary
+    return RunSummary(
+        games=len({r.game for r in records}),
+        success_rate=overall.success_rate,
+        avg_turns_solved=overall.avg_turns_solved,
+        records=len(records),
+        runs=len(runs),
+        success_rate_by_run=by_run,
+        success_rate_sd_over_runs=round(statistics.pstdev(by_run.values()), 6) if len(by_run) > 1 else 0.0,
+        avg_turns=_mean(r.n_turns for r in records),
+        ig_by_turn=ig,
+        ig_by_turn_games=ig_n,
+        dimension_share={k: round(kinds[k] / len(turns), 6) for k in (*DIMENSIONS, *OTHER_KINDS) if kinds[k]},
+        dimension_share_by_turn=dimension_share_by_turn(records),
+        by_affordance=split(records, lambda r: r.target),
+        rejected_questions=sum(1 for t in turns if not t.checker.accepted),
+        forced_guesses=dict(Counter(r.forced for r in records if r.forced)),
+        invalid_guesses=sum(1 for r in records if r.invalid_guess),
+        time_s={"total": round(sum(times), 4), "mean": _mean(times), "max": round(max(times, default=0.0), 6)},
+        by_rule_coverage=coverage,
+        target_covered_share=None if coverage is None else _mean(1.0 if r.target_has_rule else 0.0 for r in records),
+    )

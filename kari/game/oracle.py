@@ -15,6 +15,7 @@ from kari.bench.model import ObjectRecord
 from kari.domain.objects import has_property
 from kari.game.types import Question
 from kari.domain.vocabulary import Vocabulary
+from kari.game.names import OracleKind
 
 ORACLE_MAX_TOKENS = 20
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -37,7 +38,7 @@ class Oracle(Protocol):
 class KBOracle:
     """Answers from the hidden object's property set, parts and the is-a taxonomy."""
 
-    name = "kb"
+    name = OracleKind.KB
 
     def __init__(self, vocab: Vocabulary) -> None:
         self.vocab = vocab
@@ -78,7 +79,7 @@ def parse_yes_no(text: str) -> bool | None:
 class LLMOracle:
     """An LLM prompted with the hidden object; a reply without Yes/No counts as No (raw text kept)."""
 
-    name = "llm"
+    name = OracleKind.LLM
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -95,12 +96,12 @@ class LLMOracle:
 
 def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
     """``kb`` or ``llm`` (the latter needs a chat client)."""
-    from kari.errors import KariError
+    from kari.errors import KariError, one_of
 
-    if name == "kb":
+    if name == OracleKind.KB:
         return KBOracle(vocab)
-    if name == "llm":
+    if name == OracleKind.LLM:
         if client is None:
             raise KariError("the llm Oracle needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMOracle(client)
-    raise KariError(f"unknown oracle {name!r} (expected kb or llm)", code="game-config")
+    raise KariError(f"unknown oracle {name!r} (expected {one_of(OracleKind)})", code="game-config")

@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kari.game.metrics import MIN_GAMES_PER_TURN, RULES_SUFFIX, reliable_turns, sees_rules
+from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
+from kari.game.names import RULE_SUFFIXES
+from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 
 KIND_COLOURS = {"MATERIAL": "#4477aa", "SHAPE": "#ee6677", "SIZE": "#228833", "SURFACE": "#ccbb44",
@@ -107,13 +109,13 @@ def plot_dimension_share(shares: Sequence[Mapping[str, float]], counts: Sequence
     _save(fig, path)
 
 
-def plot_success_by_affordance(by_affordance: Mapping[str, Mapping[str, Any]], path: Path,
+def plot_success_by_affordance(by_affordance: Mapping[str, Score], path: Path,
                                title: str = "Success rate per target affordance") -> None:
     """Horizontal bars: success rate per target affordance, best first."""
     plt = _pyplot()
-    items = sorted(by_affordance.items(), key=lambda kv: (kv[1]["success_rate"] or 0.0, kv[0]))
+    items = sorted(by_affordance.items(), key=lambda kv: (kv[1].success_rate or 0.0, kv[0]))
     fig, ax = plt.subplots(figsize=(6.4, max(2.5, 0.22 * len(items) + 1)))
-    ax.barh([k for k, _ in items], [v["success_rate"] or 0.0 for _, v in items], color="#4477aa")
+    ax.barh([k for k, _ in items], [v.success_rate or 0.0 for _, v in items], color="#4477aa")
     ax.set_xlim(0, 1.0)
     ax.set_xlabel("success rate")
     ax.set_title(title)
@@ -140,18 +142,18 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: Path, 
 def run_title(config: Mapping[str, Any]) -> str:
     """Who played: ``"greedy-ig (oracle kb, checker symbolic)"``, with ``+ rules`` when rules were given."""
     text = str(config.get("questioner", "run"))
-    if sees_rules(config) and not text.endswith(RULES_SUFFIX):
+    if sees_rules(config) and not text.endswith(RULE_SUFFIXES):
         text += " + rules"
     return f"{text} (oracle {config.get('oracle', 'kb')}, checker {config.get('checker', 'symbolic')})"
 
 
-def plot_run(summary: Mapping[str, Any], out: Path) -> list[Path]:
+def plot_run(summary: RunSummary, out: Path) -> list[Path]:
     """The three figures of one run, written into ``out``, titled with the players."""
     paths = [out / "ig_by_turn.png", out / "dimensions_by_turn.png", out / "success_by_affordance.png"]
-    who = run_title(summary.get("config", {}))
-    counts = summary["ig_by_turn_games"]
-    plot_ig({who: (summary["ig_by_turn"], counts)}, paths[0], title=f"Information gain per turn: {who}")
-    plot_dimension_share(summary["dimension_share_by_turn"], counts, paths[1],
+    who = run_title(summary.config or {})
+    counts = summary.ig_by_turn_games
+    plot_ig({who: (summary.ig_by_turn, counts)}, paths[0], title=f"Information gain per turn: {who}")
+    plot_dimension_share(summary.dimension_share_by_turn, counts, paths[1],
                          title=f"Question dimensions per turn: {who}")
-    plot_success_by_affordance(summary["by_affordance"], paths[2], title=f"Success rate per target affordance: {who}")
+    plot_success_by_affordance(summary.by_affordance, paths[2], title=f"Success rate per target affordance: {who}")
     return paths

@@ -12,13 +12,15 @@ report itself.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.metrics import KB_SUFFIX, MIN_GAMES_PER_TURN, RULES_SUFFIX, coverage_split, ig_by_turn, score, sees_rules
-from kari.stats import RESAMPLES
+from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
+from kari.game.names import RuleColumn
+from kari.game.report_inputs import CoverageSource, ReportOptions, coverage_source
+from kari.game.summary import RunData, RunSummary
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -26,53 +28,6 @@ JSON_FILE = "report.json"
 LEADERBOARD_CSV = "leaderboard.csv"
 LEADERBOARD_JSON = "leaderboard.json"
 HTML_FILE = "report.html"
-
-
-@dataclass
-class RunData:
-    """A run directory's configuration, summary and records."""
-
-    path: Path
-    config: dict[str, Any]
-    summary: dict[str, Any]
-    records: list[dict[str, Any]]
-
-    @property
-    def label(self) -> str:
-        return self.path.name
-
-    @property
-    def questioner(self) -> str:
-        """The questioner without a ``+rules`` / ``+kb`` suffix (the Table 1 row), with the positives its soft
-        belief may use when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
-        name = str(self.config.get("questioner"))
-        for suffix in (RULES_SUFFIX, KB_SUFFIX):
-            name = name[: -len(suffix)] if name.endswith(suffix) else name
-        reps = self.config.get("model_reps")
-        return f"{name}@{reps}" if reps else name
-
-    @property
-    def with_rules(self) -> bool:
-        """Did the player see matched rules (:func:`kari.game.metrics.sees_rules`)?"""
-        return sees_rules(self.config)
-
-    @property
-    def rule_source(self) -> str | None:
-        """What the rules the player saw were (None without rules): ``kb`` (induced from a KB), ``cross-fitted``
-        (``RULES.cv``), ``bench`` (induced from a benchmark) or ``file``, as its records say."""
-        if not self.with_rules:
-            return None
-        for record in self.records:
-            if record.get("rules") is not None:
-                return str(record["rules"].get("source") or "file")
-        return "cross-fitted" if str(self.config.get("rules", "")).endswith(".cv") else "file"
-
-    @property
-    def table_source(self) -> str | None:
-        """The run's Table 1 column: None (no rules), ``kb`` or ``rules`` (any benchmark-supervised or other
-        rules file)."""
-        source = self.rule_source
-        return None if source is None else "kb" if source == "kb" else "rules"
 
 
 def load_run(path: str | Path) -> RunData:
@@ -89,95 +44,7 @@ def load_run(path: str | Path) -> RunData:
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     records, _ = load_records(root / GAMES_FILE)
-    return RunData(root, config, summary, records)
-
-
-@dataclass(frozen=True)
-class CoverageSource:
-    """Where the covered/uncovered split comes from: one run, its rules file and the per-game facts."""
-
-    run: RunData
-    rules_file: str
-    rule_count: int | None  # None when the file can no longer be read
-    covered: dict[str, bool]  # game id -> does the target have a matched rule
-    covers_object: dict[str, bool] = field(default_factory=dict)  # game id -> does that rule cover the hidden object
-    kb_evidence: dict[str, bool] = field(default_factory=dict)  # game id -> is o* a KB positive of that rule
-    targets: dict[str, str] = field(default_factory=dict)  # game id -> target
-
-    @property
-    def kind(self) -> str | None:
-        return self.run.rule_source
-
-    def match_mode(self) -> str:
-        """How the recorded matches were made (the records say; older runs: the run's configuration)."""
-        for record in self.run.records:
-            for matches in ((record.get("rules") or {}).get("matched") or {}).values():
-                for match in matches:
-                    return str(match.get("match", "embedding"))
-        return "exact" if self.run.config.get("rule_match") == "exact" else "embedding"
-
-    def kb_summary(self) -> dict[str, Any]:
-        """The KB coverage (the paper's figure): affordances and games whose target has a matched rule."""
-        targets = sorted(set(self.targets.values()))
-        covered = sorted({self.targets[g] for g, flag in self.covered.items() if flag and g in self.targets})
-        return {"rules_file": self.rules_file, "rules": self.rule_count, "match": self.match_mode(),
-                "threshold": self.run.config.get("rule_threshold", 0.7),
-                "affordances": len(targets), "affordances_covered": len(covered),
-                "affordance_share": round(len(covered) / len(targets), 6) if targets else None,
-                "games": len(self.covered), "games_covered": sum(self.covered.values()),
-                "game_share": round(sum(self.covered.values()) / len(self.covered), 6) if self.covered else None,
-                "games_kb_positive": sum(self.kb_evidence.values()),
-                "uncovered_affordances": [t for t in targets if t not in covered]}
-
-    def to_json(self) -> dict[str, Any]:
-        """The source as ``report.json`` names it."""
-        return {"run": self.run.label, "rules_file": self.rules_file, "rule_count": self.rule_count,
-                "kind": self.kind, "match": self.match_mode(),
-                "games": len(self.covered), "covered_games": sum(self.covered.values()),
-                "covers_object_games": sum(self.covers_object.values()),
-                "kb_positive_games": sum(self.kb_evidence.values())}
-
-    def describe(self) -> str:
-        count = "" if self.rule_count is None else f", {self.rule_count} rules"
-        config = self.run.config
-        match = ("matched to candidates by identical verb id" if self.match_mode() == "exact" else
-                 f"matched to candidates by sentence similarity of their verbs >= {config.get('rule_threshold', 0.7)}")
-        hits = sum(self.covered.values())
-        what = "KB-anchored rules" if self.kind == "kb" else "rules"
-        text = (f"Coverage split: a game is *covered* when its target has a matched rule among the {what} in "
-                f"`{self.rules_file}`{count}, {match}, as recorded by run `{self.run.label}`: {hits} of "
-                f"{len(self.covered)} games ({100 * hits / len(self.covered):.1f}%) are covered. Every row is split "
-                "by these same games.")
-        if self.kind == "kb":
-            kb = self.kb_summary()
-            text += (f" KB coverage: {kb['affordances_covered']} of {kb['affordances']} target affordances have a "
-                     f"matched KB rule; in {kb['games_kb_positive']} covered games the hidden object is itself one "
-                     "of the KB's positives of its target's rule.")
-        return text
-
-
-def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
-    """The run whose rule facts split every row: the first run played with KB-anchored rules, else the first
-    whose records carry rule facts (None when no run has any)."""
-    ordered = [r for r in runs if r.rule_source == "kb"] + [r for r in runs if r.rule_source != "kb"]
-    for run in ordered:
-        facts = [r for r in run.records if r.get("rules") is not None]
-        if facts:
-            rules_file = str(run.config.get("rules"))
-            flag = (lambda key: {r["game"]: bool(r["rules"].get(key)) for r in facts})
-            return CoverageSource(run, rules_file, _rule_count(rules_file), flag("target_has_rule"),
-                                  flag("target_rule_covers_object"), flag("target_rule_kb_positive"),
-                                  {r["game"]: r["target"] for r in facts})
-    return None
-
-
-def _rule_count(path: str) -> int | None:
-    from kari.rules import load_rules
-
-    try:
-        return len(load_rules(path))
-    except (KariError, OSError):
-        return None
+    return RunData(root, config, RunSummary.from_json(summary), records)
 
 
 def _pct(value: float | None) -> str:
@@ -212,14 +79,21 @@ def _definitions(figure: str | None) -> list[str]:
     return lines
 
 
-def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[str, Any] | None = None) -> str:
+_FIND = object()
+"""``compare``'s default ``source``: find it in the runs."""
+
+
+def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[str, Any] | None = None,
+            source: Any = _FIND) -> str:
     """The Markdown report text (``figure``: the IG figure's file name, to point to; ``data``: the
-    ``report.json`` object to show the intervals of, computed with default settings when None)."""
+    ``report.json`` object to show the intervals of, computed with default settings when None; ``source``: the
+    coverage split's source when already found, None for none)."""
     from kari.game.report_intervals import sections
 
-    source = coverage_source(runs)
+    if source is _FIND:
+        source = coverage_source(runs)
     if data is None:
-        from kari.game.compare import Settings, report_data
+        from kari.game.comparisons import Settings, report_data
 
         data = report_data(runs, source, Settings())
     covered = source.covered if source else None
@@ -234,7 +108,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         unc = (split or {}).get("uncovered", {})
         cfg = run.config
         lines.append(f"| {run.label} | {cfg.get('questioner')} | {cfg.get('oracle')} | {cfg.get('checker')} | "
-                     f"{'yes' if run.with_rules else 'no'} | {len({r['game'] for r in run.records})} | "
+                     f"{'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
@@ -252,8 +126,8 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     for name, cells in table.items():
         base = cells.get(None, {})
         row = [name, _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
-        for source in ("kb", "rules"):
-            ruled = cells.get(source, {})
+        for column in RuleColumn:
+            ruled = cells.get(column, {})
             delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
                      else f"{100 * (ruled['success_rate'] - base['success_rate']):+.1f}")
             row += [_pct(ruled.get("success_rate")), _turns(ruled.get("avg_turns_solved")), delta]
@@ -269,38 +143,29 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
 
 
 @dataclass(frozen=True)
-class ReportOptions:
-    """What ``kari report`` writes besides ``report.md``: intervals' settings, the HTML page and its inputs."""
-
-    resamples: int = RESAMPLES
-    seed: int = 0
-    html: bool = False
-    rules: str | Path | None = None  # rules to show with coverage and proofs (default: the runs' own)
-    bench: str | Path | None = None  # benchmark of those rules' objects (default: the runs' own)
-    db: str | Path | None = None  # KB whose vocabulary and edges to use (default: the runs' own)
-
-
-@dataclass(frozen=True)
 class Report:
-    """What :func:`build_report` made: the Markdown text, the ``report.json`` object and the leaderboard rows."""
+    """What :func:`report_figures` made: the Markdown text, the ``report.json`` object and the leaderboard rows."""
 
     markdown: str
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
+    source: CoverageSource | None = None
 
 
-def build_report(run_dirs: Sequence[str | Path], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
-    """Read the runs and compute every figure of the report (nothing is written)."""
-    from kari.game.compare import Settings, report_data
+def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
+    """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
+    nothing is written."""
+    from kari.game.comparisons import Settings, report_data
     from kari.game.leaderboard import leaderboard_rows
 
-    if not run_dirs:
+    if not runs:
         raise KariError("give at least one run directory", code="report-run")
     if options.resamples < 1:
         raise KariError(f"--resamples must be >= 1 (got {options.resamples})", code="bad-option")
-    runs = [load_run(p) for p in run_dirs]
-    data = report_data(runs, coverage_source(runs), Settings(resamples=options.resamples, seed=options.seed))
-    return runs, Report("", data, leaderboard_rows(data))
+    runs = list(runs)
+    source = coverage_source(runs)
+    data = report_data(runs, source, Settings(resamples=options.resamples, seed=options.seed))
+    return runs, Report("", data, leaderboard_rows(data), source)
 
 
 def report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
@@ -315,9 +180,25 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
     """:func:`report`, returning the Markdown, the JSON object and the leaderboard."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
-    runs, made = build_report(run_dirs, options)
-    text = compare(runs, FIGURE_FILE if out is not None else None, made.data)
-    made = Report(text, made.data, made.leaderboard)
+    if not run_dirs:
+        raise KariError("give at least one run directory", code="report-run")
+    return write_report_loaded([load_run(p) for p in run_dirs], out, options)
+
+
+def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
+                  options: ReportOptions = ReportOptions()) -> str:
+    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s)."""
+    return write_report_loaded(runs, out, options).markdown
+
+
+def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
+                        options: ReportOptions = ReportOptions()) -> Report:
+    """:func:`write_report` on runs already read."""
+    if options.html and out is None:
+        raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
+    runs, made = report_figures(runs, options)
+    text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
+    made = Report(text, made.data, made.leaderboard, made.source)
     if out is not None:
         from kari.game.leaderboard import leaderboard_csv
         from kari.game.plots import plot_ig
@@ -331,7 +212,7 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
         series = _ig_series(runs)
         html = None
         if options.html:
-            from kari.game.html import render_html
+            from kari.game.html.page import render_html
 
             html = render_html(runs, made.data, series, options)  # everything is computed before anything is written
         atomic_write_text(folder / REPORT_FILE, text)

@@ -22,13 +22,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kari.errors import KariError
-from kari.game.defaults import RULE_FALSIFIED, RULE_SATISFIED
+from kari.game.defaults import RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING
+from kari.game.names import RuleWeighting
+from kari.game.settings import check_weighting
 from kari.rules.ast import Rule
 
-WEIGHTINGS = ("evidence", "fixed")
-DEFAULT_WEIGHTING = "evidence"
+WEIGHTINGS: tuple[str, ...] = tuple(RuleWeighting)
+DEFAULT_WEIGHTING = RULE_WEIGHTING
 QUANTILE = 0.1
+"""The posterior quantile a rule's precision and recall are read at (a cautious reading of little evidence)."""
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,6 @@ class RuleWeight:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
-def check_weighting(weighting: str) -> None:
-    if weighting not in WEIGHTINGS:
-        raise KariError(f"unknown rule weighting {weighting!r} (expected one of {', '.join(WEIGHTINGS)})",
-                        code="game-config")
-
-
 def rule_weight(rule: Rule, weighting: str = DEFAULT_WEIGHTING, *, satisfied: float = RULE_SATISFIED,
                 falsified: float = RULE_FALSIFIED) -> RuleWeight:
     """The factors of ``rule`` (module docstring); ``satisfied`` / ``falsified`` are S and F."""
@@ -59,7 +55,7 @@ def rule_weight(rule: Rule, weighting: str = DEFAULT_WEIGHTING, *, satisfied: fl
 
     check_weighting(weighting)
     counts = (rule.metadata or {}).get("evidence_counts")
-    if weighting == "fixed":
+    if weighting == RuleWeighting.FIXED:
         return RuleWeight(satisfied, falsified, "fixed")
     if not isinstance(counts, Mapping) or not counts.get("positives"):
         return RuleWeight(satisfied, falsified, "no-evidence")

@@ -1,100 +1,43 @@
 """``kari play``: play a benchmark's games with one Questioner and write ``games.jsonl``, ``summary.json`` and
 plots into a run directory.
 
-The summary covers every record of the directory. Resumable: a game already in ``games.jsonl`` (same game id
-and run index) is skipped on rerun; a partial last line left by a crash is dropped (or, when it is a whole
-record without its newline, kept) before anything is appended. Each record is appended as one whole line and
-flushed; ``summary.json``, ``config.json`` and the plots are written atomically. A rerun with a different
-configuration in the same directory is refused, and a second command on a directory another one is writing
-fails at once (the directory is locked).
+The summary covers every record of the directory. Resumable (:mod:`kari.io.runloop`, the loop ``kari creativity
+solve`` runs too): a game already in ``games.jsonl`` (same game id and run index) is skipped on rerun; a partial
+last line left by a crash is dropped (or, when it is a whole record without its newline, kept) before anything is
+appended. Each record is appended as one whole line and flushed; ``summary.json``, ``config.json`` and the plots
+are written atomically. A rerun with a different configuration in the same directory is refused, and a second
+command on a directory another one is writing fails at once (the directory is locked).
 """
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game import defaults
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.game.names import Player
+from kari.game.records import GAMES_FILE, GameRecord, read_game, read_games
+from kari.game.settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.game.summary import RunData
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
+from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
 
-GAMES_FILE = "games.jsonl"
-LLM_PARTS = ("questioner", "oracle", "checker")
+if TYPE_CHECKING:
+    from kari.bench.model import Benchmark
+    from kari.domain.vocabulary import Vocabulary
+    from kari.game.match import RuleSource
 
-
-@dataclass(frozen=True)
-class PlayConfig:
-    """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume."""
-
-    bench: str
-    questioner: str
-    oracle: str = "kb"
-    checker: str = "symbolic"
-    seed: int = 0
-    runs: int | None = None
-    games: int | None = None
-    game_ids: tuple[str, ...] = ()
-    rules: str | None = None
-    rule_threshold: float = 0.7
-    rule_top_k: int = 1
-    rule_match: str = "embedding"
-    rule_weights: str = "evidence"
-    questions: str | None = None
-    temperature: float = 1.0
-    max_tokens: int = 512
-    threshold: float = defaults.THRESHOLD
-    budget: int = defaults.BUDGET
-    max_rejections: int = defaults.MAX_REJECTIONS
-    reps_k: int = defaults.REPRESENTATIVES
-    leave_one_out: bool = True
-    vocab: str | None = None
-    db: str | None = None
-    eps: float = defaults.EPS
-    smoothing: float = defaults.SMOOTHING
-    oracle_noise: float = 0.0
-    model_reps: int | None = None
-    model: str | None = None
-    base_url: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def identity(self) -> dict[str, Any]:
-        """The fields a resumed run must share with the original."""
-        data = asdict(self)
-        for key in ("games", "game_ids"):
-            data.pop(key)
-        return data
+__all__ = ["CONFIG_FILE", "GAMES_FILE", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
+           "check_settings_values", "load_records", "play", "play_loaded", "read_inputs", "select_games", "uses_llm"]
 
 
-def load_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+def load_records(path: Path) -> tuple[list[GameRecord], bool]:
     """Records already in ``games.jsonl`` and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, _checked)
-
-
-RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
-TURN_FIELDS = {"turn": int, "ig": (int, float), "checker": dict}
-
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    """``record`` if it has the fields the metrics read, with their types; else a ``run-corrupt`` error."""
-    def bad(what: str) -> KariError:
-        return KariError(f"corrupt record: {what}", file=str(path), line=line, code="run-corrupt")
-
-    for key, kind in (*RECORD_FIELDS.items(), ("run", int)):
-        if not isinstance(record.get(key, 0 if key == "run" else None), kind):
-            raise bad(f"field {key!r} missing or not {kind.__name__}")
-    for turn in record["turns"]:
-        if not isinstance(turn, dict) or not all(isinstance(turn.get(k), t) for k, t in TURN_FIELDS.items()):
-            raise bad("a turn lacks turn, ig or checker")
-    return record
-
-
-def _check_resume(out: Path, config: PlayConfig) -> None:
-    check_settings(out / CONFIG_FILE, config.identity(), ignore=("games", "game_ids"))
+    return read_games(path)
 
 
 def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) -> list[Any]:
@@ -113,7 +56,7 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
 
 
 def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
-    if not any(getattr(config, part) == "llm" for part in LLM_PARTS):
+    if not uses_llm(config):
         return None
     from kari.llm import CallLog, make_chat_client
 
@@ -123,48 +66,68 @@ def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
     return make_chat_client(llm_config, CallLog(out / f"llm_calls-{stamp}.jsonl"))
 
 
+def _player_class(config: PlayConfig, concurrency: int, has_rules: bool) -> Any:
+    """The questioner's class, once the run's players and their inputs fit together."""
+    from kari.game.questioners import questioner_class
+
+    cls = questioner_class(config.questioner)
+    if concurrency < 1 or (concurrency > 1 and cls.name == Player.HUMAN):
+        raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
+    if cls.name == Player.RULES and not has_rules:
+        raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
+    return cls
+
+
+def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vocabulary, RuleSource | None]:
+    """What the config names, each read once and checked in the order a user meets it: the vocabulary, the
+    benchmark (its words read into the vocabulary), the games and players asked for, the rules matched."""
+    from kari.bench.reader import read_benchmark
+    from kari.domain.vocabulary import open_vocabulary
+    from kari.game.match import RuleSource
+
+    check_settings_values(config)
+    vocab = open_vocabulary(config.vocab, config.db)
+    bench = read_benchmark(config.bench, vocab).checked()
+    select_games(bench.games, config.games, config.game_ids)
+    _player_class(config, concurrency, config.rules is not None)
+    rules = None
+    if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
+        rules = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
+    return bench, vocab, rules
+
+
 def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
          read: Any = input, write: Any = print, concurrency: int = 1) -> dict[str, Any]:
-    """Play the configured games into ``out`` (resuming) and return the run summary.
+    """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
+    names are read (:func:`read_inputs`), then :func:`play_loaded` plays."""
+    bench, vocab, rules = read_inputs(config, concurrency)
+    return play_loaded(config, out, bench=bench, vocab=vocab, rules=rules, llm_config=llm_config, progress=progress,
+                       read=read, write=write, concurrency=concurrency).summary
+
+
+def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab: Vocabulary,
+                rules: RuleSource | None = None, llm_config: Any = None, progress: bool = True, read: Any = input,
+                write: Any = print, concurrency: int = 1) -> RunData:
+    """:func:`play` on loaded inputs: ``bench`` read into ``vocab`` (which the run may grow), ``rules`` matched
+    over the same vocabulary (None: no rules). ``config`` still names the inputs: it is the run's record.
+    Returns the played run as ``kari report`` reads it (its summary, every record of the directory).
 
     ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
     records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
     """
-    from kari.bench.model import load_benchmark
-    from kari.bench.validate import require_valid
-    from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleSource
-    from kari.game.questioners import questioner_class
-
-    out = Path(out)
-    if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
-        raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
-                        code="game-config")
-    if not 0.0 <= config.eps < 1.0 or not 0.0 <= config.smoothing <= 1.0 or not 0.0 <= config.oracle_noise <= 0.5:
-        raise KariError("--eps must be in [0, 1), --smoothing in [0, 1] and --oracle-noise in [0, 0.5]",
-                        code="game-config")
-    vocab = open_vocabulary(config.vocab, config.db)
-    require_valid(config.bench, vocab)
-    bench = load_benchmark(config.bench, vocab)
+    check_settings_values(config)
     games = select_games(bench.games, config.games, config.game_ids)
-    cls = questioner_class(config.questioner)
-    if concurrency < 1 or (concurrency > 1 and cls.name == "human"):
-        raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
-    if cls.name == "rules" and config.rules is None:
-        raise KariError("the rules questioner needs a rules file (--rules FILE)", code="game-config")
-    from kari.game.rule_weights import check_weighting
-
-    check_weighting(config.rule_weights)
-    matcher = None
-    if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
-        matcher = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
-    with output_folder(out):
-        return _play_locked(config, out, bench, vocab, games, cls, matcher, llm_config, progress, read, write,
+    cls = _player_class(config, concurrency, rules is not None)
+    spec = RunSpec(Path(out), GAMES_FILE, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
+                   read_game, key=lambda r: (r.game, r.run), reads=_input_files(config))
+    with resumable(spec) as run:
+        return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
                             concurrency)
 
 
-def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: list[Any], cls: Any, matcher: Any,
-                 llm_config: Any, progress: bool, read: Any, write: Any, concurrency: int) -> dict[str, Any]:
+def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, vocab: Any, games: list[Any],
+                 cls: Any, matcher: Any, llm_config: Any, progress: bool, read: Any, write: Any,
+                 concurrency: int) -> RunData:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
     from kari.game.checker import make_checker
     from kari.game.engine import play_game
@@ -175,12 +138,12 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     from kari.game.questioners import QuestionerOptions, make_questioner
     from kari.game.setup import SetupBuilder
 
-    _check_resume(out, config)
+    out = run.spec.folder
+    run.check_resume()
     client = _client(config, out, llm_config)
-    options = QuestionerOptions(vocab=vocab, threshold=config.threshold,
-                                questions=Path(config.questions) if config.questions else None,
+    options = QuestionerOptions(vocab=vocab, threshold=config.threshold, questions=config.questions,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
-                                read=read, write=write, extra=dict(config.extra))
+                                read=read, write=write, settings=config.extra)
 
     def make_players() -> tuple[Any, Any, Any]:
         return (make_questioner(config.questioner, options), make_checker(config.checker, vocab, client),
@@ -190,49 +153,34 @@ def _play_locked(config: PlayConfig, out: Path, bench: Any, vocab: Any, games: l
     builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
                            leave_one_out=config.leave_one_out, rules=matcher, eps=config.eps, smoothing=config.smoothing,
                            rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
-                           model_reps=config.model_reps,
-                           rule_factors=(config.extra.get("rule_satisfied", defaults.RULE_SATISFIED),
-                                         config.extra.get("rule_falsified", defaults.RULE_FALSIFIED)),
-                           rules_in_belief=config.extra.get("rules_in_belief", True),
-                           rule_weighting=config.rule_weights)
+                           model_reps=config.model_reps, rule_factors=config.extra.rule_factors,
+                           rules_in_belief=config.extra.rules_enter_belief, rule_weighting=config.weighting)
     runs = config.runs if config.runs is not None else cls.default_runs
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")
-    atomic_write_json(out / CONFIG_FILE, {**config.identity(), "games": config.games, "game_ids": list(config.game_ids)})
+    run.start()
+    todo = run.todo(((index, g) for index in range(runs) for g in games), key=lambda job: (job[1].id, job[0]))
 
-    path = out / GAMES_FILE
-    records, dirty = load_records(path)
-    if dirty:
-        atomic_write_jsonl(path, records)
-    done = {(r.get("game"), r.get("run", 0)) for r in records}
-    todo = [(run, g) for run in range(runs) for g in games if (g.id, run) not in done]
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(todo), desc=f"{config.questioner}", unit="game", disable=not progress, leave=False)
-
-    def play_one(job: tuple[int, Any, Any]) -> dict[str, Any]:
-        run, game, (setup, hidden, rules) = job
+    def play_one(job: tuple[int, Any, Any]) -> GameRecord:
+        index, game, (setup, hidden, rules) = job
         questioner, checker, oracle = players.get()
-        record = {"run": run, "questioner": config.questioner,
-                  **play_game(game, hidden, setup, questioner, checker, oracle, vocab,
-                              max_rejections=config.max_rejections)}
-        if rules is not None:
-            record["rules"] = rules
-        return record
+        record = play_game(game, hidden, setup, questioner, checker, oracle, vocab,
+                           max_rejections=config.max_rejections)
+        return replace(record, run=index, questioner=config.questioner, rules=rules)
 
-    jobs = ((run, game, builder.build(game, run)) for run, game in todo)  # setups are built in this thread
-    try:
-        with path.open("a", encoding="utf-8") as handle:
-            for _, record in ordered_map(play_one, jobs, concurrency):
-                append(handle, record)
-                records.append(record)
-                bar.update(1)
-    finally:
-        bar.close()
-    summary = summarise(records)
-    summary["config"] = {**config.identity(), "runs": runs}
-    if client is not None:
-        summary["llm_usage"] = client.usage.as_dict()
-    atomic_write_json(out / SUMMARY_FILE, summary)
+    def played() -> Iterator[GameRecord]:
+        jobs = ((index, game, builder.build(game, index)) for index, game in todo)  # setups built in this thread
+        for _, record in ordered_map(play_one, jobs, concurrency):
+            yield record
+
+    records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
+    summary = summarise(records).with_run({**config.identity(), "runs": runs}, usage_of(client).get("llm_usage"))
+    run.finish(summary.to_json())
     plot_run(summary, out)
-    return summary
+    return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
+
+
+def _input_files(config: PlayConfig) -> tuple[Path, ...]:
+    """The files a run reads (the benchmark's files, the rules, the question list): no run file may be one."""
+    bench = [p for p in config.bench.iterdir() if p.is_file()] if config.bench.is_dir() else []
+    return (*bench, *(p for p in (config.rules, config.questions) if p is not None))

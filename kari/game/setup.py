@@ -18,7 +18,7 @@ from typing import Any
 from kari.bench.model import Benchmark, Game, ObjectRecord
 from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
-from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
+from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING, SMOOTHING
 from kari.game.match import RuleSource, combined_body, coverage_record
 from kari.game.rule_weights import match_weights
 from kari.game.types import GameSetup, Question
@@ -38,7 +38,7 @@ class SetupBuilder:
                  smoothing: float = SMOOTHING,
                  rule_evidence: bool = False, oracle_noise: float = 0.0, model_reps: int | None = None,
                  rule_factors: tuple[float, float] = (RULE_SATISFIED, RULE_FALSIFIED),
-                 rules_in_belief: bool = True, rule_weighting: str = "evidence") -> None:
+                 rules_in_belief: bool = True, rule_weighting: str = RULE_WEIGHTING) -> None:
         self.bench = bench
         self.vocab = vocab
         self.k = k

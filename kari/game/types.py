@@ -15,6 +15,7 @@ from typing import Any
 from kari.bench.model import ObjectRecord
 from kari.domain.terms import History, Question, structured
 from kari.rules.ast import Rule
+from kari.game.records import CheckRecord, TurnRecord
 
 __all__ = ["Action", "Ask", "CheckResult", "GameSetup", "GameState", "Guess", "History", "Question", "RuleMatch",
            "Turn", "structured"]
@@ -71,12 +72,12 @@ class CheckResult:
     def accepted(self) -> bool:
         return self.flag is None and self.reason is None and len(self.pairs) == 1
 
+    def record(self) -> CheckRecord:
+        """The verdict as the game record keeps it."""
+        return CheckRecord(tuple(structured(p) for p in self.pairs), self.flag, self.accepted, self.reason, self.raw)
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pairs": [structured(p) for p in self.pairs], "flag": self.flag,
-                               "accepted": self.accepted, "reason": self.reason}
-        if self.raw is not None:
-            out["raw"] = self.raw
-        return out
+        return self.record().to_json()
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,22 +98,16 @@ class Turn:
     def pair(self) -> Question | None:
         return self.check.pairs[0] if self.check.accepted else None
 
+    def record(self) -> TurnRecord:
+        """The turn as the game record keeps it (beliefs and IG rounded to 6 decimals)."""
+        return TurnRecord(self.index, self.question, self.check.record(),
+                          None if self.answer is None else ("yes" if self.answer else "no"),
+                          None if self.beliefs is None else {a: round(p, 6) for a, p in self.beliefs.items()},
+                          round(self.ig, 6), None if self.soft_beliefs is None else dict(self.soft_beliefs),
+                          self.flipped, self.oracle_raw)
+
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "turn": self.index,
-            "question": self.question,
-            "checker": self.check.to_json(),
-            "answer": None if self.answer is None else ("yes" if self.answer else "no"),
-            "b": None if self.beliefs is None else {a: round(p, 6) for a, p in self.beliefs.items()},
-            "ig": round(self.ig, 6),
-        }
-        if self.soft_beliefs is not None:
-            out["b_soft"] = dict(self.soft_beliefs)
-        if self.flipped:
-            out["flipped"] = True
-        if self.oracle_raw is not None:
-            out["oracle_raw"] = self.oracle_raw
-        return out
+        return self.record().to_json()
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kari.errors import KariError
+from kari.induce.config import EMBED_ACCEPT, EMBED_REJECT
 from kari.induce.llmio import LLMSession
 from kari.domain.terms import PREDICATES
-from kari.rules.ast import Atom, Node, Or
+from kari.rules.ast import Atom, Node, Or, any_of
 from kari.rules.rewrite import map_atoms
 from kari.domain.terms import normalise_term
 from kari.domain.vocabulary import Vocabulary
@@ -73,8 +74,8 @@ class Auditor:
         *,
         embedder: Callable[[], Any] | None = None,
         session: LLMSession | None = None,
-        accept: float = 0.85,
-        reject: float = 0.55,
+        accept: float = EMBED_ACCEPT,
+        reject: float = EMBED_REJECT,
     ) -> None:
         self.vocab = vocab
         self._embedder_factory = embedder if embedder is not None else make_embedder
@@ -96,7 +97,7 @@ class Auditor:
         if result.errors:
             return result
         new_branches = branches[:first_new] + fresh
-        result.body = new_branches[0] if len(new_branches) == 1 else Or(tuple(new_branches))
+        result.body = any_of(new_branches)
         return result
 
     def _map(self, atom: Atom, result: AuditResult, affordance: str, provenance: str) -> str | None:

@@ -25,6 +25,7 @@ from kari.bench.model import ObjectRecord
 from kari.domain.objects import object_view
 from kari.domain.terms import PREDICATES
 from kari.domain.vocabulary import Vocabulary
+from kari.induce.config import SOLVER_TIME_LIMIT
 from kari.rules.ast import And, Atom, Node
 
 Key = tuple[str, str]  # (PREDICATE, value)
@@ -200,8 +201,9 @@ class VectorBranchSearch:
     """:class:`kari.induce.offline.BranchSearch` for the whole-object form, by enumeration (module docstring)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: object = None, *, time_limit: float = 10.0) -> None:
-        from kari.induce.offline import ProposerSettings, umbrella_values
+                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
+        from kari.induce.branches import umbrella_values
+        from kari.induce.config import ProposerSettings
 
         self.settings = settings if settings is not None else ProposerSettings()
         known = list({o.id: o for o in positives}.values())
@@ -231,7 +233,7 @@ class VectorBranchSearch:
     def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
              done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> object:
         """The optimal branch (a :class:`kari.induce.offline.BranchChoice`) or None (see BranchSearch.best)."""
-        from kari.induce.offline import BranchChoice
+        from kari.induce.branches import BranchChoice
 
         c = self.constants
         t = min(100, max(0, round(100 * weight)))
@@ -334,7 +336,7 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
     """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
     precision within ``tolerance`` percentage points with the most general values, then the fewest added
     negatives."""
-    from kari.induce.offline import umbrella_values
+    from kari.induce.branches import umbrella_values
 
     given = sorted({(a.predicate, a.value) for a in atoms})
     ancestors = {key: vocab.ancestors(*key) for key in given}

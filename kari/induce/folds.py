@@ -22,7 +22,7 @@ import hashlib
 import json
 import random
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kari.errors import KariError
@@ -78,6 +78,28 @@ def cv_dir(rules_file: str | Path) -> Path:
 def fold_rules_path(folder: Path, fold: int, suffix: str = ".jsonl") -> Path:
     """``folder/fold<k>.jsonl`` (or ``.kari``)."""
     return folder / f"fold{fold}{suffix}"
+
+
+@dataclass(frozen=True)
+class RuleSets:
+    """Rules read once: one rules file (``folds == {0: rules}``, no ``fold_of``) or the cross-fitted sets of
+    ``kari induce --cv`` (``folds[k]``: induced without fold k's objects; ``fold_of``: each object's fold)."""
+
+    path: Path
+    folds: Mapping[int, list[Rule]]
+    fold_of: Mapping[str, int] | None = None
+
+
+def read_rule_sets(path: str | Path) -> RuleSets:
+    """A rules file (``.kari`` / ``.jsonl``; a ``.kari`` file with the metadata of the ``.jsonl`` beside it:
+    :func:`kari.rules.load_rule_file`) or a ``RULES.cv`` folder of cross-fitted rule sets."""
+    from kari.rules import load_rule_file
+
+    where = Path(path)
+    if where.is_dir() or where.suffix == ".cv":
+        folds, fold_of = load_cross_fitted(where)
+        return RuleSets(where, folds, fold_of)
+    return RuleSets(where, {0: load_rule_file(where)})
 
 
 def load_cross_fitted(path: str | Path) -> tuple[dict[int, list[Rule]], dict[str, int]]:

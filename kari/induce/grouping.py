@@ -30,12 +30,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kari.errors import KariError
-from kari.induce.config import GROUPINGS
+from kari.induce.config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce.inputs import Evidence
 from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
 
-DEFAULT_GROUPING = "wordnet"
-DEFAULT_GROUP_THRESHOLD = 0.8
+DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -73,11 +72,11 @@ def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
     by name; every verb is in exactly one group."""
     check_grouping(method, threshold)
     verbs = sorted(positives)
-    if method == "none":
+    if method == Grouping.NONE:
         return _unique([VerbGroup(v, (v,)) for v in verbs])
-    if method == "embedding":
+    if method == Grouping.EMBEDDING:
         return _named(_clusters(verbs, positives, threshold, embedder), positives, _largest)
-    if method == "wordnet":
+    if method == Grouping.WORDNET:
         keys = {v: _wordnet_key(v) for v in verbs}
         by_key: dict[str, list[str]] = {}
         for verb in verbs:

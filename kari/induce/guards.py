@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.domain.terms import WHOLE
 from kari.domain.vocabulary import Vocabulary
-from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.induce.config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.rules.ast import And, Atom, Node, Or, Part, all_of, any_of
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve
 from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
@@ -30,6 +31,32 @@ class GuardResult:
     branch: Node | None
     problems: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
+
+
+class Conflict(NamedTuple):
+    """``conflict(P, V1, V2)``: the branch requires two values of one exclusive group."""
+
+    ATOM = "conflict"
+    predicate: str
+    first: str
+    second: str
+
+
+class Redundant(NamedTuple):
+    """``redundant(P, V)``: another atom of the branch implies P:V."""
+
+    ATOM = "redundant"
+    predicate: str
+    value: str
+
+
+class Lift(NamedTuple):
+    """``lift(P, V, A)``: P:V is lifted to its ancestor A while the branch's precision holds."""
+
+    ATOM = "lift"
+    predicate: str
+    value: str
+    to: str
 
 
 def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
@@ -46,15 +73,15 @@ def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
 
 
 def _rebuild(var: str | None, atoms: Sequence[Atom]) -> Node:
-    body: Node = atoms[0] if len(atoms) == 1 else And(tuple(atoms))
+    body = all_of(atoms)
     return Part(var, body) if var is not None else body
 
 
 def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
-                 vocab: Vocabulary, *, lift_tolerance: float = 0.05, strict: bool = False, lift: bool = True,
-                 time_limit: float = 10.0) -> GuardResult:
+                 vocab: Vocabulary, *, lift_tolerance: float = LIFT_TOLERANCE, strict: bool = False,
+                 lift: bool = True, time_limit: float = SOLVER_TIME_LIMIT) -> GuardResult:
     """Simplify, check and lift one branch against the known ``positives`` and ``negatives``."""
-    from kari.induce.offline import avoid_facts
+    from kari.induce.branches import avoid_facts
     from kari.rules import to_text
 
     simple = simplify(branch)
@@ -77,15 +104,16 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     options = ["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}", "-c", f"part={int(strict and var is not None)}"]
     outcome = solve([program], ["facts.lp", "exclusive.lp", "branch.lp"], time_limit=time_limit,
                     what="branch guard", options=options)
-    found = [(str(a[0]), PREDICATE_OF_ASP[str(a[1])], *map(str, a[2:])) for a in outcome.atoms]
-    conflicts = [f"{p}:{v1} and {p}:{v2}" for name, p, v1, v2 in (f for f in found if f[0] == "conflict")]
+    conflicts = [f"{p}:{a.first} and {p}:{a.second}" for a in outcome.answers(Conflict)
+                 for p in [PREDICATE_OF_ASP[str(a.predicate)]]]
     if conflicts:
         return GuardResult(None, [f"{to_text(simple)} requires {c}, values of one exclusive group that no object "
                                   "has together" for c in conflicts])
     changes = ["simplified"] if simple != branch else []
-    redundant = {(p, v) for name, p, v in (f for f in found if f[0] == "redundant")}
+    redundant = {(PREDICATE_OF_ASP[str(a.predicate)], str(a.value)) for a in outcome.answers(Redundant)}
     changes += [f"dropped {p}:{v} (implied by another atom)" for p, v in sorted(redundant)]
-    lifted = {(p, v): a for name, p, v, a in (f for f in found if f[0] == "lift")} if lift else {}
+    lifted = ({(PREDICATE_OF_ASP[str(a.predicate)], str(a.value)): str(a.to) for a in outcome.answers(Lift)}
+              if lift else {})
     changes += [f"lifted {p}:{v} to {p}:{a}" for (p, v), a in sorted(lifted.items()) if a != v]
     kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
             if (a.predicate, a.value) not in redundant]
@@ -116,10 +144,10 @@ class Guard:
     """The guards of one run, applied to the new branches of every proposal (:meth:`check`)."""
 
     vocab: Vocabulary
-    lift_tolerance: float = 0.05
+    lift_tolerance: float = LIFT_TOLERANCE
     strict: bool = False
     lift: bool = True
-    time_limit: float = 10.0
+    time_limit: float = SOLVER_TIME_LIMIT
 
     def check(self, body: Node, first_new: int, positives: Sequence[ObjectRecord],
               negatives: Sequence[ObjectRecord]) -> tuple[Node | None, list[str], list[list[str]]]:
@@ -144,14 +172,14 @@ class Guard:
             changes.append(result.changes)
         if problems:
             return None, problems, []
-        return (kept[0] if len(kept) == 1 else Or(tuple(kept))), [], changes
+        return any_of(kept), [], changes
 
 
 def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:
     """The objects some lifting of ``atoms`` could cover (each atom, or an ancestor of it, holds on the whole):
     the only ones the lifting question needs (fewer facts to ground)."""
     from kari.domain.objects import object_view
-    from kari.induce.offline import umbrella_values
+    from kari.induce.branches import umbrella_values
 
     reach = []
     for atom in atoms:

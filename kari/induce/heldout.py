@@ -18,6 +18,9 @@ from kari.domain.vocabulary import Vocabulary
 from kari.induce.inputs import Evidence
 from kari.induce.report import RuleScore, Truth, score_on
 from kari.rules.ast import Node, Rule
+from kari.domain.terms import Semantics
+from kari.induce.config import Negatives
+from kari.induce.records import CVSummary
 
 FAILING_PRECISION = 0.5
 """A branch fails on held-out objects when fewer than this share of the held-out objects it covers are positive."""
@@ -37,7 +40,7 @@ def _empty(affordance: str, positives: int, negatives: int) -> RuleScore:
 
 def heldout_scores(fold_rules: Mapping[int, Sequence[Rule]], evidence: Mapping[str, Evidence],
                    fold_of: Mapping[str, int], vocab: Vocabulary, *, negatives: str = "auto",
-                   semantics: str = "any-part") -> dict[str, RuleScore]:
+                   semantics: str = Semantics.ANY_PART) -> dict[str, RuleScore]:
     """Per affordance of ``evidence``: the counts of every fold's rule on its own fold's objects, summed (an
     affordance without a rule in a fold covers none of that fold's objects)."""
     total = {a: _empty(a, 0, 0) for a in evidence}
@@ -73,7 +76,7 @@ class BranchCheck:
 
 def branch_checks(fold_rules: Mapping[int, Sequence[Rule]], final_rules: Sequence[Rule],
                   evidence: Mapping[str, Evidence], fold_of: Mapping[str, int], vocab: Vocabulary, *,
-                  negatives: str = "auto", semantics: str = "any-part") -> dict[str, list[BranchCheck]]:
+                  negatives: str = Negatives.AUTO, semantics: str = Semantics.ANY_PART) -> dict[str, list[BranchCheck]]:
     """Every branch of every fold's rule with its held-out true and false positives (the fold's objects)."""
     from kari.rules import to_text
 
@@ -119,33 +122,32 @@ def pooled(scores: Mapping[str, RuleScore]) -> dict[str, Any]:
 
 def cv_summary(heldout: Mapping[str, RuleScore], in_sample: Mapping[str, RuleScore],
                checks: Mapping[str, Sequence[BranchCheck]], *, k: int, seed: int, negatives: str, semantics: str,
-               settings: Mapping[int, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+               settings: Mapping[int, Mapping[str, Any]] | None = None) -> CVSummary:
     """The content of ``cv.json``."""
     affordances = sorted(heldout)
     inside = {a: in_sample.get(a, _empty(a, heldout[a].positives, heldout[a].negatives)) for a in affordances}
     held, ins = pooled({a: heldout[a] for a in affordances}), pooled(inside)
-    return {
-        "k": k, "seed": seed, "negatives": negatives, "semantics": semantics,
-        "pooled": {"heldout": held, "in_sample": ins,
-                   "gap_macro_f1": round(ins["macro"]["f1"] - held["macro"]["f1"], 4)},
-        "affordances": {
+    return CVSummary(
+        k=k, seed=seed, negatives=negatives, semantics=semantics,
+        pooled={"heldout": held, "in_sample": ins, "gap_macro_f1": round(ins["macro"]["f1"] - held["macro"]["f1"], 4)},
+        affordances={
             a: {"positives": heldout[a].positives, "negatives": heldout[a].negatives,
                 "heldout": _scores(heldout[a]), "in_sample": _scores(inside[a]),
                 "failing_branches": [c.to_json() for c in checks.get(a, ()) if c.fails]}
             for a in affordances
         },
-        "settings_by_fold": {str(f): dict(s) for f, s in sorted((settings or {}).items())},
-    }
+        settings_by_fold={str(f): dict(s) for f, s in sorted((settings or {}).items())},
+    )
 
 
-def render_heldout(summary: Mapping[str, Any], folder: str) -> str:
+def render_heldout(summary: CVSummary, folder: str) -> str:
     """The report's "Held-out evaluation" section."""
-    p = summary["pooled"]
+    p = summary.pooled
     held, ins = p["heldout"], p["in_sample"]
     lines = [
         "## Held-out evaluation",
         "",
-        (f"{summary['k']}-fold cross-validation by object (seed {summary['seed']}): each fold's rules were induced "
+        (f"{summary.k}-fold cross-validation by object (seed {summary.seed}): each fold's rules were induced "
          f"without that fold's objects and judged on their labels only. Rule sets and `cv.json` in `{folder}`."),
         "",
         "| pooled | held-out P | R | F1 | in-sample P | R | F1 |",
@@ -156,21 +158,21 @@ def render_heldout(summary: Mapping[str, Any], folder: str) -> str:
         lines.append(f"| {kind} | {h['precision']:.3f} | {h['recall']:.3f} | {h['f1']:.3f} | {i['precision']:.3f} "
                      f"| {i['recall']:.3f} | {i['f1']:.3f} |")
     lines += ["", f"Gap (in-sample minus held-out macro F1): {p['gap_macro_f1']:.3f}."]
-    if summary.get("settings_by_fold"):
+    if summary.settings_by_fold:
         lines += ["", "Settings each fold chose by inner cross-validation on its own training objects: " + "; ".join(
             f"fold {f}: " + ", ".join(f"{k}={v}" for k, v in chosen.items())
-            for f, chosen in summary["settings_by_fold"].items()) + "."]
+            for f, chosen in summary.settings_by_fold.items()) + "."]
     lines += ["",
               "| affordance | positives | held-out P | R | F1 | in-sample F1 | failing branches |",
               "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for aff, row in summary["affordances"].items():
+    for aff, row in summary.affordances.items():
         h = row["heldout"]
         lines.append(f"| {aff} | {row['positives']} | {h['precision']:.3f} | {h['recall']:.3f} | {h['f1']:.3f} "
                      f"| {row['in_sample']['f1']:.3f} | {len(row['failing_branches'])} |")
-    failing = [(aff, c) for aff, row in summary["affordances"].items() for c in row["failing_branches"]]
+    failing = [(aff, c) for aff, row in summary.affordances.items() for c in row["failing_branches"]]
     lines += ["", f"### Branches that fail on held-out objects ({len(failing)})", "",
               "A branch fails when most held-out objects it covers are negatives (* = also in the final rule).", ""]
-    for aff in summary["affordances"]:
+    for aff in summary.affordances:
         mine = [c for a, c in failing if a == aff]
         if mine:
             lines.append(f"- **{aff}**: " + "; ".join(

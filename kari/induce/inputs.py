@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord, object_to_json
+from kari.bench.model import Benchmark, ObjectRecord, object_to_json
 from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 
@@ -86,14 +86,16 @@ def select(
 
 def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
-    from kari.bench.model import load_benchmark
-    from kari.bench.validate import require_valid
+    from kari.bench.reader import read_labelled
 
-    require_valid(root, vocab, games=False)
-    bench = load_benchmark(root, vocab)
+    return bench_evidence(read_labelled(root, vocab))
+
+
+def bench_evidence(bench: Benchmark) -> dict[str, Evidence]:
+    """Evidence per affordance of a benchmark already read (its words canonical), from its labels."""
     universe = tuple(bench.objects[k] for k in sorted(bench.objects))
     out: dict[str, Evidence] = {}
-    labels_path = str(Path(root) / "labels.jsonl")
+    labels_path = str(Path(bench.root) / "labels.jsonl")
     for aff_id in sorted(bench.affordances):
         objects = []
         for ids in (bench.positives(aff_id), bench.negatives(aff_id)):

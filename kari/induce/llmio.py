@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kari.llm.config import DEFAULT_MAX_TOKENS
+
 ROLES = ("proposer", "validator", "auditor")
 
 
@@ -42,7 +44,7 @@ class LLMSession:
         request: str,
         *,
         feedback: Sequence[str] = (),
-        max_tokens: int = 512,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
         schema: Mapping[str, Any] | None = None,
     ) -> JSONReply:
         """Send the role's system prompt, ``request`` and any repair ``feedback``; parse one JSON object."""
@@ -56,7 +58,8 @@ class LLMSession:
         return _parse(reply)
 
     def ask_json_many(
-        self, role: str, requests: Sequence[str], *, max_tokens: int = 512, schema: Mapping[str, Any] | None = None
+        self, role: str, requests: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS,
+        schema: Mapping[str, Any] | None = None
     ) -> list[JSONReply]:
         """Several independent requests of one role (sent concurrently by the client)."""
         from kari.llm.types import ChatRequest

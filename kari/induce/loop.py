@@ -19,16 +19,17 @@ from typing import Any
 
 from kari.bench.model import ObjectRecord
 from kari.induce.auditor import Auditor, VocabEvent
-from kari.induce.config import InduceConfig
+from kari.induce.config import InduceConfig, Negatives
 from kari.induce.guards import Guard
 from kari.induce.inputs import Evidence
 from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
 from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
-from kari.rules.ast import Atom, Node, Or, Rule
-from kari.domain.terms import normalise_term
+from kari.rules.ast import Atom, Node, Or, Rule, any_of
+from kari.domain.terms import Semantics, normalise_term
 from kari.domain.vocabulary import Vocabulary
+from kari.induce.records import InductionResult
 
 
 @dataclass
@@ -270,30 +271,30 @@ def _result(
         meta["edges"] = sorted({e for oid in [*meta["motivated_by"], *covers] for e in evidence.edges.get(oid, ())})
         kept.append((branch, meta))
     branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
-    state.body = None if not branches else branches[0] if len(branches) == 1 else Or(tuple(branches))
+    state.body = any_of(branches) if branches else None
     covered = _covered(state, evidence.positives, timers)
     whole = (branch_evidence(Rule(evidence.affordance, state.body), evidence.positives, negatives, vocab,
                              config.semantics) if state.body is not None else None)
-    return {
-        "affordance": evidence.affordance,
-        "evidence": evidence.fingerprint(),
-        "rule": to_json(state.body) if state.body is not None else None,
-        "branches": state.branch_meta,
-        "positives": len(evidence.positives),
-        "negatives": len(negatives),
-        "negatives_source": "closed-world" if evidence.uses_closed_world(config.negatives) else "labelled",
-        "covered": len(covered),
-        "recall": round(len(covered) / len(evidence.positives), 4) if evidence.positives else None,
-        "evidence_counts": None if whole is None else {
+    return InductionResult(
+        affordance=evidence.affordance,
+        evidence=evidence.fingerprint(),
+        rule=to_json(state.body) if state.body is not None else None,
+        branches=state.branch_meta,
+        positives=len(evidence.positives),
+        negatives=len(negatives),
+        negatives_source=Negatives.CLOSED_WORLD if evidence.uses_closed_world(config.negatives) else Negatives.LABELLED,
+        covered=len(covered),
+        recall=round(len(covered) / len(evidence.positives), 4) if evidence.positives else None,
+        evidence_counts=None if whole is None else {
             "positives": len(evidence.positives), "negatives": len(negatives),
             "covered_positives": whole["support"], "covered_negatives": whole["negatives_covered"]},
-        "unanswered": {k: sorted(v) for k, v in sorted(state.unanswered.items())},
-        "rounds": state.rounds,
-        "dropped": state.dropped,
-        "vocab_events": [e.to_json() for e in state.events],
-        "seconds": round(seconds, 3),
+        unanswered={k: sorted(v) for k, v in sorted(state.unanswered.items())},
+        rounds=state.rounds,
+        dropped=state.dropped,
+        vocab_events=[e.to_json() for e in state.events],
+        seconds=round(seconds, 3),
         **_kb_group(evidence),
-    }
+    )
 
 
 def _kb_group(evidence: Evidence) -> dict[str, Any]:
@@ -314,7 +315,7 @@ def branch_evidence(branch: Rule, positives: Sequence[ObjectRecord], negatives: 
                     vocab: Vocabulary, semantics: str) -> dict[str, Any]:
     """What one branch (as a rule) covers among the training objects, by their facts: support (positives
     covered), negatives covered, precision, and the objects."""
-    if semantics == "any-part":  # one vectorised pass over every object (KB-scale closed-world negatives)
+    if semantics == Semantics.ANY_PART:  # one vectorised pass over every object (KB-scale closed-world negatives)
         from kari.induce.fastsearch import AtomMatrix, holds_rule, rule_keys
 
         covered = holds_rule(branch.body, AtomMatrix([*positives, *negatives], vocab, rule_keys(branch.body)))
@@ -341,33 +342,29 @@ def checked_names(chosen: Sequence[Evidence]) -> list[str]:
     return [] if any(ev.members for ev in chosen) else [ev.affordance for ev in chosen]
 
 
-def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, Mapping[str, Any]]) -> None:
+def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, InductionResult]) -> None:
     """Re-apply the vocabulary changes of finished affordances (on resume) in affordance order."""
     for aff in sorted(results):
-        for event in results[aff].get("vocab_events", ()):
+        for event in results[aff].vocab_events or ():
             if event["decision"] == "new":
                 vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
             elif event["decision"] in ("embedding", "llm-synonym"):
                 vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
 
 
-def rule_from_result(result: Mapping[str, Any], metadata: Mapping[str, Any]) -> Rule | None:
+def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Rule | None:
     """The :class:`Rule` (with per-branch provenance) of a finished affordance, or None without a rule."""
-    import json
-
-    from kari.rules import parse_rule_json
-
-    if result.get("rule") is None:
+    body = result.body
+    if body is None:
         return None
-    body = parse_rule_json(json.dumps(result["rule"]))
     note = (
-        f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.get('covered')} of "
-        f"{result.get('positives')} positives by the Validator's labels"
+        f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.covered} of "
+        f"{result.positives} positives by the Validator's labels"
     )
-    kb = {k: result[k] for k in ("group", "kb_positives", "evidence_counts") if result.get(k) is not None}
+    kb = {k: value for k in ("group", "kb_positives", "evidence_counts") if (value := getattr(result, k)) is not None}
     return Rule(
-        result["affordance"],
+        result.affordance,
         body,
-        {**metadata, "recall_validator": result.get("recall"), **kb, "comments": [note]},
-        tuple(result.get("branches", ())),
+        {**metadata, "recall_validator": result.recall, **kb, "comments": [note]},
+        tuple(result.branches or ()),
     )

@@ -21,76 +21,21 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.domain.objects import has_property, object_view, rule_holds
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.domain.terms import WHOLE, Semantics
 from kari.domain.vocabulary import Vocabulary
+from kari.induce.branches import BranchChoice, avoid_facts, umbrella_values
+from kari.induce.config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.validator import AtomLabels
-from kari.rules.ast import And, Atom, Node, Or, Part, Rule
-from kari.solver.control import Grounding
-from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts, value_facts
-
-
-@dataclass(frozen=True)
-class ProposerSettings:
-    """The offline Proposer's criterion (see the module docstring); :mod:`kari.induce.tuning` chooses
-    ``min_precision`` and ``min_gain`` by inner cross-validation."""
-
-    max_atoms: int = 3
-    min_support: int = 2
-    min_coverage: float = 0.0
-    min_objects: int = 3
-    m_estimate: float = 2.0
-    min_precision: float = 0.5
-    min_gain: float = 0.02
-    strict: bool = False
-    beta: float = 1.0  # the rule's training F-beta is maximised (beta > 1 weighs recall more)
-
-    def constants(self, prior: float, positives: int) -> dict[str, int]:
-        """The ``#const`` values of ``solver/propose.lp`` (percentages as integers) for ``positives`` known
-        positives: the support floor is ``min_support`` or ``min_coverage`` of them, whichever is larger, and
-        never more than the positives there are (a KB verb with one positive object still gets its rule)."""
-        support = max(self.min_support, math.ceil(self.min_coverage * positives - 1e-9))
-        support = min(support, positives) if positives >= 1 else support
-        return {"k": self.max_atoms, "min_sup": support, "min_freq": self.min_objects,
-                "m": round(self.m_estimate), "prior": round(100 * prior), "min_prec": round(100 * self.min_precision),
-                "strict": int(self.strict)}
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class BranchChoice:
-    """One optimal branch and what it covers (object ids)."""
-
-    branch: Node
-    covers: tuple[str, ...]
-    negatives: tuple[str, ...]
-    optimal: bool
-
-
-def umbrella_values(vocab: Vocabulary, predicate: str) -> set[str]:
-    """Values never proposed: umbrella roots of the taxonomy (``material`` says nothing about an object)."""
-    memo = vocab.memo("umbrella_values")
-    if predicate not in memo:
-        memo[predicate] = _umbrellas(vocab, predicate)
-    return set(memo[predicate])
-
-
-def _umbrellas(vocab: Vocabulary, predicate: str) -> set[str]:
-    values = vocab.values(predicate)
-    below: dict[str, int] = {}
-    for value in values:
-        for ancestor in vocab.ancestors(predicate, value) - {value}:
-            below[ancestor] = below.get(ancestor, 0) + 1
-    return {v for v, n in below.items() if len(vocab.ancestors(predicate, v)) == 1 and 2 * n >= len(values)}
+from kari.rules.ast import Atom, Or, Part, Rule, all_of, any_of
+from kari.solver.control import Grounding, SolveOutcome
+from kari.solver.facts import PREDICATE_OF_ASP, exclusive_facts, marks, object_facts, taxonomy_facts
 
 
 def _implies_any(values: frozenset[tuple[str, str]], vocab: Vocabulary) -> Callable[[str, str], bool]:
@@ -100,17 +45,12 @@ def _implies_any(values: frozenset[tuple[str, str]], vocab: Vocabulary) -> Calla
     return keep
 
 
-def avoid_facts(vocab: Vocabulary) -> str:
-    """``avoid(pred,"value").`` for every umbrella value (read by propose.lp and branch.lp)."""
-    return value_facts("avoid", [(p, v) for p in PREDICATES for v in sorted(umbrella_values(vocab, p))])
-
-
 class BranchSearch:
     """``solver/propose.lp`` grounded once over the known positives and negatives; :meth:`best` answers one
     branch question per call by setting its externals (targets, round targets, done negatives, weight)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: ProposerSettings | None = None, *, time_limit: float = 10.0) -> None:
+                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
         settings = settings or ProposerSettings()
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
@@ -150,11 +90,11 @@ class BranchSearch:
         outcome = self.grounding.solve(externals, time_limit=self.time_limit)
         if not outcome.atoms:
             return None
-        return _choice(outcome.atoms, [o.id for o in self.objects], optimal=outcome.proven)
+        return _choice(outcome, [o.id for o in self.objects], optimal=outcome.proven)
 
 
 def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                  settings: ProposerSettings, *, time_limit: float = 10.0) -> BranchSearch:
+                  settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT) -> BranchSearch:
     """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
     enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence)."""
     if settings.strict:
@@ -174,7 +114,7 @@ def best_branch(
     round_targets: Sequence[ObjectRecord] = (),
     done: Sequence[ObjectRecord] = (),
     weight: float = 0.5,
-    time_limit: float = 10.0,
+    time_limit: float = SOLVER_TIME_LIMIT,
 ) -> BranchChoice | None:
     """One :meth:`BranchSearch.best` question: ``positives`` are every known positive (``targets`` are added:
     support and precision count them all)."""
@@ -182,25 +122,47 @@ def best_branch(
     return search.best(targets, round_targets=round_targets, done=done, weight=weight)
 
 
-def _choice(atoms: Sequence[tuple[Any, ...]], ids: Sequence[str], optimal: bool) -> BranchChoice:
-    chosen = sorted((PREDICATE_OF_ASP[str(a[1])], str(a[2])) for a in atoms if a[0] == "sel")
-    part_form = ("form", "part") in atoms
+class Selected(NamedTuple):
+    """``sel(P, V)``: the branch has the atom P:V (P in ASP spelling)."""
+
+    ATOM = "sel"
+    predicate: str
+    value: str
+
+
+class Covered(NamedTuple):
+    """``cov(I)``: the branch covers known positive I."""
+
+    ATOM = "cov"
+    object: int
+
+
+class CoveredNegative(NamedTuple):
+    """``ncov(I)``: the branch covers known negative I."""
+
+    ATOM = "ncov"
+    object: int
+
+
+def _choice(outcome: SolveOutcome, ids: Sequence[str], optimal: bool) -> BranchChoice:
+    chosen = sorted((PREDICATE_OF_ASP[str(a.predicate)], str(a.value)) for a in outcome.answers(Selected))
+    part_form = outcome.holds("form", "part")
     role = "x" if part_form else WHOLE
     nodes = tuple(Atom(p, v, role) for p, v in chosen)
-    body: Node = nodes[0] if len(nodes) == 1 else And(nodes)
+    body = all_of(nodes)
     branch = Part("x", body) if part_form else body
-    covers = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "cov"))
-    negatives = tuple(sorted(ids[int(a[1])] for a in atoms if a[0] == "ncov"))
+    covers = tuple(sorted(ids[int(a.object)] for a in outcome.answers(Covered)))
+    negatives = tuple(sorted(ids[int(a.object)] for a in outcome.answers(CoveredNegative)))
     return BranchChoice(branch, covers, negatives, optimal)
 
 
 class SymbolicProposer:
     """Proposes rules by clingo optimisation over the KB evidence (see :class:`BranchSearch`)."""
 
-    name = "offline"
+    name = Backend.OFFLINE
 
-    def __init__(self, vocab: Vocabulary, settings: ProposerSettings | None = None, *, seed_branches: int = 3,
-                 time_limit: float = 10.0) -> None:
+    def __init__(self, vocab: Vocabulary, settings: ProposerSettings | None = None, *,
+                 seed_branches: int = SEED_BRANCHES, time_limit: float = SOLVER_TIME_LIMIT) -> None:
         self.vocab = vocab
         self.settings = settings or ProposerSettings()
         self.seed_branches = seed_branches
@@ -212,7 +174,7 @@ class SymbolicProposer:
         branches = list(
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
-        semantics = "strict" if self.settings.strict else "any-part"
+        semantics = Semantics.STRICT if self.settings.strict else Semantics.ANY_PART
         seen = list({o.id: o for o in (*task.seen, *task.targets)}.values())
         current = Rule(task.affordance, task.current) if task.current is not None else None
         covered = {o.id for o in seen if current is not None and rule_holds(current, o, self.vocab, semantics)}
@@ -244,7 +206,7 @@ class SymbolicProposer:
             round_targets = [o for o in round_targets if o.id not in covered]
         if not notes:
             return Proposal(None, "", "no branch meets the support and precision settings and raises F1", exhausted=True)
-        body = branches[0] if len(branches) == 1 else Or(tuple(branches))
+        body = any_of(branches)
         return Proposal(body, "; ".join(notes))
 
 

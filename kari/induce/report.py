@@ -8,8 +8,10 @@ from typing import Any
 
 from kari.bench.model import ObjectRecord
 from kari.induce.inputs import Evidence
+from kari.induce.records import InductionResult
 from kari.rules.ast import Rule
 from kari.domain.vocabulary import Vocabulary
+from kari.domain.terms import Semantics
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def score_rules(
     vocab: Vocabulary,
     *,
     negatives: str = "auto",
-    semantics: str = "any-part",
+    semantics: str = Semantics.ANY_PART,
     time_limit: float = 120.0,
 ) -> dict[str, RuleScore]:
     """Recall on positives and false positives on known negatives per rule, decided by ``kari.solver``."""
@@ -71,7 +73,7 @@ Truth = Mapping[str, tuple[Sequence[ObjectRecord], Sequence[ObjectRecord]]]
 """Affordance -> (positive objects, negative objects) to judge a rule on."""
 
 
-def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = "any-part",
+def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = Semantics.ANY_PART,
              time_limit: float = 120.0) -> dict[str, RuleScore]:
     """Each rule (of an affordance in ``truth``) judged by the solver on the given positives and negatives."""
     from kari.solver import compute_coverage
@@ -118,7 +120,7 @@ def _mean(values: Sequence[float]) -> float:
 
 def render_report(
     manifest: Mapping[str, Any],
-    results: Mapping[str, Mapping[str, Any]],
+    results: Mapping[str, InductionResult],
     scores: Mapping[str, RuleScore],
     rules: Sequence[Rule],
     timers: Sequence[Mapping[str, Any]],
@@ -152,13 +154,13 @@ def render_report(
         res, s = results[aff], scores.get(aff)
         if s is None:
             lines.append(
-                f"| {aff} | 0 | {res['positives']} | 0.000 | {res['negatives']} | - | - | - | {len(res['dropped'])} |"
+                f"| {aff} | 0 | {res.positives} | 0.000 | {res.negatives} | - | - | - | {len(res.dropped)} |"
             )
             continue
         prec = "-" if s.precision is None else f"{s.precision:.3f}"
         lines.append(
             f"| {aff} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
-            f"| {prec} | {res.get('recall') or 0:.3f} | {len(res['dropped'])} |"
+            f"| {prec} | {res.recall or 0:.3f} | {len(res.dropped)} |"
         )
     lines += [
         "",
@@ -170,7 +172,7 @@ def render_report(
         "| --- |" + " ---: |" * manifest.get("config", {}).get("rounds", 3),
     ]
     for aff in sorted(results):
-        cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff]["rounds"]]
+        cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff].rounds]
         lines.append(f"| {aff} | " + " | ".join(cells) + " |")
     if rare is not None:
         share = rare[0] / rare[1] if rare[1] else 0.0
@@ -200,7 +202,7 @@ def render_report(
         "| --- | ---: | ---: |",
     ]
     lines += [f"| {p} | {a} | {b} |" for p, (a, b) in sorted(vocab_sizes.items())]
-    events = [e for res in results.values() for e in res.get("vocab_events", ()) if e["decision"] not in ("exact",)]
+    events = [e for res in results.values() for e in res.vocab_events or () if e["decision"] not in ("exact",)]
     counts: dict[str, int] = {}
     for e in events:
         counts[e["decision"]] = counts.get(e["decision"], 0) + 1
@@ -213,7 +215,7 @@ def render_report(
     news = sorted({f"{e['predicate']}:{e['value']}" for e in events if e["decision"] == "new"})
     if news:
         lines.append("New values: " + ", ".join(f"`{n}`" for n in news) + ".")
-    drops = [(aff, d) for aff in sorted(results) for d in results[aff]["dropped"]]
+    drops = [(aff, d) for aff in sorted(results) for d in results[aff].dropped]
     lines += ["", f"## Rejected proposals ({len(drops)})", ""]
     lines += [
         f"- {aff} round {d['round']} attempt {d['attempt']}: {'; '.join(d['problems'])[:300]}" for aff, d in drops[:50]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,10 +12,11 @@ from typing import Any, NamedTuple
 from kari import interrupts
 from kari.errors import KariError
 from kari.bench.model import ObjectRecord
-from kari.induce.config import InduceConfig
+from kari.induce.config import Backend, InduceConfig, InputKind
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
+from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
 from kari.domain.terms import PREDICATES
@@ -31,14 +32,14 @@ class InduceOutcome:
     """What a run produced."""
 
     rules: list[Rule]
-    results: dict[str, dict[str, Any]]
+    results: dict[str, InductionResult]
     scores: dict[str, Any]
     out: Path
     jsonl: Path
     run_dir: Path
     timers: Timers
     resumed: list[str]
-    cv: dict[str, Any] | None = None
+    cv: CVSummary | None = None
 
 
 def jsonl_path(out: Path) -> Path:
@@ -55,13 +56,13 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
         raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
                         "kept in the database)", code="induce-input")
     if bench is not None:
-        return from_bench(bench, vocab), {"kind": "bench", "path": str(bench)}
+        return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
     from kari.induce.grouping import group_evidence
 
     config = config or InduceConfig()
     verbs = from_db(db, vocab)  # type: ignore[arg-type]
     grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
-    return grouped, {"kind": "db", "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
+    return grouped, {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
                      "groups": str(len(grouped))}
 
 
@@ -80,23 +81,12 @@ def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
 
 def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Components:
     from kari.induce.auditor import Auditor, make_embedder
+    from kari.induce.roles import components
 
     auditor = Auditor(
         vocab, embedder=make_embedder, session=session, accept=config.embed_accept, reject=config.embed_reject
     )
-    if session is None:
-        from kari.induce.offline import KBValidator, SymbolicProposer
-
-        proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
-                                    time_limit=config.solver_time_limit)
-        return Components(proposer, KBValidator(vocab), auditor, vocab, config.guard(vocab))
-    from kari.induce.proposer import LLMProposer
-    from kari.induce.validator import LLMValidator
-
-    return Components(
-        LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor, vocab,
-        config.guard(vocab),
-    )
+    return components(config, vocab, session, auditor)
 
 
 def _prompt_info() -> dict[str, Any]:
@@ -142,8 +132,39 @@ def induce(
     also induced K times, each time without one fold of the objects, and judged on the held-out fold
     (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`).
     """
-    from kari.io.atomic import check_output_dir, check_output_file
+    config, out, _ = _outputs(out, run_dir, config, llm, _bench_files(bench))
+    new_store = bench is not None and db is not None and not Path(db).exists()
+    vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
+    evidence, input_info = load_evidence(db, bench, vocab, config)
+    return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
+                         fresh=fresh, progress=progress, argv=argv, cv=cv)
+
+
+def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
+                  db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
+                  llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
+                  cv: int | None = None) -> InduceOutcome:
+    """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
+    ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
+    the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
+    defaults of the input's kind (:meth:`InduceConfig.for_input`)."""
     from kari.io.lock import output_folder
+
+    kind = input_info.get("kind", InputKind.BENCH)
+    config, out, run = _outputs(out, run_dir, config, llm,
+                                _bench_files(input_info["path"] if kind == InputKind.BENCH else None))
+    config = config.for_input(kind)
+    inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
+                                                  source=input_info["path"]), vocab)
+    with output_folder(run.path):
+        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
+
+
+def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
+             inputs: Sequence[Path] = ()) -> tuple[InduceConfig, Path, RunDir]:
+    """The settings and the outputs, checked before any work: an ``--out`` that is a folder, a database or one
+    of ``inputs`` (its JSONL form included), a JSONL ``--out``, or an LLM backend without an endpoint is refused."""
+    from kari.io.atomic import check_output_dir, check_output_file
 
     config = config or InduceConfig()
     out = Path(out)
@@ -151,19 +172,16 @@ def induce(
         raise KariError(
             "--out names the .kari rules file; the .jsonl form is written beside it", file=str(out), code="induce-out"
         )
-    if (config.backend == "openai") != (llm is not None):
+    if (config.backend == Backend.OPENAI) != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
     for output in (out, jsonl_path(out)):
-        check_output_file(output)        # before any work: an --out that is a folder or a database is refused
-    run = RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
-    new_store = bench is not None and db is not None and not Path(db).exists()
-    vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
-    config = config.for_input("bench" if bench is not None else "db")
-    evidence, input_info = load_evidence(db, bench, vocab, config)
-    inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
-                                                  source=input_info["path"]), vocab)
-    with output_folder(run.path):
-        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
+        check_output_file(output, inputs)  # before any work: a folder, a database or an input of the run is refused
+    return config, out, RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
+
+
+def _bench_files(bench: str | Path | None) -> list[Path]:
+    """The files of the benchmark directory ``bench`` (no output may replace one)."""
+    return [p for p in Path(bench).iterdir() if p.is_file()] if bench is not None and Path(bench).is_dir() else []
 
 
 class _Inputs(NamedTuple):
@@ -231,11 +249,11 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             cv_summary = _cross_validate(cv, chosen, evidence, rules, scores, job, run, timers, key, out, fresh)
         _write_rules(out, rules)
         atomic_write_jsonl(
-            run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a]["rounds"]]
+            run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a].rounds]
         )
         atomic_write_jsonl(
             run.vocabulary_path,
-            [{"affordance": a, **e} for a in sorted(results) for e in results[a]["vocab_events"]],
+            [{"affordance": a, **e} for a in sorted(results) for e in results[a].vocab_events],
         )
         _persist_vocabulary(db, vocab)
         usage = _usage(run.calls() + [c for fold in sorted((run.path / "cv").glob("fold*"))
@@ -253,7 +271,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             status="finished", usage=usage, timers=timers.rows(),
             scores={a: s.to_json() for a, s in sorted(scores.items())},
             tuning=tuning, rare_branches={"rare": rare[0], "branches": rare[1]},
-            cv=None if cv_summary is None else {"folder": str(cv_dir(out)), "pooled": cv_summary["pooled"]},
+            cv=None if cv_summary is None else {"folder": str(cv_dir(out)), "pooled": cv_summary.pooled},
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
@@ -283,9 +301,9 @@ def _universe(evidence: dict[str, Evidence]) -> list[ObjectRecord]:
     return list({o.id: o for ev in evidence.values() for o in (*ev.universe, *ev.positives)}.values())
 
 
-def _matching(finished: dict[str, dict[str, Any]], evidence: dict[str, Evidence]) -> dict[str, dict[str, Any]]:
+def _matching(finished: dict[str, InductionResult], evidence: dict[str, Evidence]) -> dict[str, InductionResult]:
     """The finished affordances whose evidence is still the same."""
-    return {a: r for a, r in finished.items() if a in evidence and r.get("evidence") == evidence[a].fingerprint()}
+    return {a: r for a, r in finished.items() if a in evidence and r.evidence == evidence[a].fingerprint()}
 
 
 @dataclass(frozen=True)
@@ -298,8 +316,8 @@ class _Job:
     progress: bool
 
 
-def _induce_set(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir, timers: Timers,
-                key: str) -> tuple[dict[str, dict[str, Any]], list[Rule], dict[str, Any] | None]:
+def _induce_set(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
+                timers: Timers, key: str) -> tuple[dict[str, InductionResult], list[Rule], dict[str, Any] | None]:
     """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
     chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
     replay_vocabulary(job.vocab, finished)
@@ -319,7 +337,7 @@ def _tuned(chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run:
     from kari.induce.tuning import Tuning, choose_settings
     from kari.io.atomic import atomic_write_json
 
-    if config.backend != "offline" or not config.tune:
+    if config.backend != Backend.OFFLINE or not config.tune:
         return config, None
     if run.tuning_path.is_file():
         tuning = Tuning.from_json(json.loads(run.tuning_path.read_text(encoding="utf-8")))
@@ -343,7 +361,7 @@ def _cross_validate(
     key: str,
     out: Path,
     fresh: bool,
-) -> dict[str, Any]:
+) -> CVSummary:
     """``--cv K``: induce once per fold without that fold's objects (a resumable run directory per fold under
     ``RUN/cv/``), write the fold rule sets and ``cv.json`` into ``RULES.cv/`` and return the summary."""
     from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects, fold_rules_path, restrict_all
@@ -383,12 +401,12 @@ def _cross_validate(
                           dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
         atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
     atomic_write_json(folder / FOLDS_FILE, {"k": k, "seed": config.seed, "fold_of": fold_of})
-    atomic_write_json(folder / CV_FILE, summary)
+    atomic_write_json(folder / CV_FILE, summary.to_json())
     return summary
 
 
-def _run_loop(chosen: list[Evidence], finished: dict[str, dict[str, Any]], job: _Job, run: RunDir,
-              timers: Timers) -> dict[str, dict[str, Any]]:
+def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
+              timers: Timers) -> dict[str, InductionResult]:
     """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
     from tqdm import tqdm
 

@@ -27,6 +27,7 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
 from kari.io.text import BadJSON, decode_json, load_json, read_text
+from kari.induce.records import InductionResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -118,11 +119,11 @@ class RunDir:
     def result_path(self, affordance: str) -> Path:
         return self.affordance_dir / f"{_UNSAFE.sub('_', affordance)}.json"
 
-    def save(self, result: dict[str, Any]) -> None:
+    def save(self, result: InductionResult) -> None:
         """Persist one finished affordance atomically."""
-        atomic_write_json(self.result_path(result["affordance"]), result)
+        atomic_write_json(self.result_path(result.affordance), result.to_json())
 
-    def finished(self) -> dict[str, dict[str, Any]]:
+    def finished(self) -> dict[str, InductionResult]:
         """Affordance -> finished result; unreadable files (never produced by atomic writes) are ignored."""
         out = {}
         for path in sorted(self.affordance_dir.glob("*.json")) if self.affordance_dir.is_dir() else ():
@@ -131,5 +132,5 @@ class RunDir:
             except (BadJSON, UnicodeDecodeError):
                 continue
             if isinstance(data, dict) and "affordance" in data:
-                out[data["affordance"]] = data
+                out[data["affordance"]] = InductionResult.from_json(data)
         return out

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig
+from kari.induce.config import Backend, InduceConfig
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Rule
 
@@ -33,17 +33,14 @@ INNER_FOLDS = 3
 
 def induce_rules(chosen: Sequence[Evidence], config: InduceConfig, vocab: Vocabulary) -> list[Rule]:
     """Offline rules for the chosen evidence, in memory (no run directory, no report)."""
-    from kari.induce.auditor import Auditor
-    from kari.induce.loop import Components, checked_names, induce_affordance, rule_from_result
-    from kari.induce.offline import KBValidator, SymbolicProposer
+    from kari.induce.loop import checked_names, induce_affordance, rule_from_result
+    from kari.induce.roles import components
 
-    proposer = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
-                                time_limit=config.solver_time_limit)
-    comps = Components(proposer, KBValidator(vocab), Auditor(vocab), vocab, config.guard(vocab))
+    comps = components(config, vocab)
     names = checked_names(chosen)
     rules = []
     for ev in chosen:
-        rule = rule_from_result(induce_affordance(ev, comps, config, affordances=names), {"backend": "offline"})
+        rule = rule_from_result(induce_affordance(ev, comps, config, affordances=names), {"backend": Backend.OFFLINE})
         if rule is not None:
             rules.append(rule)
     return rules

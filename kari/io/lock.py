@@ -7,7 +7,7 @@ killed run never leaves a stale lock. A second command on the same folder fails 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,13 +42,19 @@ def folder_lock(folder: str | os.PathLike[str], what: str = "run directory") -> 
 
 
 @contextmanager
-def output_folder(folder: str | os.PathLike[str], what: str = "run directory") -> Iterator[Path]:
+def output_folder(folder: str | os.PathLike[str], what: str = "run directory", *, writes: Iterable[str] = (),
+                  inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Path]:
     """Create ``folder`` if needed (:func:`~kari.io.atomic.prepare_output_dir`) and hold its lock for the block.
-    When the block fails and the folder was created here and holds nothing but its lock file, it is removed
-    again: a command that fails before writing anything leaves no trace."""
-    from kari.io.atomic import prepare_output_dir
+    The files the command ``writes`` there (names) must not be among its ``inputs`` (``play --bench B --out B``
+    would append its records to the benchmark's games.jsonl): checked first, before anything is created. When
+    the block fails and the folder was created here and holds nothing but its lock file, it is removed again: a
+    command that fails before writing anything leaves no trace."""
+    from kari.io.atomic import check_output_file, prepare_output_dir
 
     path = Path(folder)
+    read = [p for p in inputs if p is not None]
+    for name in writes:
+        check_output_file(path / name, read)
     created = not path.exists()
     prepare_output_dir(path)
     try:

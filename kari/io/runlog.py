@@ -1,19 +1,22 @@
 """A resumable run directory's two records: its settings (``config.json``) and its append-only JSONL log.
 
 ``kari play`` (``games.jsonl``) and ``kari creativity solve`` (``answers.jsonl``) append one record per finished
-item and flush it; a rerun reads what is there and does the rest. :func:`check_settings` refuses a rerun with
-other settings; :func:`load_log` reads the log back, tolerating what a crash can leave.
+item and flush it; a rerun reads what is there and does the rest (the loop: :mod:`kari.io.runloop`).
+:func:`check_settings` refuses a rerun with other settings; :func:`load_log` reads the log back, tolerating what
+a crash can leave; :func:`settings_json` writes a settings record as ``config.json`` holds it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.text import load_json, read_text
+from kari.io.text import holds_nul, load_json, read_text
 
 CONFIG_FILE = "config.json"
 """A run directory's settings."""
@@ -21,8 +24,24 @@ CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 """A run directory's scores, rewritten at the end of every session."""
 
-RecordCheck = Callable[[dict[str, Any], Path, int], dict[str, Any]]
-"""Returns the record when it has the fields its readers need, else raises a ``run-corrupt`` :class:`KariError`."""
+RecordCheck = Callable[[dict[str, Any], Path, int], Any]
+"""Returns the (typed) record when the line has the fields its readers need, else raises a ``run-corrupt``
+:class:`KariError`."""
+
+
+def paths_as_paths(settings: Any, names: Collection[str]) -> None:
+    """Read the ``names`` fields of a frozen settings dataclass given as ``str`` as :class:`~pathlib.Path`
+    (call it from ``__post_init__``): paths stay ``Path`` from the command line to the file."""
+    for name in names:
+        value = getattr(settings, name)
+        if value is not None and not isinstance(value, Path):
+            object.__setattr__(settings, name, Path(value))
+
+
+def settings_json(settings: Any, drop: Collection[str] = ()) -> dict[str, Any]:
+    """A settings dataclass as ``config.json`` holds it: its fields but ``drop``, paths as strings."""
+    data = {key: value for key, value in asdict(settings).items() if key not in drop}
+    return {key: str(value) if isinstance(value, Path) else value for key, value in data.items()}
 
 
 def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[str] = ()) -> None:
@@ -40,7 +59,7 @@ def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[s
                         file=str(path), code="run-config")
 
 
-def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool]:
+def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     """Records already in the log at ``path`` and whether the file must be rewritten to be clean again: a last
     line without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a
     line holding several records back to back (glued by a resume after such a crash) is split."""
@@ -62,6 +81,9 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool
             if found is None:
                 raise KariError("corrupt record (not a JSON object)", file=str(path), line=number,
                                 code="run-corrupt")
+            if "\\u0000" in line and holds_nul(found):
+                raise KariError("corrupt record (a string holds a NUL character, \\u0000)", file=str(path),
+                                line=number, code="run-corrupt")
             records += [check(record, path, number) for record in found]
             dirty = dirty or len(found) > 1
     if tail.strip():
@@ -73,9 +95,17 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[dict[str, Any]], bool
 
 
 def append(handle: Any, record: Mapping[str, Any]) -> None:
-    """Append one record to an open log as one whole line and flush it (a crash loses at most this line)."""
-    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    handle.flush()
+    """Append one record to an open log as one whole line and flush it (a crash loses at most this line). A full
+    disk or another write failure is a :class:`KariError` naming the log file."""
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    try:
+        handle.flush()                       # written straight to the file: a failed write leaves nothing
+        view = memoryview(data)              # buffered for close() to fail on again
+        while view:
+            view = view[os.write(handle.fileno(), view):]
+    except OSError as exc:
+        raise KariError(f"cannot write: {exc.strerror or exc}", file=str(getattr(handle, "name", "") or None),
+                        code="output-write") from None
 
 
 def _line_records(line: str) -> list[dict[str, Any]] | None:

@@ -1,17 +1,21 @@
 """Reading input text: one-line errors (``FILE:LINE:COL: code: message``) for a missing, non-regular or
-non-UTF-8 file, a byte-order mark dropped, and JSON decoding that fails cleanly on every malformed value
-(bad syntax, numbers too long for Python's int conversion, nesting deeper than the recursion limit)."""
+non-UTF-8 file, a byte-order mark dropped, lines read with a bound on their length (a file without newlines is
+never read whole), and JSON decoding that fails cleanly on every malformed value (bad syntax, numbers too long
+for Python's int conversion, nesting deeper than the recursion limit, a NUL character written as ``\\u0000``)."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from kari.errors import KariError
 
 BOM = "\ufeff"
+MAX_LINE_BYTES = 16 * 2**20
+"""The longest line a line reader accepts (DuckDB's ``max_line_size`` for KB files is the same)."""
 
 
 def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
@@ -37,6 +41,51 @@ def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
     return text.removeprefix(BOM)
 
 
+def read_lines(handle: IO[bytes], where: str, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line_number, raw_line)`` from a binary handle, each line read with a bound: a line longer than
+    ``max_line`` bytes raises a :class:`KariError` naming ``where`` and the line (code ``line-too-long``)
+    after at most ``max_line`` bytes were read, so a file without newlines is never held in memory whole."""
+    number = 0
+    while raw := handle.readline(max_line + 1):
+        number += 1
+        if len(raw) > max_line and not raw.endswith(b"\n"):
+            raise KariError(f"line longer than {max_line:,} bytes (a text line kari reads is at most that long)",
+                            file=where, line=number, code="line-too-long")
+        yield number, raw
+
+
+def decode_line(raw: bytes, where: str, number: int, code: str = "encoding") -> str:
+    """One line as text without its line ending (and, on line 1, without a byte-order mark); invalid UTF-8
+    raises ``FILE:LINE:COL`` (the column of the first bad byte)."""
+    raw = raw.rstrip(b"\n").removesuffix(b"\r")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        col = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+        raise KariError(f"not UTF-8 (byte 0x{raw[exc.start]:02x})", file=where, line=number, col=col,
+                        code=code) from None
+    return text.removeprefix(BOM) if number == 1 else text
+
+
+def iter_text_lines(path: str | os.PathLike[str], what: str = "file") -> Iterator[tuple[int, str]]:
+    """``(line_number, text)`` of each line of a UTF-8 text file (a BOM dropped), read with a bound on the
+    line length; a missing or non-regular file, a bad byte or an over-long line is a located
+    :class:`KariError`."""
+    where = str(path)
+    file = Path(path)
+    if not file.exists():
+        raise KariError(f"{what} not found", file=where, code="missing-file")
+    if not file.is_file():
+        raise KariError(f"{what} is not a regular file", file=where, code="missing-file")
+    try:
+        handle = open(file, "rb")
+    except OSError as exc:
+        raise KariError(f"cannot read the {what}: {exc.strerror or exc}", file=where, code="unreadable") from None
+    with handle:
+        for number, raw in read_lines(handle, where):
+            yield number, decode_line(raw, where, number)
+
+
 class BadJSON(ValueError):
     """A JSON text that does not decode: ``message`` says why, ``line`` and ``col`` where, when known."""
 
@@ -48,15 +97,39 @@ class BadJSON(ValueError):
 
 
 def decode_json(text: str) -> Any:
-    """``json.loads`` that raises only :class:`BadJSON`, whatever is wrong with ``text``."""
+    """``json.loads`` that raises only :class:`BadJSON`, whatever is wrong with ``text``. A string holding a NUL
+    character (written ``\\u0000``) is refused like a NUL byte: no kari input holds one."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadJSON(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except RecursionError:
         raise BadJSON("invalid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer of more than sys.get_int_max_str_digits() digits
         raise BadJSON(f"invalid JSON: {str(exc).split(';')[0]}") from None
+    if "\\u0000" in text and holds_nul(value):
+        at = text.index("\\u0000")
+        line = text.count("\n", 0, at) + 1
+        raise BadJSON("a string holds a NUL character (\\u0000); no kari input holds one", line,
+                      at - (text.rfind("\n", 0, at) + 1) + 1)
+    return value
+
+
+def holds_nul(value: Any) -> bool:
+    """Does a decoded JSON value hold a NUL character in any key or string? (an explicit stack: no recursion;
+    for readers that decode JSON themselves)"""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\0" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def load_json(text: str, *, file: str | None = None, line: int | None = None, code: str = "json") -> Any:

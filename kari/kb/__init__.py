@@ -5,13 +5,12 @@ value lexicon), ``store`` (open and load), ``query`` (stats, show, sql), ``views
 affordance evidence as typed records), ``graph`` (networkx views), ``export`` (KGTK TSV).
 """
 
-from __future__ import annotations
+from kari.exports import lazy_exports
 
-from kari.kb.export import export_kgtk
-from kari.kb.graph import graph_view
-from kari.kb.query import run_sql, show_node, stats
-from kari.kb.store import DEFAULT_DB, FileLoad, LoadReport, load_files, load_into, open_db
-from kari.kb.views import AffordanceEvidence, affordance_evidence, objects_from_db
-
-__all__ = ["DEFAULT_DB", "AffordanceEvidence", "FileLoad", "LoadReport", "affordance_evidence", "export_kgtk",
-           "graph_view", "load_files", "load_into", "objects_from_db", "open_db", "run_sql", "show_node", "stats"]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "kari.kb.export": ("export_kgtk",),
+    "kari.kb.graph": ("graph_view",),
+    "kari.kb.query": ("run_sql", "show_node", "stats"),
+    "kari.kb.store": ("DEFAULT_DB", "FileLoad", "LoadReport", "load_files", "load_into", "open_db"),
+    "kari.kb.views": ("AffordanceEvidence", "affordance_evidence", "objects_from_db"),
+})

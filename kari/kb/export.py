@@ -42,8 +42,9 @@ def export_kgtk(con: duckdb.DuckDBPyConnection, out: str | Path) -> int:
     check_output_file(out)
     out = Path(out)
     compression = "gzip" if out.name.endswith(".gz") else "none"
-    with tempfile.TemporaryDirectory(prefix=".kari-export-", dir=out.parent if out.parent.exists() else None) as tmp:
-        staging = Path(tmp) / "edges.tsv"
+    parent = out.parent.resolve() if out.parent.exists() else None   # absolute: DuckDB expands a leading ~
+    with tempfile.TemporaryDirectory(prefix=".kari-export-", dir=parent) as tmp:
+        staging = Path(tmp).resolve() / "edges.tsv"
         try:
             con.execute(f"COPY ({export_sql()}) TO '{str(staging).replace(chr(39), chr(39) * 2)}' "
                         f"(FORMAT csv, DELIMITER '\t', HEADER true, QUOTE '', ESCAPE '', NULLSTR '', "

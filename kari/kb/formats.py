@@ -17,6 +17,7 @@ validated and kept as written (``|`` lists of KGTK values). Formats:
 from __future__ import annotations
 
 import csv
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -165,33 +166,64 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def reader_sql(src: Source) -> str:
-    """A FROM-clause item reading the raw columns of ``src`` plus ``line`` (1-based line number)."""
-    raw = [f"c{i}" for i in range(len(src.columns))]
+_GLOB_ESCAPES = {"[": "[[]", "*": "[*]", "?": "[?]"}
+
+
+def duckdb_file(path: Path) -> str:
+    """``path`` as DuckDB's file readers must be given it to read exactly that one file: absolute (DuckDB would
+    expand a leading ``~``) and with the glob characters ``[``, ``*`` and ``?`` escaped as one-character classes
+    (DuckDB expands globs in every file name: ``a[1].tsv`` would read ``a1.tsv``)."""
+    return "".join(_GLOB_ESCAPES.get(c, c) for c in os.path.abspath(path))
+
+
+def scan_sql(src: Source) -> str:
+    """The DuckDB table function reading the raw columns of ``src`` (``c0, c1, ...``; for JSON Lines, the
+    triple fields as JSON values), one row per data line."""
     gz = ", compression='gzip'" if textfile.is_gzip(src.path) else ""
-    cols = "{" + ", ".join(f"{_lit(r)}: 'VARCHAR'" for r in raw) + "}"
     if src.json_lines:   # JSON-typed columns: _triples tells strings from objects and arrays
         cols = "{" + ", ".join(f"{_lit(c)}: 'JSON'" for c in src.columns) + "}"
-        scan = (f"read_json({_lit(str(src.path))}, format='newline_delimited', columns={cols}, "
+        return (f"read_json({_lit(duckdb_file(src.path))}, format='newline_delimited', columns={cols}, "
                 f"maximum_object_size=16777216{gz})")
-        names = ", ".join(_ident(c) for c in src.columns)
-        return f"(SELECT {names}, ordinality AS line FROM {scan} WITH ORDINALITY)"
+    cols = "{" + ", ".join(f"{_lit(r)}: 'VARCHAR'" for r in _raw_names(src)) + "}"
     quote = "'\"'" if src.delim == "," else "''"
-    scan = (f"read_csv({_lit(str(src.path))}, delim={_lit(src.delim)}, header={str(src.header).lower()}, "
+    return (f"read_csv({_lit(duckdb_file(src.path))}, delim={_lit(src.delim)}, header={str(src.header).lower()}, "
             f"quote={quote}, escape={quote}, auto_detect=false, columns={cols}, strict_mode=true, "
             f"null_padding=false, comment='', max_line_size=16777216{gz})")
-    names = ", ".join(f"{r} AS {_ident(c)}" for r, c in zip(raw, src.columns))
+
+
+def _raw_names(src: Source) -> list[str]:
+    return list(src.columns) if src.json_lines else [f"c{i}" for i in range(len(src.columns))]
+
+
+def _named(src: Source, row_number: str, source: str) -> str:
+    """SELECT of the staged column names and ``line`` from ``source``, whose 1-based data row number is
+    ``row_number``."""
+    names = ", ".join(f"{_ident(r)} AS {_ident(c)}" for r, c in zip(_raw_names(src), src.columns))
     offset = 1 if src.header else 0
-    return f"(SELECT {names}, ordinality + {offset} AS line FROM {scan} WITH ORDINALITY)"
+    return f"(SELECT {names}, {row_number} + {offset} AS line FROM {source})"
 
 
-def staged_sql(src: Source) -> str:
+def reader_sql(src: Source) -> str:
+    """A FROM-clause item reading the raw columns of ``src`` plus ``line`` (1-based line number), straight from
+    the file (``WITH ORDINALITY`` numbers the rows on one thread)."""
+    return _named(src, "ordinality", f"{scan_sql(src)} WITH ORDINALITY")
+
+
+def table_reader_sql(src: Source, table: str) -> str:
+    """A FROM-clause item reading the raw columns of ``src`` plus ``line`` from ``table``, a copy of
+    :func:`scan_sql`'s rows made with ``preserve_insertion_order`` on (its ``rowid`` is then the row's place in
+    the file, and the copy was made on all threads)."""
+    return _named(src, "rowid + 1", table)
+
+
+def staged_sql(src: Source, raw: str | None = None) -> str:
     """SELECT producing the staged columns (see the module docstring) for every line of ``src``.
 
-    The raw lines are numbered (``WITH ORDINALITY``, which runs on one thread) and materialized first, so that
-    the costly rest - decoding, checking and the insert that consumes this query - runs on all threads."""
+    ``raw`` is the FROM item of the numbered raw lines (:func:`table_reader_sql`); by default they are read
+    from the file (:func:`reader_sql`) and materialized first, so that the costly rest - decoding, checking and
+    the insert that consumes this query - runs on all threads."""
     decode = {"kgtk": _kgtk, "cskg5": _cskg5, "aristo": _aristo, "triples": _triples}[src.fmt]
-    exprs, syntax, source, guard = decode(src, "raw_lines")
+    exprs, syntax, source, guard = decode(src, "raw_lines" if raw is None else raw)
     # the syntax checks run only on rows the cheap guard flags (most rows have no quote, backslash or bar)
     problems = [f"CASE WHEN {guard} THEN coalesce({', '.join(syntax)}) END"] if syntax else []
     for name in NUMERIC:
@@ -202,8 +234,8 @@ def staged_sql(src: Source) -> str:
     for name in ("node1", "relation", "node2"):
         problems.append(f"CASE WHEN {exprs[name]} IS NULL OR {exprs[name]} = '' THEN 'empty {name}' END")
     select = ",\n  ".join(f"{exprs.get(name, 'NULL')} AS {name}" for name in STAGED)
-    return (f"WITH raw_lines AS MATERIALIZED {reader_sql(src)}\n"
-            f"SELECT line,\n  {select},\n  coalesce({', '.join(problems)}) AS problem\nFROM {source} AS raw")
+    lines = f"WITH raw_lines AS MATERIALIZED {reader_sql(src)}\n" if raw is None else ""  # a table is scanned as is
+    return (f"{lines}SELECT line,\n  {select},\n  coalesce({', '.join(problems)}) AS problem\nFROM {source} AS raw")
 
 
 Decoded = tuple[dict[str, str], list[str], str, str]
@@ -212,9 +244,9 @@ a cheap guard: a SQL condition true for every row on which a syntax problem is p
 
 
 def _any_char(refs: list[str], chars: str) -> str:
-    """SQL: one of ``chars`` occurs in one of the columns ``refs``."""
-    joined = f"concat_ws(chr(1), {', '.join(refs)})"
-    return "(" + " OR ".join(f"contains({joined}, {_lit(c)})" for c in chars) + ")"
+    """SQL: one of ``chars`` occurs in one of the columns ``refs`` (one ``contains`` per column and character:
+    cheaper than joining the columns into a new string on every row)."""
+    return "(" + " OR ".join(f"coalesce(contains({ref}, {_lit(c)}), false)" for ref in refs for c in chars) + ")"
 
 _QUOTED = "(starts_with({0}, '\"') OR starts_with({0}, ''''))"
 _UNESCAPED_BAR = r"contains(replace(replace({0}, '\\', ''), '\|', ''), '|')"
@@ -238,7 +270,7 @@ def _kgtk(src: Source, reader: str) -> Decoded:
             exprs[key] = f"CASE WHEN {escaped} THEN kgtk_text({ref}) ELSE {ref} END"
             problems.append(f"'column {col[key]}: ' || kgtk_problem({ref})")
     if "id" in exprs:                      # members of a node2 list get ids ID-1, ID-2, ...
-        exprs["id"] = f"{exprs['id']} || CASE WHEN i > 0 THEN '-' || i ELSE '' END"
+        exprs["id"] = f"CASE WHEN i > 0 THEN {exprs['id']} || '-' || i ELSE {exprs['id']} END"
     for key in ("node1", "relation"):
         ref = _ident(col[key])
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
@@ -249,16 +281,17 @@ def _kgtk(src: Source, reader: str) -> Decoded:
 
 def _explode_node2(col: dict[str, str | None], reader: str) -> str:
     """FROM item with one row per value of a node2 list: ``i`` (0 for a single value, else 1..n),
-    ``node2_value`` and ``node2_label_value`` (the i-th label when the label list is as long)."""
-    node2 = _ident(col["node2"])
+    ``node2_value`` and ``node2_label_value`` (the i-th label when the label list is as long). Rows without a
+    list (nearly all) take the first branch, which builds no list."""
+    node2 = _ident(col["node2"])  # type: ignore[arg-type]
     label = _ident(col["node2_label"]) if col["node2_label"] else "NULL"
-    is_list = f"contains({node2}, '|')"
-    listed = (f"SELECT *, CASE WHEN {is_list} THEN kgtk_split({node2}) END AS node2_list, "
-              f"unnest(CASE WHEN {is_list} THEN range(1, len(kgtk_split({node2})) + 1) ELSE [0] END) AS i "
-              f"FROM {reader}")
-    return (f"(SELECT *, CASE WHEN i = 0 THEN {node2} ELSE node2_list[i] END AS node2_value, "
-            f"CASE WHEN i = 0 THEN {label} WHEN len(kgtk_split({label})) = len(node2_list) "
-            f"THEN kgtk_split({label})[i] END AS node2_label_value FROM ({listed}))")
+    is_list = f"coalesce(contains({node2}, '|'), false)"
+    single = f"SELECT *, 0 AS i, {node2} AS node2_value, {label} AS node2_label_value FROM {reader} WHERE NOT {is_list}"
+    listed = (f"SELECT *, kgtk_split({node2}) AS node2_list, unnest(range(1, len(kgtk_split({node2})) + 1)) AS i "
+              f"FROM {reader} WHERE {is_list}")
+    multi = (f"SELECT * EXCLUDE (node2_list), node2_list[i] AS node2_value, CASE WHEN len(kgtk_split({label})) = "
+             f"len(node2_list) THEN kgtk_split({label})[i] END AS node2_label_value FROM ({listed})")
+    return f"({single} UNION ALL BY NAME {multi})"
 
 
 def _cskg5(src: Source, reader: str) -> Decoded:
@@ -285,4 +318,7 @@ def _triples(src: Source, reader: str) -> Decoded:
     exprs = {k: f"trim({ref} ->> '$')" for k, ref in present.items()}
     problems = [f"CASE WHEN json_type({ref}) IN ('OBJECT', 'ARRAY') THEN '{names[k]} must be a string or a number, "
                 f"not a JSON ' || lower(json_type({ref})) END" for k, ref in present.items()]
+    # a \u0000 escape decodes to a NUL character: refused like a NUL byte in a text file
+    problems += [f"CASE WHEN contains({ref} ->> '$', chr(0)) THEN '{names[k]} holds a NUL character (\\u0000)' END"
+                 for k, ref in present.items()]
     return exprs, problems, reader, "true"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import threading
+import time
 from typing import Any
 
 import duckdb
@@ -43,9 +46,13 @@ def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> l
     return [dict(zip(SHOW_COLUMNS, row)) for row in rows]
 
 
-# User SQL may read the KB and nothing else: no files (COPY, read_csv, EXPORT), no other database (ATTACH), no
-# extension download (INSTALL) and no setting changes (the last statement locks the configuration).
-USER_SQL_SETTINGS = ("SET enable_external_access = false", "SET lock_configuration = true")
+# User SQL may read the KB and nothing else: no files (COPY, read_csv, EXPORT, glob, read_text: the local file
+# system is disabled, the database's own file and its temporary folder included), no other database (ATTACH), no
+# extension download (INSTALL), no spilling to disk and no setting changes (the last statement locks the
+# configuration). Memory is capped so a runaway query fails instead of taking the machine.
+USER_SQL_SETTINGS = ("SET temp_directory = ''", "SET memory_limit = '4GB'", "SET enable_external_access = false",
+                     "SET disabled_filesystems = 'LocalFileSystem'", "SET lock_configuration = true")
+DEFAULT_SQL_TIMEOUT = 60.0
 
 
 def lock_down(con: duckdb.DuckDBPyConnection) -> None:
@@ -54,19 +61,57 @@ def lock_down(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(statement)
 
 
-def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000) -> tuple[list[str], list[tuple]]:
+def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000,
+            timeout: float = DEFAULT_SQL_TIMEOUT) -> tuple[list[str], list[tuple]]:
     """Run one user query on ``con`` after :func:`lock_down` (so the connection stays locked); return the column
-    names and at most ``max_rows`` rows. Errors become a KariError (code ``kb-sql``)."""
+    names and at most ``max_rows`` rows. Errors become a KariError (code ``kb-sql``). The query runs in a worker
+    thread while this one waits: past ``timeout`` seconds, or at Ctrl-C, DuckDB is told to stop it at once
+    (``interrupt``), so no query outlives its limit or ignores Ctrl-C."""
     if max_rows < 0:
         raise KariError(f"the row limit must be at least 0, got {max_rows}", code="bad-option")
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise KariError(f"the time limit must be a finite number of seconds > 0, got {timeout}", code="bad-option")
     if not query.strip():
         raise KariError("the query is empty", code="kb-sql")
     lock_down(con)
+    outcome: dict[str, Any] = {}
+    done = threading.Event()       # not Thread.join: a join cut by Ctrl-C marks a running thread stopped
+
+    def work() -> None:
+        try:
+            result = con.execute(query)
+            if result is None:
+                raise KariError("the query holds no SQL statement", code="kb-sql")
+            if result.description is None:
+                outcome["rows"] = [], []
+                return
+            outcome["rows"] = [d[0] for d in result.description], result.fetchmany(max_rows) if max_rows else []
+        except BaseException as exc:  # handed to the waiting thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="kari-sql", daemon=True).start()
     try:
-        result = con.execute(query)
-        if result.description is None:
-            return [], []
-        return [d[0] for d in result.description], result.fetchmany(max_rows) if max_rows else []
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        finished = done.wait(timeout)
+    except BaseException:                         # Ctrl-C while waiting: stop the query, then report it
+        _stop(con, done)
+        raise
+    if not finished:
+        _stop(con, done)
+        raise KariError(f"the query did not finish within {timeout:g} s (--timeout) and was stopped", code="kb-sql")
+    error = outcome.get("error")
+    if isinstance(error, duckdb.Error):
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if "has been disabled by configuration" in first or "operations are disabled" in first:
+            first = f"files are out of reach: kb sql reads this KB's tables and views only ({first})"
         raise KariError(first, code="kb-sql") from None
+    if error is not None:
+        raise error
+    return outcome["rows"]
+
+
+def _stop(con: duckdb.DuckDBPyConnection, done: threading.Event) -> None:
+    """Interrupt the running query and wait (briefly) for its thread to end."""
+    con.interrupt()
+    done.wait(10.0)

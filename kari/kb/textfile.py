@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import IO
 
 from kari.errors import KariError
-from kari.io.text import BadJSON, decode_json
+from kari.io.text import MAX_LINE_BYTES, BadJSON, decode_json, read_lines
+from kari.io.text import decode_line as _decode_line
 
 _CHUNK = 1 << 24
 _BLANK = re.compile(rb"\n\r?\n")
@@ -59,22 +60,19 @@ def check_readable(path: Path) -> None:
 
 
 def decode_line(raw: bytes, path: Path, number: int) -> str:
-    """One line as text, without its line ending; invalid UTF-8 raises ``FILE:LINE:COL``."""
-    raw = raw.rstrip(b"\n").removesuffix(b"\r")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise KariError(f"not UTF-8 (byte 0x{raw[exc.start]:02x})", file=str(path), line=number,
-                        col=exc.start + 1, code="kb-encoding") from None
+    """One line as text, without its line ending (a BOM dropped on line 1); invalid UTF-8 raises
+    ``FILE:LINE:COL``."""
+    return _decode_line(raw, str(path), number, code="kb-encoding")
 
 
 def first_line(path: Path) -> str | None:
-    """The first line of the file (BOM removed), or None for an empty file."""
+    """The first line of the file (BOM removed), or None for an empty file; a first line longer than
+    :data:`~kari.io.text.MAX_LINE_BYTES` is an error, found without reading more than that."""
     with reading(path), open_bytes(path) as handle:
-        raw = handle.readline()
+        raw = next(read_lines(handle, str(path)), (1, b""))[1]
     if not raw:
         return None
-    return decode_line(raw, path, 1).removeprefix("\ufeff")
+    return decode_line(raw, path, 1)
 
 
 def blank_line_error(path: Path, line: int) -> KariError:
@@ -139,9 +137,9 @@ def _blank_line(buf: bytes, newlines_before: int) -> int | None:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Yield ``(line_number, text)``; the first undecodable line raises ``FILE:LINE:COL``."""
+    """Yield ``(line_number, text)``; the first undecodable or over-long line raises ``FILE:LINE:COL``."""
     with reading(path), open_bytes(path) as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in read_lines(handle, str(path), MAX_LINE_BYTES):
             yield number, decode_line(raw, path, number)
 
 

@@ -6,7 +6,8 @@ mode (structured output constrains what the model may say). Another server or po
 name, is another key: a run never replays replies recorded against a different server.
 
 Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
-is a miss (logged once per file), never a crash; the next live reply overwrites it.
+is a miss (logged once per file), never a crash or a hang; the next live reply replaces it. An entry that is not a
+regular file (a symbolic link, a FIFO, a device) or is larger than :data:`MAX_ENTRY_BYTES` is never read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import stat
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -24,10 +27,12 @@ from typing import Any
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
 
-from .types import Message
+from .types import Message, without_surrogates
 
 LOG = logging.getLogger("kari.llm")
 CACHE_FORMAT = 2
+MAX_ENTRY_BYTES = 64 * 2**20
+"""The largest cache entry read (a reply and its request); a larger file is a miss."""
 
 
 def canonical_json(obj: Any) -> str:
@@ -94,18 +99,21 @@ class ReplyCache:
         """The stored reply for ``key``, or None (missing or corrupt)."""
         path = self.path(key)
         try:
-            raw = path.read_text(encoding="utf-8")
+            raw = _read_entry(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._report(path, f"cannot read it ({exc.strerror})")
+            self._report(path, f"cannot read it ({exc.strerror or exc})")
+            return None
+        except ValueError as exc:
+            self._report(path, str(exc))
             return None
         try:
             data = json.loads(raw)
             if data.get("key") != key or data.get("format") != CACHE_FORMAT:
                 raise ValueError("key or format does not match")
             reply = CachedReply(
-                text=_typed(data, "text", str),
+                text=without_surrogates(_typed(data, "text", str)),
                 prompt_tokens=_typed(data, "prompt_tokens", int),
                 completion_tokens=_typed(data, "completion_tokens", int),
                 latency_s=float(_typed(data, "latency_s", (int, float))),
@@ -121,8 +129,9 @@ class ReplyCache:
         that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached."""
         path = self.path(key)
         try:
+            _clear_odd_entry(path)
             self._write(path, key, fingerprint, reply)
-        except KariError as exc:
+        except (KariError, OSError) as exc:
             with self._lock:
                 first, self.write_failed = not self.write_failed, True
             if first:
@@ -152,6 +161,40 @@ class ReplyCache:
                 return
             self._reported.add(path)
         LOG.warning("kari: ignoring corrupt LLM cache entry %s (%s); treating it as a miss", path, why)
+
+
+def _read_entry(path: Path) -> str:
+    """The text of a cache entry, read only when it is a regular file of at most :data:`MAX_ENTRY_BYTES`: the
+    final path component is not followed when it is a symbolic link, and a FIFO is opened without waiting for a
+    writer. ``ValueError`` says why an entry is not read; ``OSError`` comes from the file system."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if path.is_symlink():
+            raise ValueError("it is a symbolic link, not a file kari wrote") from None
+        raise exc
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("it is not a regular file")
+        if info.st_size > MAX_ENTRY_BYTES:
+            raise ValueError(f"it is larger than {MAX_ENTRY_BYTES:,} bytes")
+        data = handle.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ValueError(f"it is larger than {MAX_ENTRY_BYTES:,} bytes")
+    return data.decode("utf-8")
+
+
+def _clear_odd_entry(path: Path) -> None:
+    """Remove a symbolic link, FIFO, socket or device where a cache entry belongs (never what a link points to),
+    so that the reply can be written there."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode) or not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        path.unlink()
 
 
 def _typed(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:

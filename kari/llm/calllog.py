@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from kari.errors import KariError
 
 from .types import ChatReply, Usage
 
@@ -30,8 +33,12 @@ class CallLog:
         self._lock = threading.Lock()
         self._handle = None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("w", encoding="utf-8")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("w", encoding="utf-8")
+            except OSError as exc:
+                raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
+                                code="output-write") from None
 
     def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "") -> None:
         """Log one finished call."""
@@ -53,8 +60,13 @@ class CallLog:
             self.records.append(entry)
             self._usage.add(reply, role, retries)
             if self._handle is not None:
-                self._handle.write(line)
-                self._handle.flush()
+                try:                 # straight to the file: a failed write leaves nothing for close() to retry
+                    view = memoryview(line.encode("utf-8"))
+                    while view:
+                        view = view[os.write(self._handle.fileno(), view):]
+                except OSError as exc:   # a full disk: name the file (the run stops; its records so far stay)
+                    raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
+                                    code="output-write") from None
 
     @property
     def totals(self) -> Usage:

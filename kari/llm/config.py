@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -19,12 +20,18 @@ JSON_MODES = ("auto", "json_schema", "json_object", "off")
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ATTEMPTS = 5
+DEFAULT_MAX_TOKENS = 512
+"""Tokens an LLM may write per reply unless a command says otherwise (the paper's Questioner budget)."""
+LLM = "llm"
+"""The name of every part an LLM can play: the questioner, the Oracle, the Checker, a creativity solver or goal
+mapping."""
 
 
 def call_limits(timeout: float, attempts: int) -> dict[str, Any]:
-    """The :class:`LLMConfig` fields for ``--llm-timeout`` (seconds per attempt) and ``--llm-attempts`` (tries
-    per call), checked: a :class:`KariError` (code ``bad-option``) unless timeout > 0 and attempts >= 1."""
-    if not timeout > 0 or attempts < 1:
+    """The :class:`LLMConfig` fields for ``--llm-timeout`` (seconds one attempt may take, for the whole reply) and
+    ``--llm-attempts`` (tries per call), checked: a :class:`KariError` (code ``bad-option``) unless the timeout is
+    finite and > 0 and attempts >= 1."""
+    if not (math.isfinite(timeout) and timeout > 0) or attempts < 1:
         raise KariError(f"--llm-timeout must be > 0 and --llm-attempts >= 1 (got {timeout:g} and {attempts})",
                         code="bad-option")
     return {"timeout": float(timeout), "max_retries": int(attempts) - 1}
@@ -67,8 +74,9 @@ class LLMConfig:
             )
         if not self.model:
             raise KariError("no model name given (--model or KARI_LLM_MODEL)", code="llm-config")
-        if self.concurrency < 1 or self.max_retries < 0 or self.timeout <= 0:
-            raise KariError("concurrency must be >= 1, max_retries >= 0 and timeout > 0", code="llm-config")
+        if self.concurrency < 1 or self.max_retries < 0 or not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise KariError("concurrency must be >= 1, max_retries >= 0 and timeout finite and > 0",
+                            code="llm-config")
         if self.offline_replay and not self.use_cache:
             raise KariError("offline replay needs the cache: do not combine it with --no-cache", code="llm-config")
         if self.cache_dir is not None:

@@ -6,6 +6,12 @@ rejects a format (HTTP 400/422, or a 500 naming ``response_format``, as llama-cp
 next one, down to plain text, and the client remembers what worked for that schema. The openai library's own
 retries are off: :mod:`kari.llm.retry` retries timeouts, connection errors, 429 and 5xx with backoff and
 jitter, never other 4xx.
+
+``config.timeout`` bounds each attempt as a whole (headers and body), not each read: a server that sends its
+headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon
+thread while the caller waits at most that long; the abandoned thread ends at the client's next read timeout.
+A reply's lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can always be
+written as UTF-8.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from kari.errors import KariError
 from .cache import CachedReply, canonical_json
 from .config import LLMConfig
 from .retry import RetriesExhausted, Transient, call_with_retries
-from .types import ChatRequest
+from .types import ChatRequest, without_surrogates
 
 FALLBACK_ORDER = ("json_schema", "json_object", "off")
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -114,11 +120,11 @@ class OpenAIBackend:
             kwargs["response_format"] = response_format(mode, request.json_schema)
         started = time.perf_counter()
         try:
-            completion = client.chat.completions.create(**kwargs)
+            completion = _within(self.config.timeout, lambda: client.chat.completions.create(**kwargs))
         except ValueError as exc:  # json.JSONDecodeError: a truncated body (the connection was cut) or junk
             raise Transient(f"the HTTP 200 reply is not valid JSON ({exc})") from None
         except openai.APITimeoutError:
-            raise Transient(f"timed out after {self.config.timeout:g} s") from None
+            raise Transient(f"timed out after {self.config.timeout:g} s (the whole reply)") from None
         except openai.APIConnectionError as exc:
             raise Transient(f"connection error: {_short(exc)}") from None
         except openai.APIStatusError as exc:
@@ -166,7 +172,31 @@ class OpenAIBackend:
         content = message.content
         if content is not None and not isinstance(content, str):
             raise Transient(f"the reply's message content is {type(content).__name__}, not text")
-        return content or "", getattr(choices[0], "finish_reason", "")
+        return without_surrogates(content or ""), getattr(choices[0], "finish_reason", "")
+
+
+def _within(seconds: float, call: Any) -> Any:
+    """``call()`` run in a daemon thread; its result, or its exception re-raised here, or
+    :class:`~kari.llm.retry.Transient` once ``seconds`` have passed (the thread is left to end on its own)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="kari-llm-attempt", daemon=True).start()
+    if not done.wait(seconds):
+        raise Transient(f"timed out after {seconds:g} s (the whole reply)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 
 
 def _count(value: Any) -> int:

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate replaced by U+FFFD: a JSON body may escape one (``"\\ud800"``),
+    which is not a character and cannot be written as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
 
 Message = Mapping[str, str]
 """One chat message, ``{"role": "system" | "user" | "assistant", "content": "..."}``."""

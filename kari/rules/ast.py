@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -121,6 +121,20 @@ class Part:
 
 Node = Union[Atom, And, Or, Part]
 """Any rule-body node."""
+
+
+def any_of(nodes: Sequence[Node]) -> Node:
+    """The node that holds when one of ``nodes`` does: the only one itself, else their OR (in order)."""
+    if not nodes:
+        raise ValueError("any_of needs at least one node")
+    return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
+
+
+def all_of(nodes: Sequence[Node]) -> Node:
+    """The node that holds when all of ``nodes`` do: the only one itself, else their AND (in order)."""
+    if not nodes:
+        raise ValueError("all_of needs at least one node")
+    return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,16 +14,16 @@ import re
 
 from kari.domain.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part
-from kari.rules.syntax import KEYWORDS, Pos
+from kari.rules.syntax import KEYWORDS, OPERATOR_PATTERN, PREDICATE_PATTERN, Pos
 
 _WS = r"[ \t\r\n]"
-_GAP = rf"(?:{_WS}|\#[^\n]*+)*"  # whitespace and comments (a comment runs to the end of its line: possessive)
+_GAP = rf"(?:{_WS}|\#[^\n]*(?![^\n]))*"  # whitespace and comments (to the line's end), which pyparsing skips
 # groups: 1 role, 2 predicate, 3 value (an atom is one token), 4 operator with its '(', 5 ',' or ')',
 # 6 identifier, 7 anything else; whitespace and comments match no group
 _TOKEN = re.compile(
-    rf"{_WS}+|\#[^\n]*+"
-    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_GAP}\.{_GAP})?((?i:MADE_OF|SHAPE|SIZE|SURFACE)){_GAP}:{_GAP}([A-Za-z0-9_]+)"
-    rf"|((?i:AND|OR|PART)){_GAP}\("
+    rf"{_WS}+|\#[^\n]*"
+    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_GAP}\.{_GAP})?({PREDICATE_PATTERN}){_GAP}:{_GAP}([A-Za-z0-9_]+)"
+    rf"|({OPERATOR_PATTERN}){_GAP}\("
     r"|([,)])"
     r"|([A-Za-z_][A-Za-z0-9_]*)"
     r"|(.)",

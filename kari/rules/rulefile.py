@@ -27,10 +27,10 @@ from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
 from kari.rules.jsonform import node_from_json, to_json
 from kari.rules.parser import parse_rule, parse_rule_located
 from kari.rules.printer import to_pretty, to_text
-from kari.rules.syntax import LineIndex, Pos
+from kari.rules.syntax import OPERATOR_PATTERN, PREDICATE_PATTERN, LineIndex, Pos
 
 RULE_FILE_SUFFIXES = (".kari", ".jsonl")
-_HEADER = re.compile(r"^[ \t]*(?!(?i:MADE_OF|SHAPE|SIZE|SURFACE|AND|OR|PART)\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
+_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
                      re.MULTILINE | re.ASCII)
 _AFFORDANCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _COMMENT_LINE = re.compile(r"[ \t]*#(.*)")
@@ -76,6 +76,24 @@ def load_rules(path: str | Path) -> list[Rule]:
                                   file=entry.file, line=entry.line, col=entry.col, code="duplicate-affordance")
         seen[entry.affordance] = entry.line
     return [e.rule for e in entries if e.rule is not None]
+
+
+def load_rule_file(path: str | Path) -> list[Rule]:
+    """The rules of a ``.kari`` or ``.jsonl`` file; a ``.kari`` file written by ``kari induce`` gets the metadata
+    of the ``.jsonl`` beside it (KB verbs, KB positives, evidence counts) for every rule whose body is the same."""
+    where = Path(path)
+    rules = load_rules(where)
+    beside = where.with_suffix(".jsonl")
+    if where.suffix != ".kari" or not beside.is_file():
+        return rules
+    recorded = {r.affordance: r for r in load_rules(beside)}
+    out = []
+    for rule in rules:
+        twin = recorded.get(rule.affordance)
+        if twin is not None and twin.body == rule.body:
+            rule = Rule(rule.affordance, rule.body, {**twin.metadata, **rule.metadata}, twin.branch_metadata)
+        out.append(rule)
+    return out
 
 
 # --- .kari -------------------------------------------------------------------------------------------------
@@ -137,8 +155,12 @@ def _kari_entry(where: LineIndex, file: str, header: re.Match[str], body: str, c
         return entry
     entry.rule = Rule(affordance, node, {"comments": comments} if comments else {})
 
+    positions: list[Pos] = []          # the body's source positions, parsed once for all its diagnostics
+
     def locate(diag: Diagnostic) -> Diagnostic:
-        offset = header.end() + _offset(parse_rule_located(body)[1].at_path(diag.path), diag.code)
+        if not positions:
+            positions.append(parse_rule_located(body)[1])
+        offset = header.end() + _offset(positions[0].at_path(diag.path), diag.code)
         return diag.at(file, *where(offset))
 
     entry.locate = locate

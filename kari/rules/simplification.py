@@ -15,6 +15,8 @@ the strict semantics.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from kari.rules.ast import Atom, Node, Or, Part, Rule
 
 
@@ -26,12 +28,12 @@ def simplify(node: Node, drop_subsumed: bool = False) -> Node:
     if isinstance(node, Part):
         return Part(node.var, simplify(node.body, drop_subsumed))
     cls = type(node)
-    args: list[Node] = []
+    kept: dict[Node, None] = {}              # insertion-ordered and hashed: repeats dropped in linear time
     for arg in node.args:
         arg = simplify(arg, drop_subsumed)
         for item in arg.args if isinstance(arg, cls) else (arg,):
-            if item not in args:
-                args.append(item)
+            kept.setdefault(item, None)
+    args = list(kept)
     if drop_subsumed and cls is Or:
         dropped = set(_subsumed(args))
         args = [arg for index, arg in enumerate(args) if index not in dropped]
@@ -77,16 +79,30 @@ def branch_atom_set(branch: Node) -> frozenset[AtomKey] | None:
 
 
 def subsumed_indices(sets: list[frozenset[AtomKey] | None]) -> list[int]:
-    """Indices of the sets that include another set (of two equal sets, the later one); None never counts."""
-    out = []
+    """Indices of the sets that include another set (of two equal sets, the later one); None never counts.
+
+    Near-linear in practice: equal sets are found by hashing, and a set is compared only with the shorter sets
+    filed under one of its own atoms, each set filed under its rarest atom (a subset's rarest atom is in every
+    superset). Sorted by index."""
+    first: dict[frozenset[AtomKey], int] = {}
+    out: set[int] = set()
     for i, mine in enumerate(sets):
         if mine is None:
             continue
-        for j, other in enumerate(sets):
-            if j != i and other is not None and other <= mine and (other != mine or j < i):
-                out.append(i)
-                break
-    return out
+        if mine in first:
+            out.add(i)                      # the same atoms as an earlier branch
+        else:
+            first[mine] = i
+    frequency: Counter[AtomKey] = Counter(atom for distinct in first for atom in distinct)
+    filed: dict[AtomKey, list[frozenset[AtomKey]]] = {}
+    for distinct in first:
+        rarest = min(distinct, key=lambda atom: (frequency[atom], atom))
+        filed.setdefault(rarest, []).append(distinct)
+    for distinct, index in first.items():
+        if len(distinct) > 1 and any(len(other) < len(distinct) and other <= distinct
+                                     for atom in distinct for other in filed.get(atom, ())):
+            out.add(index)                  # a strict superset of another branch (its repeats are in already)
+    return sorted(out)
 
 
 def _subsumed(branches: list[Node]) -> list[int]:

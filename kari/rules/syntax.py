@@ -35,6 +35,10 @@ MAX_RULE_CHARS = 65_536
 
 OPERATORS = ("AND", "OR", "PART")
 KEYWORDS = frozenset(OPERATORS) | frozenset(PREDICATES)
+PREDICATE_PATTERN = "(?i:" + "|".join(PREDICATES) + ")"
+"""A regular expression for a predicate name, any case (the fast parser and the rule-file reader use it)."""
+OPERATOR_PATTERN = "(?i:" + "|".join(OPERATORS) + ")"
+"""A regular expression for an operator name, any case."""
 UNBOUND = ""  # role of an unqualified atom until its enclosing PART (or the top level) is reduced
 
 

@@ -20,7 +20,7 @@ from itertools import combinations, product
 
 from kari.domain.canon import canonical_rules
 from kari.domain.objects import check_semantics
-from kari.domain.terms import WHOLE
+from kari.domain.terms import WHOLE, Semantics
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.solver.facts import ASP_PREDICATE, asp_string, taxonomy_facts
@@ -43,7 +43,7 @@ def branch_disjuncts(rule: Rule, branch: Node, semantics: str) -> list[Disjunct]
 
     def dnf(node: Node, scope: dict[str, str]) -> list[Disjunct]:
         if isinstance(node, Atom):
-            if node.role == WHOLE or semantics == "any-part":
+            if node.role == WHOLE or semantics == Semantics.ANY_PART:
                 if node.role != WHOLE and node.role not in scope:
                     raise rule.error(f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
                 return [Disjunct((), ((WHOLE, node.predicate, node.value),))]
@@ -51,7 +51,7 @@ def branch_disjuncts(rule: Rule, branch: Node, semantics: str) -> list[Disjunct]
                 raise rule.error(f"atom {node.key} uses undeclared PART variable {node.role!r}", "free-variable")
             return [Disjunct((), ((scope[node.role], node.predicate, node.value),))]
         if isinstance(node, Part):
-            if semantics == "any-part":
+            if semantics == Semantics.ANY_PART:
                 return dnf(node.body, {**scope, node.var: WHOLE})
             var = f"X{next(counter)}"
             return [Disjunct((var, *d.variables), d.atoms) for d in dnf(node.body, {**scope, node.var: var})]
@@ -93,7 +93,7 @@ def compile_rule_batch(rules: Sequence[Rule], numbers: Iterable[int], semantics:
     return "\n".join(line for rule, n in zip(rules, numbers) for line in compile_rule(rule, n, semantics))
 
 
-def compile_rules(rules: Sequence[Rule], vocab: Vocabulary, semantics: str = "any-part") -> str:
+def compile_rules(rules: Sequence[Rule], vocab: Vocabulary, semantics: str = Semantics.ANY_PART) -> str:
     """The ASP program of ``rules`` (``kari rules compile``): taxonomy facts and one rule body per branch.
 
     Run it with the fixed encodings and object facts:

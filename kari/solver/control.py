@@ -12,13 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from kari.errors import KariError
 from kari.resources import asset_path
 
 Value = int | str | None | tuple[Any, ...]
 """A clingo symbol as Python: number -> int, string or constant -> str, #sup/#inf -> None, f(a,b) -> tuple."""
+
+A = TypeVar("A", bound=NamedTuple)
 
 
 @dataclass
@@ -32,6 +34,23 @@ class SolveOutcome:
     proven: bool = False  # the search space was exhausted: the last model is optimal (or there is none)
     timed_out: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+
+    def answers(self, kind: type[A]) -> list[A]:
+        """The shown atoms of one predicate as typed answers, in model order: ``kind`` is a NamedTuple whose
+        ``ATOM`` names the predicate and whose fields take its arguments (atoms of another arity are others).
+
+        >>> class Ask(NamedTuple):
+        ...     ATOM = "ask"
+        ...     question: int
+        >>> SolveOutcome(atoms=[("ask", 3), ("reached",), ("ask", 1)]).answers(Ask)
+        [Ask(question=3), Ask(question=1)]
+        """
+        name, arity = getattr(kind, "ATOM"), len(kind._fields)
+        return [kind(*atom[1:]) for atom in self.atoms if atom[0] == name and len(atom) == arity + 1]
+
+    def holds(self, name: str, *args: Value) -> bool:
+        """Is the atom ``name(args)`` shown in the model?"""
+        return (name, *args) in self.atoms
 
 
 def encoding(name: str) -> str:

@@ -21,6 +21,7 @@ from kari.solver.control import solve
 from kari.solver.facts import object_facts, taxonomy_facts
 from kari.solver.types import CoverageRow, coverage_row, gc_paused
 from kari.domain.vocabulary import Vocabulary
+from kari.domain.terms import Semantics
 
 DEFAULT_BATCH_BODIES = 4000
 """Upper bound on ASP rule bodies per solver call (a batch always holds at least one rule)."""
@@ -42,7 +43,7 @@ def rule_batches(sizes: Sequence[int], max_bodies: int, max_rules: int) -> list[
 
 
 def compute_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary,
-                     semantics: str = "any-part", time_limit: float = 30.0,
+                     semantics: str = Semantics.ANY_PART, time_limit: float = 30.0,
                      max_bodies: int = DEFAULT_BATCH_BODIES) -> list[CoverageRow]:
     """One :class:`CoverageRow` per rule x object (rule order, then object order), decided by clingo.
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from kari.bench.model import ObjectRecord
 from kari.errors import KariError
@@ -35,6 +35,7 @@ from kari.domain.objects import object_view
 from kari.solver.facts import asp_string
 from kari.domain.terms import History, Question
 from kari.domain.vocabulary import Vocabulary
+from kari.solver.types import THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,15 @@ def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
     return ordered
 
 
+class Asked(NamedTuple):
+    """``ask(Q)``: question Q is in the optimal plan."""
+
+    ATOM = "ask"
+    question: int
+
+
 def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mapping[str, Sequence[ObjectRecord]],
-                         vocab: Vocabulary, pool: Sequence[Question], threshold: float = 0.9,
+                         vocab: Vocabulary, pool: Sequence[Question], threshold: float = THRESHOLD,
                          time_limit: float = 10.0, history: History = ()) -> OptimalResult:
     """The minimum number of further questions after which b(target) > ``threshold`` (clingo ``#minimize``),
     given the questions already answered in ``history``."""
@@ -145,8 +153,8 @@ def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mappin
     if outcome.satisfiable is not True:
         raise KariError(f"the optimal questioner found no answer within {time_limit:g} s for object {hidden.id!r}; "
                         f"raise the time limit", code="time-limit")
-    chosen = [atom[1] for atom in outcome.atoms if atom[0] == "ask"]
-    reached = ("reached",) in outcome.atoms
+    chosen = [answer.question for answer in outcome.answers(Asked)]
+    reached = outcome.holds("reached")
     ordered = _order(matrix, chosen, target)  # type: ignore[arg-type]
     belief = belief_after(matrix, ordered)
     guess = None if belief is None else max(matrix.candidates, key=lambda a: belief[a])

@@ -14,10 +14,11 @@ from kari.domain.objects import check_roles, check_semantics, evaluate_rule, obj
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import Rule
 from kari.solver.types import CoverageRow, coverage_row, gc_paused
+from kari.domain.terms import Semantics
 
 
 def python_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary,
-                    semantics: str = "any-part") -> list[CoverageRow]:
+                    semantics: str = Semantics.ANY_PART) -> list[CoverageRow]:
     """Coverage of every rule x object in plain Python (rows in rule order, then object order)."""
     check_semantics(semantics)
     canonical = canonical_rules(rules, vocab)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Game
+from kari.bench.model import Benchmark, Game
+from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
+from kari.rules.ast import Rule
 from kari.solver.types import CoverageRow
+from kari.domain.terms import Semantics
+from kari.game.names import MatchMode
+
+MatchRow = tuple[str, str, str, float, str]
+"""A ``rule_matches`` row: (target affordance, rule affordance, the rule verb that matched, similarity, mode)."""
+TargetMatcher = Callable[[Sequence[Rule], Benchmark], tuple[Any, list[MatchRow]]]
+"""Matches a benchmark's affordances to rules: (the KB coverage it measured, the ``rule_matches`` rows)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,8 @@ class CoverageSummary:
         if self.kb is not None:
             out += self.kb.lines()
         if self.games:
+            if self.kb is None:
+                out.append(f"games whose target has a rule: {share(self.games_with_rule, self.games)}")
             out.append(f"games whose target's rule covers the hidden object: {share(self.games_target_covers, self.games)}")
         out += [f"object {self.words}"] if self.words else []
         out += [f"rule {self.rule_words}"] if self.rule_words else []
@@ -70,86 +81,108 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
         sum(any((r, g.object) in covered for r in answer(g.target)) for g in games))
 
 
-def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, semantics: str = "any-part",
-             time_limit: float = 60.0, *, threshold: float = 0.7, match: str = "embedding") -> CoverageSummary:
+def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None,
+             semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *,
+             match_targets: TargetMatcher | None = None) -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
-    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). ``db``
-    must be an existing kari KB (``kari kb load``); it is opened only after every other input has been read.
-    With a benchmark, its affordances are matched to the rules (``match``: sentence similarity >= ``threshold``,
-    or ``exact`` verb ids) and the KB coverage is measured (:mod:`kari.game.kb_coverage`); the KB's own labels
-    are read through the KB verbs grouped into each rule.
+    representatives per affordance), else from the KB in ``db`` (labels from its affordance evidence). Without
+    ``bench``, ``db`` must be an existing kari KB (``kari kb load``); with it, a new ``db`` is created (and
+    removed again if the command fails). It is opened only after every other input has been read.
+    ``match_targets`` matches a benchmark's affordances to the rules (``kari coverage`` gives
+    :class:`kari.game.kb_coverage.TargetMatching`: sentence similarity, and the KB coverage it measures); without
+    it each rule answers for the affordance of its own name. The KB's own labels are read through the KB verbs
+    grouped into each rule.
     """
-    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
-    from kari.domain.objects import check_semantics
-    from kari.domain.vocabulary import Vocabulary, db_vocabulary
+    from kari.bench.reader import read_labelled
+    from kari.domain.vocabulary import db_vocabulary
     from kari.kb import open_db
-    from kari.rules import load_rules
+    from kari.kb.store import remove_database
+    from kari.rules import load_rule_file
+
+    _check(semantics, time_limit)
+    rules = load_rule_file(rules_file)
+    benchmark = None
+    if bench is not None:  # its structure; its words are read below, into the database's vocabulary
+        benchmark = read_labelled(bench, None)
+    existed = str(db) == ":memory:" or Path(db).exists()
+    con = open_db(db, create=benchmark is not None)  # with --bench a new database is created
+    stored = False
+    try:
+        summary = coverage_loaded(rules, con, db_vocabulary(con), benchmark, semantics, time_limit,
+                                  folder=Path(db).resolve().parent if str(db) != ":memory:" else None, db=Path(db),
+                                  match_targets=match_targets)
+        stored = True
+        return summary
+    finally:
+        con.close()
+        if not stored and not existed:
+            remove_database(db)        # a failed command leaves no new database behind
+
+
+def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: Benchmark | None = None,
+                    semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *, folder: Path | None = None,
+                    db: Path | None = None, match_targets: TargetMatcher | None = None) -> CoverageSummary:
+    """:func:`coverage` on loaded inputs: ``rules`` as read (their words and ``bench``'s, as written, are read
+    into ``vocab`` here), the open KB connection ``con`` that receives the tables and the grown vocabulary;
+    ``folder`` holds the temporary files of the write (default: the system's), ``db`` names the KB in errors;
+    ``match_targets`` as in :func:`coverage`."""
+    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
     from kari.solver.consistency import select_representatives
     from kari.solver.coverage import compute_coverage
     from kari.solver.store import kb_labels, write_coverage
 
-    check_semantics(semantics)
-    if not time_limit > 0:
-        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")
-    from kari.game.match import load_rule_file
-
-    rules = load_rule_file(rules_file)
-    benchmark = None
+    _check(semantics, time_limit)
     if bench is not None:
-        from kari.bench.model import load_benchmark
-        from kari.bench.validate import require_valid
+        objects, words = canonical_objects(list(bench.objects.values()), vocab)
+        if not objects:
+            raise KariError("the benchmark has no objects", file=str(bench.root / "objects.jsonl"), code="no-objects")
+        labels = [(lab.affordance, lab.object, lab.label) for lab in bench.labels]
+        games = bench.games
+        reps: dict[str, list[str]] | None = select_representatives(bench)
+    else:
+        from kari.kb import objects_from_db
 
-        require_valid(bench, Vocabulary.load(), games=False)  # structure; its words are read below
-        benchmark = load_benchmark(bench, None)  # every input is read before the database is opened for writing
-    con = open_db(db, create=False)
-    try:
-        vocab = db_vocabulary(con)
-        if benchmark is not None:
-            objects, words = canonical_objects(list(benchmark.objects.values()), vocab)
-            if not objects:
-                raise KariError("the benchmark has no objects", file=str(Path(bench) / "objects.jsonl"),  # type: ignore[arg-type]
-                                code="no-objects")
-            labels = [(lab.affordance, lab.object, lab.label) for lab in benchmark.labels]
-            games = benchmark.games
-            reps: dict[str, list[str]] | None = select_representatives(benchmark)
-        else:
-            from kari.kb import objects_from_db
-
-            objects, words = canonical_objects(objects_from_db(con), vocab)
-            labels, games, reps = kb_labels(con), [], None
-            if not objects:
-                raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
-                                file=str(db), code="no-objects")
-        rule_words = CanonReport()
-        rules = canonical_rules(rules, vocab, rule_words)
-        kb, matches = _matches(rules, benchmark, threshold, match)
-        rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
-        folder = str(Path(db).resolve().parent) if str(db) != ":memory:" else None
-        write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
-                       folder=folder, matches=matches)
-        vocab.to_db(con)
-    finally:
-        con.close()
-    answers: dict[str, list[str]] = {}
-    for target, rule, *_ in matches:
-        answers.setdefault(target, []).append(rule)
+        objects, words = canonical_objects(objects_from_db(con), vocab)
+        labels, games, reps = kb_labels(con), [], None
+        if not objects:
+            raise KariError("the KB has no objects with typed properties; load a KB or pass --bench",
+                            file=str(db) if db is not None else None, code="no-objects")
+    rule_words = CanonReport()
+    rules = canonical_rules(rules, vocab, rule_words)
+    kb, matches = _matches(rules, bench, match_targets)
+    rows = compute_coverage(rules, objects, vocab, semantics, time_limit=time_limit)
+    write_coverage(con, rows, semantics, labels, [(g.id, g.object, g.target) for g in games], reps,
+                   folder=str(folder) if folder is not None else None, matches=matches)
+    vocab.to_db(con)
+    answers: dict[str, list[str]] | None = None
+    if matches is not None:
+        answers = {}
+        for target, rule, *_ in matches:
+            answers.setdefault(target, []).append(rule)
     return replace(summarise(rows, semantics, labels, games, answers), words=words.summary(),
                    rule_words=rule_words.summary(), kb=kb)
 
 
-def _matches(rules: Sequence[Any], benchmark: Any, threshold: float,
-             match: str) -> tuple[Any, list[tuple[str, str, str, float, str]]]:
-    """The KB coverage of a benchmark (None without one) and the ``rule_matches`` rows: each benchmark affordance's
-    matched rule, or, for the KB's own labels, every KB verb grouped into a rule (and the rule's own name)."""
-    from kari.game.match import rule_verbs
+def _matches(rules: Sequence[Rule], bench: Benchmark | None,
+             match_targets: TargetMatcher | None) -> tuple[Any, list[MatchRow] | None]:
+    """The KB coverage of a benchmark (None without one or without ``match_targets``) and the ``rule_matches``
+    rows: each benchmark affordance's matched rule, or, for the KB's own labels, every KB verb grouped into a rule
+    (and the rule's own name); None: each rule answers for its own name."""
+    from kari.rules.anchors import rule_verbs
 
-    if benchmark is None:
-        return None, sorted({(verb, r.affordance, verb, 1.0, "exact") for r in rules for verb in rule_verbs(r)})
-    from kari.game.kb_coverage import kb_coverage
+    if bench is None:
+        return None, sorted({(verb, r.affordance, verb, 1.0, MatchMode.EXACT.value) for r in rules
+                             for verb in rule_verbs(r)})
+    if match_targets is None:
+        return None, None
+    return match_targets(rules, bench)
 
-    kb = kb_coverage(rules, sorted(benchmark.affordances), benchmark.games, threshold=threshold, mode=match)
-    rows = sorted((target, m["rule"], m["verb"], float(m["similarity"]), m["match"])
-                  for target, m in kb.matches.items() if m is not None)
-    return kb, rows
+
+def _check(semantics: str, time_limit: float) -> None:
+    from kari.domain.objects import check_semantics
+
+    check_semantics(semantics)
+    if not time_limit > 0:
+        raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")

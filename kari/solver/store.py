@@ -1,4 +1,5 @@
-"""Write coverage results and representatives into a DuckDB file (tables + the views of ``kb/coverage.sql``).
+"""Write coverage results and representatives into a DuckDB file (the tables and views of ``kb/coverage.sql``
+and ``kb/representatives.sql``).
 
 Everything is replaced inside one transaction, so a failure leaves the previous tables intact. Only covered
 pairs travel from Python (through a temporary CSV file, none for an empty table); the full rule x object table is built in SQL.
@@ -12,12 +13,15 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kari.kb.store import rollback
+from kari.game.names import MatchMode
+from kari.io.transaction import transaction
 from kari.resources import asset_path
 from kari.solver.types import CoverageRow
 
 Labels = Iterable[tuple[str, str, bool]]
 """``(affordance, object, label)`` triples."""
+EXACT = MatchMode.EXACT.value
+"""The ``match`` of a rule that answers for its own name (or a KB verb grouped into it)."""
 
 
 def _csv(rows: Iterable[Sequence[Any]], folder: str) -> str | None:
@@ -55,16 +59,16 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
                    representatives: Mapping[str, Sequence[str]] | None = None, seed: int = 0,
                    folder: str | None = None,
                    matches: Iterable[tuple[str, str, str, float, str]] | None = None) -> None:
-    """Replace ``coverage``, ``coverage_labels``, ``coverage_games``, ``rule_matches`` (and ``representatives``
-    when given). ``matches``: ``(target, rule affordance, verb, similarity, mode)`` rows; by default each rule
-    answers for its own name only."""
+    """Replace the rows of ``coverage``, ``coverage_labels``, ``coverage_games``, ``rule_matches`` (and
+    ``representatives`` when given); the tables and views are those of ``kb/coverage.sql`` (and
+    ``kb/representatives.sql``). ``matches``: ``(target, rule affordance, verb, similarity, mode)`` rows; by
+    default each rule answers for its own name only."""
     folder = folder or tempfile.gettempdir()
     rules = {(r.rule, r.affordance) for r in rows}
     if matches is None:
-        matches = sorted({(a, a, a, 1.0, "exact") for _, a in rules})
+        matches = sorted({(a, a, a, 1.0, EXACT) for _, a in rules})
     objects = list(dict.fromkeys(r.object for r in rows))
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         _load(con, "_kari_rules", {"rule": "INTEGER", "affordance": "VARCHAR"}, sorted(rules), folder)
         _load(con, "_kari_objects", {"position": "INTEGER", "object": "VARCHAR"}, enumerate(objects), folder)
         _load(con, "_kari_hits", {"rule": "INTEGER", "object": "VARCHAR", "branch": "INTEGER", "part": "VARCHAR"},
@@ -74,45 +78,44 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
         _load(con, "_kari_games", {"game": "VARCHAR", "object": "VARCHAR", "target": "VARCHAR"}, games, folder)
         _load(con, "_kari_matches", {"target": "VARCHAR", "rule": "VARCHAR", "verb": "VARCHAR",
                                      "similarity": "DOUBLE", "match": "VARCHAR"}, matches, folder)
-        con.execute("""
-            CREATE OR REPLACE TABLE coverage AS
+        con.execute(_sql("coverage.sql"))
+        _replace(con, "coverage", """
             SELECT r.affordance, o.object, h.rule IS NOT NULL AS covered, h.branch, h.part, r.rule,
                    ?::VARCHAR AS semantics
             FROM _kari_rules r CROSS JOIN _kari_objects o
             LEFT JOIN _kari_hits h ON h.rule = r.rule AND h.object = o.object
-            ORDER BY r.rule, o.position""", [semantics])
-        con.execute("CREATE OR REPLACE TABLE coverage_labels AS "
-                    "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
-        con.execute("CREATE OR REPLACE TABLE coverage_games AS SELECT * FROM _kari_games")
-        con.execute("CREATE OR REPLACE TABLE rule_matches AS SELECT DISTINCT * FROM _kari_matches ORDER BY ALL")
+            ORDER BY r.rule, o.position""", [str(semantics)])
+        _replace(con, "coverage_labels",
+                 "SELECT affordance, object, bool_or(label) AS label FROM _kari_labels GROUP BY ALL")
+        _replace(con, "coverage_games", "SELECT * FROM _kari_games")
+        _replace(con, "rule_matches", "SELECT DISTINCT * FROM _kari_matches ORDER BY ALL")
         if representatives is not None:
-            write_representatives(con, representatives, seed, folder, transaction=False)
-        con.execute(asset_path("kb", "coverage.sql").read_text(encoding="utf-8"))
+            write_representatives(con, representatives, seed, folder)
         for table in ("_kari_rules", "_kari_objects", "_kari_hits", "_kari_labels", "_kari_games", "_kari_matches"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
 
 
 def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]], seed: int = 0,
-                          folder: str | None = None, transaction: bool = True) -> None:
-    """Replace the ``representatives(affordance, object, rank, seed)`` table."""
-    if transaction:
-        con.execute("BEGIN TRANSACTION")
-    try:
+                          folder: str | None = None) -> None:
+    """Replace the rows of the ``representatives(affordance, object, rank, seed)`` table (in one transaction, or
+    in the caller's)."""
+    with transaction(con):
         _load(con, "_kari_reps", {"affordance": "VARCHAR", "object": "VARCHAR", "rank": "INTEGER", "seed": "INTEGER"},
               ((aff, obj, rank, seed) for aff, ids in representatives.items() for rank, obj in enumerate(ids, 1)),
               folder or tempfile.gettempdir())
-        con.execute("CREATE OR REPLACE TABLE representatives AS SELECT * FROM _kari_reps")
+        con.execute(_sql("representatives.sql"))
+        _replace(con, "representatives", "SELECT * FROM _kari_reps")
         con.execute("DROP TABLE IF EXISTS _kari_reps")
-        if transaction:
-            con.execute("COMMIT")
-    except BaseException:
-        if transaction:
-            rollback(con)
-        raise
+
+
+def _sql(name: str) -> str:
+    return asset_path("kb", name).read_text(encoding="utf-8")
+
+
+def _replace(con: Any, table: str, query: str, params: Sequence[Any] = ()) -> None:
+    """Replace every row of the kb/*.sql table ``table`` with the rows of ``query``, in their order."""
+    con.execute(f"DELETE FROM {table}")
+    con.execute(f"INSERT INTO {table} {query}", list(params))
 
 
 def kb_labels(con: Any) -> list[tuple[str, str, bool]]:

@@ -8,6 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
+THRESHOLD = 0.9
+"""Hard belief b_t above which the Optimal questioner's plan is done and it guesses (the paper's 0.9); the game's
+default (:data:`kari.game.defaults.THRESHOLD`) is this one."""
+
 
 class CoverageRow(NamedTuple):
     """One rule x object: covered or not, the lowest covering OR branch (0-based) and its witnessing part.

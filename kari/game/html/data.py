@@ -20,7 +20,8 @@ from kari.errors import KariError
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report import ReportOptions, RunData
+    from kari.game.report_inputs import ReportOptions
+    from kari.game.summary import RunData
     from kari.rules.ast import Rule
 
 
@@ -139,7 +140,7 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
 def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str, Any]]:
     """Every rule with its coverage of the benchmark's objects (the solver's, any-part reading), its recall and
     precision on the labelled objects, and the proof of each labelled positive and each covered negative."""
-    from kari.bench.model import load_benchmark
+    from kari.bench.reader import load_benchmark
     from kari.domain.canon import canonical_rules
     from kari.explain.proof import explain
     from kari.explain.render import proof_text

@@ -1,11 +1,13 @@
-"""The Questioner interface every player implements, and helpers they share."""
+"""The Questioner interface every player implements, and helpers they share (the engine reads guesses with
+:func:`resolve_guess` too)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from kari.domain.terms import normalise_term
 from kari.game.types import Action, GameSetup, GameState, Guess
 
 
@@ -48,3 +50,16 @@ def argmax_belief(state: GameState, beliefs: Mapping[str, float] | None = None) 
     best = max(b.get(c, 0.0) for c in candidates)
     tied = [c for c in candidates if b.get(c, 0.0) >= best - 1e-12]
     return tied[0] if len(tied) == 1 else state.setup.rng.choice(tied)
+
+
+def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
+    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
+    if raw is None:
+        return None
+    if raw in candidates:
+        return raw
+    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
+    for cand in candidates:
+        if normalise_term(cand) == wanted:
+            return cand
+    return None

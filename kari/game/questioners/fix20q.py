@@ -20,6 +20,7 @@ from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.resources import asset_path
 from kari.domain.vocabulary import Vocabulary
+from kari.game.names import Player
 
 HEADER = ("dimension", "value")
 
@@ -64,7 +65,7 @@ def softmax_guess(fractions: dict[str, float], temperature: float, rng: Any) -> 
 
 
 class Fix20QQuestioner(Questioner):
-    name = "fix20q"
+    name = Player.FIX20Q
     default_runs = 5
 
     def __init__(self, vocab: Vocabulary, questions: list[Question], temperature: float = 1.0) -> None:

@@ -24,9 +24,10 @@ from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameState, Guess, structured
 from kari.domain.vocabulary import Vocabulary
 from kari.game.defaults import LOOKAHEAD, MIN_GAIN, STOP_BELIEF
+from kari.game.names import Player
 
 class GreedyIGQuestioner(Questioner):
-    name = "greedy-ig"
+    name = Player.GREEDY_IG
     sees_rules: ClassVar[bool] = True
 
     def __init__(self, vocab: Vocabulary, stop_belief: float = STOP_BELIEF, min_gain: float = MIN_GAIN,
@@ -38,9 +39,7 @@ class GreedyIGQuestioner(Questioner):
 
     @classmethod
     def from_options(cls, options: Any) -> GreedyIGQuestioner:
-        extra = options.extra
-        return cls(options.vocab, extra.get("stop_belief", STOP_BELIEF), extra.get("min_gain", MIN_GAIN),
-                   extra.get("lookahead", LOOKAHEAD))
+        return cls(options.vocab, *options.settings.greedy)
 
     def act(self, state: GameState) -> Action:
         model = self.setup.model

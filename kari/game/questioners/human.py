@@ -12,8 +12,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from kari.game.questioners.base import Questioner
+from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess
+from kari.game.names import Player
 
 _GUESS = re.compile(r"^\s*(?:guess|final[_ ]guess)\s*:?\s*(.*)$", re.IGNORECASE)
 _HELP = re.compile(r"^\s*(?:help|\?)\s*$", re.IGNORECASE)
@@ -25,7 +26,7 @@ HELP = ("Ask one yes/no question a turn about ONE material, shape, size or surfa
 
 
 class HumanQuestioner(Questioner):
-    name = "human"
+    name = Player.HUMAN
 
     def __init__(self, read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> None:
         self.read = read
@@ -63,8 +64,6 @@ class HumanQuestioner(Questioner):
 
     def _resolve(self, raw: str) -> str | None:
         """The candidate a guess names (by number or by name), else None."""
-        from kari.game.engine import resolve_guess
-
         raw = raw.strip()
         if raw.isdigit():
             number = int(raw)

@@ -13,6 +13,8 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn
+from kari.game.names import Player
+from kari.llm.config import DEFAULT_MAX_TOKENS
 
 _FINAL = re.compile(r"FINAL[_ ]GUESS\s*:\s*(.+)", re.IGNORECASE)
 MAX_QUESTION_CHARS = 300
@@ -66,9 +68,9 @@ def feedback(turn: Turn, turns_left: int) -> str:
 
 class LLMQuestioner(Questioner):
     sees_rules = True
-    name = "llm"
+    name = Player.LLM
 
-    def __init__(self, client: Any, max_tokens: int = 512) -> None:
+    def __init__(self, client: Any, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
         self.client = client
         self.max_tokens = max_tokens
 

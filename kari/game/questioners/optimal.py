@@ -15,15 +15,18 @@ from typing import Any
 from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
 from kari.domain.vocabulary import Vocabulary
+from kari.game.names import Player
+from kari.game.defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
 
 
 class OptimalQuestioner(Questioner):
     """Asks the solver's exact target-aware questions, replanning after surprises; guesses by belief."""
 
-    name = "optimal"
+    name = Player.OPTIMAL
     uses_hidden_object = True
 
-    def __init__(self, vocab: Vocabulary, threshold: float = 0.9, time_limit: float = 30.0) -> None:
+    def __init__(self, vocab: Vocabulary, threshold: float = THRESHOLD,
+                 time_limit: float = OPTIMAL_TIME_LIMIT) -> None:
         self.vocab = vocab
         self.threshold = threshold
         self.time_limit = time_limit

@@ -20,6 +20,7 @@ from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, 
 from kari.domain.objects import answered, rule_status
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.game.names import Player
 
 Truth = bool | None
 
@@ -38,7 +39,7 @@ def confirmed_atoms(node: Node, known: Mapping[Question, bool], vocab: Vocabular
 
 class RulesQuestioner(Questioner):
     sees_rules = True
-    name = "rules"
+    name = Player.RULES
 
     def __init__(self, vocab: Vocabulary) -> None:
         self.vocab = vocab

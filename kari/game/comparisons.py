@@ -3,7 +3,7 @@
 A *row* is one run directory: SR with its Wilson interval over games (a player with several runs per game
 counts its pooled SR over the games, which is conservative) and turns over the solved games with a seeded
 bootstrap interval over games; the same for each target affordance and for the games whose target has / has
-no matched rule (the split of :class:`kari.game.report.CoverageSource`).
+no matched rule (the split of :class:`kari.game.report_inputs.CoverageSource`).
 
 A *comparison* pairs two runs on the same games: records are paired by ``(game, run)``; the delta is
 ``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
@@ -21,10 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kari.game.names import RuleColumn, RuleOrigin
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
 
 if TYPE_CHECKING:
-    from kari.game.report import CoverageSource, RunData
+    from kari.game.report_inputs import CoverageSource
+    from kari.game.summary import RunData
 
 Record = Mapping[str, Any]
 REPORT_FORMAT = "kari-report/1"
@@ -133,7 +135,7 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     }
 
 
-SOURCE_LABELS = {"kb": "KB rules", "rules": "benchmark rules"}
+SOURCE_LABELS = {RuleColumn.KB: "KB rules", RuleColumn.RULES: "benchmark rules"}
 """Table 1's rule sources: the KB-anchored rules (the paper's KARI) and the benchmark-supervised ones (the
 cross-fitted ``RULES.cv`` of ``kari induce --bench --cv``, or any other rules file)."""
 
@@ -150,7 +152,7 @@ def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
 
 def _rule_flags(run: RunData, key: str) -> dict[str, bool]:
     """A per-game flag of a run's own rule facts (``target_has_rule``, ``target_rule_covers_object``)."""
-    return {r["game"]: bool(r["rules"].get(key)) for r in run.records if r.get("rules") is not None}
+    return {r.game: bool(r.rules.get(key)) for r in run.records if r.rules is not None}
 
 
 def _split(a: RunData, b: RunData, flags: Mapping[str, bool], names: tuple[str, str],
@@ -202,7 +204,7 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
     row["by_rule_covers_object"] = grouped_scores(run.records, split_key(covers, "covers", "does_not_cover"),
                                                   settings) if covers else None
     evidence = source.kb_evidence if source else None
-    row["without_kb_evidence"] = row_scores([r for r in run.records if not evidence.get(r["game"], False)],
+    row["without_kb_evidence"] = row_scores([r for r in run.records if not evidence.get(r.game, False)],
                                             settings) if evidence else None
     row["rule_source"] = run.rule_source
     row["by_affordance"] = grouped_scores(run.records, lambda r: r["target"], settings)
@@ -215,7 +217,7 @@ def report_data(runs: Sequence[RunData], source: CoverageSource | None, settings
         "format": REPORT_FORMAT,
         "level": settings.level, "resamples": settings.resamples, "seed": settings.seed,
         "coverage_source": None if source is None else source.to_json(),
-        "kb_coverage": None if source is None or source.kind != "kb" else source.kb_summary(),
+        "kb_coverage": None if source is None or source.kind != RuleOrigin.KB else source.kb_summary(),
         "runs": [run_row(run, source, settings) for run in runs],
         "comparisons": comparisons(runs, source, settings),
     }

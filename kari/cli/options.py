@@ -1,0 +1,81 @@
+"""Typed option checkers shared by every command: counts with an upper bound and finite numbers in a range,
+checked when the command line is parsed (before any work), with the bound shown in ``--help``.
+
+A count past its bound (``--runs 100000000``) or a number that is not finite (``nan``, ``inf``) is a usage
+error (exit 2), never a run that eats the machine's memory or an internal error later on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+# Upper bounds of count options: far above any real use, low enough that nothing is allocated per unit
+# before the first step can fail.
+MAX_GAMES = 10_000_000          # games played, prompts written, tasks solved
+MAX_RUNS = 1_000                # runs per game
+MAX_BUDGET = 1_000              # questions per game
+MAX_ITEMS = 1_000_000           # representatives, rules per candidate, affordances, supports, words listed
+MAX_ROWS = 10_000_000           # rows printed by kb sql, edges by kb show
+MAX_TOKENS = 1_000_000          # LLM tokens per reply
+MAX_ATTEMPTS = 100              # LLM attempts per call, repair attempts
+MAX_ROUNDS = 100                # induction rounds, cross-validation folds
+MAX_CONCURRENCY = 256           # games (and LLM calls) in flight
+MAX_RESAMPLES = 1_000_000       # bootstrap resamples of one interval
+MAX_SECONDS = 86_400.0          # any time limit: one day
+SEED_RANGE = (0, 2**63 - 1)     # seeds: what every random source accepts
+
+
+def count(default: Any, *names: str, low: int = 1, high: int, help: str, **extra: Any) -> Any:
+    """An integer option in ``[low, high]`` (typer shows the range in --help)."""
+    return typer.Option(default, *names, min=low, max=high, help=help, **extra)
+
+
+def seed(default: int, *names: str, help: str) -> Any:
+    """A seed option (a non-negative 63-bit integer)."""
+    return typer.Option(default, *names, min=SEED_RANGE[0], max=SEED_RANGE[1], help=help)
+
+
+def number(default: Any, *names: str, low: float | None = None, high: float | None = None,
+           low_open: bool = False, high_open: bool = False, help: str, **extra: Any) -> Any:
+    """A finite float option within the given bounds (``low_open``: ``low`` itself is excluded); the range is
+    appended to the help text."""
+    check = finite(low, high, low_open, high_open)
+    return typer.Option(default, *names, parser=check, metavar="FLOAT", help=f"{help} [{check.range_text}]",
+                        **extra)
+
+
+class finite:  # noqa: N801 - used like a function: finite(0, 1)(text)
+    """Parse a finite float within bounds; raise :class:`typer.BadParameter` (a usage error) otherwise."""
+
+    def __init__(self, low: float | None, high: float | None, low_open: bool = False,
+                 high_open: bool = False) -> None:
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+        left = "" if low is None else f"{low:g}{'<' if low_open else '<='}"
+        right = "" if high is None else f"{'<' if high_open else '<='}{high:g}"
+        self.range_text = f"{left}x{right}" if (left or right) else "finite"
+
+    def __call__(self, value: Any) -> float:
+        if value is None or isinstance(value, bool):
+            return value  # type: ignore[return-value]
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise typer.BadParameter(f"{value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise typer.BadParameter(f"{value!r} is not a finite number")
+        if (self.low is not None and (number <= self.low if self.low_open else number < self.low)) or \
+                (self.high is not None and (number >= self.high if self.high_open else number > self.high)):
+            raise typer.BadParameter(f"{value!r} is not in the range {self.range_text}")
+        return number
+
+
+def timeout(default: float, *names: str, help: str) -> Any:
+    """A time limit in seconds: finite, above 0, at most a day."""
+    return number(default, *names, low=0.0, high=MAX_SECONDS, low_open=True, help=help)
+
+
+Parser = Callable[[Any], Any]

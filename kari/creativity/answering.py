@@ -1,0 +1,75 @@
+"""One task answered: the goal mapped to an affordance, one answer per sample (temperature), each scored as the
+benchmark's judge scores it, the oracle-affordance bound (symbolic solver) and the task's random-choice rates.
+
+``kari creativity solve`` appends one :meth:`Answerer.record` per task to ``answers.jsonl``::
+
+    {"task_id", "solver", "mode", "goal": {affordance, score, how, oracle, correct},
+     "samples": [{"sample": 0, "temperature": 0.0, "answer": {gold_entity, gold_part, how_to_use, ...},
+                  "score": {best_entity, best_part, entity_correct, part_correct, gold_correct, relation, ...}}],
+     "random": {entity, gold}, "candidates", "kb_candidates", "oracle": {...}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kari.creativity.answers import AnswerRecord
+from kari.creativity.model import Task
+
+
+@dataclass
+class Answerer:
+    """Everything one run needs to answer a task: the solver, the goal mapper, the KB and the samples to draw."""
+
+    solver: Any
+    solver_name: str
+    mapper: Any
+    vocab: Any
+    temperatures: Sequence[float] = (0.0,)
+    kb_con: Any = None
+    seed: int = 0
+    mode: str | None = None
+    symbolic: Any = None
+
+    def candidates(self, task: Task) -> list[Any]:
+        from kari.creativity.scene import scene
+        from kari.creativity.store import kb_parts
+
+        kb = kb_parts(self.kb_con, [e.name for e in task.entities], task.scenario) if self.kb_con is not None else None
+        return scene(task, self.vocab, kb, self.seed)
+
+    def record(self, task: Task) -> AnswerRecord:
+        """The answer record of ``task``."""
+        from kari.creativity.metrics import random_rates, score
+
+        candidates = self.candidates(task)
+        goal = self.mapper.map(task)
+        gold_goal = self.mapper.map(task, "oracle") if self.mapper.method != "oracle" else goal
+        samples = []
+        for index, temperature in enumerate(self.temperatures):
+            answer = self.solver.answer(task, candidates, goal.affordance, temperature)
+            samples.append({"sample": index, "temperature": temperature, "answer": answer.to_json(),
+                            "score": score(task, answer.entity, answer.part, answer.how_to_use)})
+        oracle = None
+        if self.symbolic is not None:
+            first = samples[0]["answer"]
+            best = first if gold_goal.affordance == goal.affordance else \
+                self.symbolic.answer(task, candidates, gold_goal.affordance).to_json()
+            oracle = {"affordance": gold_goal.affordance, "entity": best["gold_entity"], "part": best["gold_part"],
+                      "score": score(task, best["gold_entity"], best["gold_part"], best["how_to_use"])}
+        return AnswerRecord(
+            task.id, self.solver_name, self.mode,
+            {"affordance": goal.affordance, "score": goal.score, "how": goal.how, "oracle": gold_goal.affordance,
+             "correct": None if gold_goal.affordance is None and gold_goal.how != "oracle-open"
+             else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
+            samples, random_rates(task), len(candidates), sum(c.source == "kb" for c in candidates), oracle)
+
+
+def headline_sample(record: dict[str, Any]) -> dict[str, Any]:
+    """The sample a task is scored by: the one at temperature 0 when there is one (as the benchmark's judge
+    does), else the first."""
+    samples = record["samples"]
+    return next((s for s in samples if s.get("temperature") == 0), samples[0])
+

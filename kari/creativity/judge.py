@@ -1,0 +1,359 @@
+"""``kari creativity judge RUN_DIR``: CreativityBench's LLM judge of how-to-use, cached and resumable, with a
+symbolic fallback.
+
+For every task of a run it judges the headline sample (temperature 0 when drawn, as the benchmark's judge does):
+
+- a **gold** answer (entity and part correct): the six-field rubric against the gold affordance and the task's
+  solution (``prompts/creativity_judge_gold.md``); condition fields are NA where the gold gives that condition as
+  NA;
+- any **other** answer: the rubric against the predicted part's own physical and state attributes
+  (``creativity_judge_other.md``), then the reasonability level 0 / 1 / 2 of the choice given the benchmark's
+  comparison of that part with the gold (``creativity_judge_reasonability.md``);
+- an answer without a how-to-use: every field 0, no call, as the benchmark's judge records it; an empty answer
+  (no entity, part or how-to-use) is not judged, as the benchmark never sees one.
+
+``--judge symbolic`` scores with :func:`kari.creativity.rubric.symbolic` only; with ``--judge llm`` a reply
+without a readable JSON object falls back to it for that answer (``how: symbolic-fallback``, the reason kept).
+The predicted part's attributes come from ``--entities`` (entity files or the benchmark's entity lookup, matched
+by scenario, entity and part name as its judge matches them), else from ``--db``, else from the task's
+description of the part.
+
+Written into the run directory: ``judgements.jsonl`` (one record per task, appended and flushed; a rerun does the
+rest), ``judge_config.json`` (a rerun with other settings is refused), ``judge_summary.json`` and
+``judged_outputs/<name>.json`` in the benchmark judge's output format.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kari.creativity.metrics import name_core, predicted_judge_entry
+from kari.creativity.model import Task
+from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
+from kari.errors import KariError
+
+JUDGEMENTS_FILE = "judgements.jsonl"
+JUDGE_CONFIG_FILE = "judge_config.json"
+JUDGE_SUMMARY_FILE = "judge_summary.json"
+JUDGED_DIR = "judged_outputs"
+METHODS = ("llm", "symbolic")
+DEFAULT_JUDGE_TOKENS = 1024
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One judging's settings (``judge_config.json``); all but ``limit`` must match on resume."""
+
+    method: str = "llm"
+    model: str | None = None
+    base_url: str | None = None
+    max_tokens: int = DEFAULT_JUDGE_TOKENS
+    entities: tuple[str, ...] = ()
+    db: str | None = None
+    limit: int | None = None
+
+    def identity(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("limit")
+        data["entities"] = list(self.entities)
+        return data
+
+
+class PartAttributes:
+    """The physical and state attributes of a predicted (entity, part): from entity files (by scenario, entity and
+    part name cores), else the KB, else the task's description of the part."""
+
+    def __init__(self, entity_files: tuple[str, ...] = (), db: str | None = None) -> None:
+        from kari.creativity.model import read_file
+
+        self.lookup: dict[tuple[str, str, str], tuple[dict[str, str], dict[str, str]]] = {}
+        for path in entity_files:
+            entities = read_file(path)[0]
+            if not entities:
+                raise KariError("no entity records (entity_name) in this file", file=str(path),
+                                code="creativity-record")
+            for entity in entities:
+                for part in entity.parts:
+                    key = (entity.scenario, name_core(entity.name), name_core(part.name))
+                    self.lookup.setdefault(key, (dict(part.physical), dict(part.state)))
+        self.con = None
+        if db is not None:
+            from kari.creativity.store import open_kb
+
+            self.con = open_kb(db)
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+
+    def of(self, task: Task, entity: str, part: str) -> tuple[dict[str, str], dict[str, str], str]:
+        """``(physical, state, source)``."""
+        found = self.lookup.get((task.scenario, name_core(entity), name_core(part)))
+        if found is not None:
+            return found[0], found[1], "entities"
+        if self.con is not None:
+            from kari.creativity.store import kb_parts
+
+            known = kb_parts(self.con, [entity], task.scenario).get((entity, part))
+            if known is not None:
+                return dict(known.physical_texts), dict(known.state_texts), "kb"
+        chosen = task.entity(entity)
+        physical, state = chosen.part_texts().get(part, ("", "")) if chosen is not None else ("", "")
+        return ({"summary": physical} if physical else {}), ({"summary": state} if state else {}), "description"
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) if not isinstance(value, str) else value
+
+
+def _texts(mapping: Mapping[str, str]) -> str:
+    return "; ".join(f"{k}: {v}" for k, v in mapping.items()) or "(not described)"
+
+
+class Judge:
+    """Judges answer records; ``client`` is None for the symbolic judge."""
+
+    def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes) -> None:
+        from kari.llm import load_prompt
+
+        from kari.creativity.prompting import PROMPTS
+
+        self.config = config
+        self.client = client
+        self.attributes = attributes
+        self.prompts = {name: load_prompt(f"creativity_judge_{name}", PROMPTS)
+                        for name in ("gold", "other", "reasonability")}
+
+    def _ask(self, prompt: str) -> tuple[dict[str, Any] | None, str]:
+        """The reply's JSON object (None when it has none) and the reply text."""
+        from kari.llm import extract_json_object
+
+        reply = self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens,
+                                 temperature=0.0, role="creativity-judge")
+        try:
+            return extract_json_object(reply.text), reply.text
+        except KariError:
+            return None, reply.text
+
+    def judge(self, task: Task, record: Mapping[str, Any]) -> dict[str, Any]:
+        """The judgement record of one answer record."""
+        from kari.creativity.answering import headline_sample
+
+        sample = headline_sample(dict(record))
+        answer, scored = sample["answer"], sample["score"]
+        out: dict[str, Any] = {"task_id": task.id, "sample": sample["sample"], "temperature": sample["temperature"],
+                               "relation": scored["relation"], "gold": scored["gold_correct"]}
+        if scored["relation"] == "no answer":
+            return {**out, "how": "not judged", "reason": "empty answer (the benchmark never judges one)"}
+        entity, part = scored["best_entity"], scored["best_part"]
+        how_to_use = str(answer.get("how_to_use") or "")
+        gold_affordance = dict(task.gold.affordance)
+        physical, state, source = self.attributes.of(task, entity, part)
+        entry = predicted_judge_entry(task, scored)
+        out["attributes_from"] = source
+        if not how_to_use.strip():
+            scores, reasons = empty_scores()
+            return {**out, "how": "empty how_to_use", "rubric": scores, "reasons": reasons,
+                    "reasonability": None if scored["gold_correct"] else {}}
+        if scored["gold_correct"]:
+            reference: Mapping[str, Any] | None = gold_affordance
+        else:
+            annotated = entry.get("affordance") if isinstance(entry, Mapping) else None
+            reference = annotated if isinstance(annotated, Mapping) else None
+        fallback = symbolic(how_to_use, scored["gold_correct"], reference, {**physical, **state})
+        if self.client is None:
+            return {**out, "how": "symbolic", "rubric": fallback[0], "reasons": fallback[1],
+                    "not_scored": [f for f in FIELDS if fallback[0][f] is None], "reasonability": None,
+                    "reasonability_reason": "not scored symbolically: weighing the benchmark's comparison needs "
+                                            "a judge"}
+        if scored["gold_correct"]:
+            prompt = self.prompts["gold"].render(task=task.task, affordance=_pretty(gold_affordance),
+                                                 solution=_pretty(dict(task.solution)), how_to_use=how_to_use)
+            na = forced_na(gold_affordance)
+        else:
+            prompt = self.prompts["other"].render(task=task.task, solution=_pretty(dict(task.solution)), part=part,
+                                                  entity=entity, physical=_texts(physical), state=_texts(state),
+                                                  how_to_use=how_to_use)
+            na = {}
+        reply, text = self._ask(prompt)
+        if reply is None:
+            judged = {**out, "how": "symbolic-fallback", "rubric": fallback[0], "reasons": fallback[1],
+                      "not_scored": [f for f in FIELDS if fallback[0][f] is None],
+                      "fallback_reason": "the judge's reply held no readable JSON object", "reply": text[-2000:]}
+        else:
+            scores, reasons, invalid = normalise(reply, na, scored["gold_correct"])
+            judged = {**out, "how": "llm", "rubric": scores, "reasons": reasons, "invalid_fields": invalid}
+        judged["reasonability"] = None if scored["gold_correct"] else self.reasonability(task, entity, part,
+                                                                                         how_to_use, entry)
+        return judged
+
+    def reasonability(self, task: Task, entity: str, part: str, how_to_use: str, entry: Any) -> dict[str, Any]:
+        comparison = entry if isinstance(entry, Mapping) else \
+            "There is no comparison: the benchmark has no such entity or part (a hallucinated or misspelt name)."
+        prompt = self.prompts["reasonability"].render(task=task.task, part=part, entity=entity,
+                                                      how_to_use=how_to_use, comparison=_pretty(comparison))
+        reply, text = self._ask(prompt)
+        if reply is None:
+            return {"level": None, "reason": "not scored: the judge's reply held no readable JSON object",
+                    "reply": text[-2000:]}
+        level = reply.get("prediction_reasonable_level", 0)
+        return {"level": int(str(level)) if str(level) in ("0", "1", "2") else 0,
+                "reason": str(reply.get("prediction_reasonable_reason", "") or "")}
+
+
+def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``judge_summary.json``: per field, the mean of the scores given, and how many were NA or not scored; split
+    into gold and other answers; the reasonability levels; how each record was judged."""
+    def fields(group: list[dict[str, Any]]) -> dict[str, Any]:
+        out = {}
+        for name in FIELDS:
+            values = [r["rubric"][name] for r in group if "rubric" in r]
+            numbers = [v for v in values if isinstance(v, int)]
+            out[name] = {"mean": round(sum(numbers) / len(numbers), 4) if numbers else None,
+                         "scored": len(numbers), "na": sum(1 for v in values if v == "NA"),
+                         "not_scored": sum(1 for v in values if v is None)}
+        return out
+
+    judged = [r for r in records if "rubric" in r]
+    levels = [r["reasonability"]["level"] for r in judged if isinstance(r.get("reasonability"), dict)
+              and r["reasonability"].get("level") is not None]
+    return {"tasks": len(records), "judged": len(judged),
+            "how": dict(sorted(Counter(r["how"] for r in records).items())),
+            "gold": fields([r for r in judged if r["gold"]]), "other": fields([r for r in judged if not r["gold"]]),
+            "reasonability_levels": dict(sorted(Counter(str(v) for v in levels).items())),
+            "relations": dict(sorted(Counter(r["relation"] for r in records).items()))}
+
+
+def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
+                   mode: str | None) -> dict[str, list[dict[str, Any]]]:
+    """The judgements in the benchmark judge's output format (one judged sample per task)."""
+    from kari.creativity.answering import headline_sample
+    from kari.creativity.exchange import benchmark_sample
+
+    by_task = {r["task_id"]: r for r in answers}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for judged in judgements:
+        record = by_task.get(judged["task_id"])
+        if record is None or "rubric" not in judged:
+            continue
+        sample = headline_sample(record)
+        base = benchmark_sample(sample, mode)
+        if base is None:
+            continue
+        task, scored = tasks[judged["task_id"]], sample["score"]
+        rubric = {k: v for name in FIELDS for k, v in ((f"{name}_reason", judged["reasons"][name]),
+                                                       (name, judged["rubric"][name]))}
+        reasonability = judged.get("reasonability")
+        out[judged["task_id"]] = [{**base, "task_uid": task.id, "setting": dict(task.setting),
+                                   "best_matching_entity": scored["best_entity"],
+                                   "best_matching_part": scored["best_part"],
+                                   "entity_correct": scored["entity_correct"], "part_correct": scored["part_correct"],
+                                   "prediction_relation": scored["relation"],
+                                   "predicted_entity_part_judge_output": predicted_judge_entry(task, scored),
+                                   "llm_judge": rubric,
+                                   "prediction_reasonability_judge": {} if not isinstance(reasonability, dict) else
+                                   {"prediction_reasonable_reason": reasonability.get("reason", ""),
+                                    "prediction_reasonable_level": reasonability.get("level")}}]
+    return out
+
+
+def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None,
+              progress: bool = True) -> dict[str, Any]:
+    """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
+    from kari.creativity.model import read_tasks
+    from kari.creativity.run import ANSWERS_FILE, SolveConfig, load_records
+    from kari.io.runlog import CONFIG_FILE
+    from kari.io.text import load_json, read_text
+
+    run = Path(run_dir)
+    if config.method not in METHODS:
+        raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
+                        code="creativity-config")
+    if config.max_tokens < 1 or (config.limit is not None and config.limit < 1):
+        raise KariError("--max-tokens and --limit must be >= 1", code="creativity-config")
+    if config.method == "llm" and llm_config is None:
+        raise KariError("the LLM judge needs an endpoint: pass --model (and --base-url), or use --judge symbolic",
+                        code="creativity-config")
+    if not (run / ANSWERS_FILE).is_file():
+        raise KariError(f"not a 'kari creativity solve' run directory (no {ANSWERS_FILE})", file=str(run),
+                        code="missing-file")
+    settings = load_json(read_text(run / CONFIG_FILE, "run configuration"), file=str(run / CONFIG_FILE),
+                         code="run-config")
+    if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
+        raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
+    known = {k: v for k, v in settings.items() if k in SolveConfig.__dataclass_fields__}
+    solve_config = SolveConfig(**{**known, "temperatures": tuple(known.get("temperatures", (0.0,)))})
+    tasks = {t.id: t for t in read_tasks(settings["tasks"])}
+    answers, _ = load_records(run / ANSWERS_FILE)
+    attributes = PartAttributes(config.entities, config.db)
+    try:
+        return _judge_locked(run, config, llm_config, progress, settings, solve_config, tasks, answers, attributes)
+    finally:
+        attributes.close()
+
+
+def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: bool, settings: dict[str, Any],
+                  solve_config: Any, tasks: dict[str, Task], answers: list[dict[str, Any]],
+                  attributes: PartAttributes) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    from kari.creativity.exchange import outputs_name
+    from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+    from kari.io.lock import folder_lock
+    from kari.io.runlog import append, check_settings, load_log
+
+    with folder_lock(run):
+        check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
+        client = None
+        if config.method == "llm":
+            from kari.llm import CallLog, make_chat_client
+
+            client = make_chat_client(llm_config, CallLog(run / f"judge_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
+        judge = Judge(config, client, attributes)
+        atomic_write_json(run / JUDGE_CONFIG_FILE, {**config.identity(), "limit": config.limit})
+        path = run / JUDGEMENTS_FILE
+        judgements, dirty = load_log(path, _checked)
+        if dirty:
+            atomic_write_jsonl(path, judgements)
+        done = {j["task_id"] for j in judgements}
+        todo = [r for r in answers if r["task_id"] not in done][: config.limit]
+        for record in todo:
+            if record["task_id"] not in tasks:
+                raise KariError(f"task {record['task_id']!r} of the run is not in its task file",
+                                file=settings["tasks"], code="creativity-record")
+        bar = tqdm(total=len(todo), desc=f"creativity judge {config.method}", unit="task", disable=not progress,
+                   leave=False)
+        try:
+            with path.open("a", encoding="utf-8") as handle:
+                for record in todo:
+                    judged = judge.judge(tasks[record["task_id"]], record)
+                    append(handle, judged)
+                    judgements.append(judged)
+                    bar.update(1)
+        finally:
+            bar.close()
+        summary = summarise_judgements(judgements)
+        summary["config"] = config.identity()
+        if client is not None:
+            summary["llm_usage"] = client.usage.as_dict()
+        mode = None if solve_config.solver == "symbolic" else solve_config.mode
+        (run / JUDGED_DIR).mkdir(exist_ok=True)
+        name = outputs_name(solve_config)
+        atomic_write_json(run / JUDGED_DIR / name, judged_outputs(tasks, answers, judgements, mode))
+        summary["judged_outputs"] = f"{JUDGED_DIR}/{name}"
+        atomic_write_json(run / JUDGE_SUMMARY_FILE, summary)
+    return summary
+
+
+def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
+    if not isinstance(record.get("task_id"), str) or not isinstance(record.get("how"), str) \
+            or not isinstance(record.get("relation"), str):
+        raise KariError("corrupt record (not a judgement record)", file=str(path), line=line, code="run-corrupt")
+    return record

@@ -1,0 +1,51 @@
+"""``summary.json`` of a CreativityBench run: the rates over every task's headline sample (temperature 0 when
+drawn), the relation distribution, the same per temperature and over all samples, the random-choice rates, the
+goal mapping's accuracy and, for the symbolic solver, the oracle-affordance bound and its answered share."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from kari.creativity.answering import headline_sample
+from kari.creativity.metrics import rate, rates
+
+
+def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of a run's answer records."""
+    records = list(records)
+    heads = [headline_sample(r) for r in records]
+    scores = [s["score"] for s in heads]
+    head = rates(scores)
+    summary: dict[str, Any] = {
+        "tasks": len(records),
+        "answered": head["answered"],
+        "answered_share": rate([s["relation"] != "no answer" for s in scores]),
+        "entity_correct_rate": head["entity_correct_rate"],
+        "part_correct_rate": head["part_correct_rate"],
+        "gold_correct_rate": head["gold_correct_rate"],
+        "gold_rate_when_answered": head["gold_rate_when_answered"],
+        "relations": head["relations"],
+        "normalised_only": head["normalised_only"],
+        "random_entity_rate": rate([r["random"]["entity"] for r in records]),
+        "random_gold_rate": rate([r["random"]["gold"] for r in records]),
+        "readings": dict(sorted(Counter(s["answer"].get("reading", "none") for s in heads).items())),
+        "goal_mapped_correctly": rate([r["goal"]["correct"] for r in records
+                                       if r["goal"].get("correct") is not None]),
+    }
+    temperatures = sorted({s.get("temperature") for r in records for s in r["samples"]}, key=float)
+    if len(temperatures) > 1:
+        summary["by_temperature"] = {
+            str(t): rates([s["score"] for r in records for s in r["samples"] if s.get("temperature") == t])
+            for t in temperatures}
+        summary["all_samples"] = rates([s["score"] for r in records for s in r["samples"]])
+    oracle = [r["oracle"]["score"] for r in records if r.get("oracle")]
+    if oracle:
+        summary["oracle_affordance"] = {"entity_correct_rate": rate([s["entity_correct"] for s in oracle]),
+                                        "gold_correct_rate": rate([s["gold_correct"] for s in oracle]),
+                                        "answered": sum(1 for s in oracle if s["relation"] != "no answer")}
+    turns = [s["answer"]["turns"] for s in heads if isinstance(s["answer"].get("turns"), int)]
+    if turns:
+        summary["mean_turns"] = round(sum(turns) / len(turns), 2)
+    return summary

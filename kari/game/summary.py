@@ -1,0 +1,135 @@
+"""Typed records of a run's scores: :class:`Score` (SR and turns of a set of games), :class:`RunSummary` (the
+``summary.json`` of a run directory) and :class:`RunData` (a run as ``kari report`` reads it).
+
+Like the game records (:mod:`kari.game.records`) each reads and writes its JSON object key for key; the
+figures themselves are computed by :func:`kari.game.metrics.summarise`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from kari.game.names import RULE_SUFFIXES, RuleColumn, RuleOrigin
+from kari.game.questioners.registry import sees_rules
+from kari.game.records import GameRecord
+from kari.records import JsonRecord, Layout
+
+
+@dataclass(frozen=True, eq=False)
+class Score(JsonRecord):
+    """Games, success rate (0..1) and mean turns over the solved games of a set of records (None when empty)."""
+
+    games: int
+    success_rate: float | None
+    avg_turns_solved: float | None
+    layout: Layout | None = None
+
+    KEYS = ("games", "success_rate", "avg_turns_solved")
+
+
+def _scores(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
+    return None if data is None else {name: Score.from_json(s) for name, s in data.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class RunSummary(JsonRecord):
+    """A run's ``summary.json`` (docs/formats.md): the overall score, per-run success rates, turns, IG and
+    question kinds per turn, per-affordance scores, rejected and forced guesses, timing, the split by rule
+    coverage (runs with rules), the run's settings and, for LLM players, the token usage."""
+
+    games: int
+    success_rate: float | None
+    avg_turns_solved: float | None
+    records: int
+    runs: int
+    success_rate_by_run: Mapping[str, float | None]
+    success_rate_sd_over_runs: float
+    avg_turns: float | None
+    ig_by_turn: Sequence[float]
+    ig_by_turn_games: Sequence[int]
+    dimension_share: Mapping[str, float]
+    dimension_share_by_turn: Sequence[Mapping[str, float]]
+    by_affordance: Mapping[str, Score]
+    rejected_questions: int
+    forced_guesses: Mapping[str, int]
+    invalid_guesses: int
+    time_s: Mapping[str, Any]
+    by_rule_coverage: Mapping[str, Score] | None = None
+    target_covered_share: float | None = None
+    config: Mapping[str, Any] | None = None
+    llm_usage: Mapping[str, Any] | None = None
+    layout: Layout | None = None
+
+    KEYS = ("games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
+            "success_rate_sd_over_runs", "avg_turns", "ig_by_turn", "ig_by_turn_games", "dimension_share",
+            "dimension_share_by_turn", "by_affordance", "rejected_questions", "forced_guesses", "invalid_guesses",
+            "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage")
+    OPTIONAL = ("by_rule_coverage", "target_covered_share", "config", "llm_usage")
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
+        summary = super().from_json(data)
+        return replace(summary, by_affordance=_scores(data.get("by_affordance")) or {},
+                       by_rule_coverage=_scores(data.get("by_rule_coverage")))
+
+    def json_values(self) -> dict[str, Any]:
+        values = super().json_values()
+        values["by_affordance"] = {name: s.to_json() for name, s in self.by_affordance.items()}
+        if self.by_rule_coverage is not None:
+            values["by_rule_coverage"] = {name: s.to_json() for name, s in self.by_rule_coverage.items()}
+        return values
+
+    def with_run(self, config: Mapping[str, Any], llm_usage: Mapping[str, Any] | None = None) -> RunSummary:
+        """The summary with the run's settings (and the token usage of its LLM players) added."""
+        return replace(self, config=dict(config), llm_usage=llm_usage)
+
+
+@dataclass
+class RunData:
+    """A run directory's configuration, summary and records."""
+
+    path: Path
+    config: dict[str, Any]
+    summary: RunSummary
+    records: list[GameRecord]
+
+    @property
+    def label(self) -> str:
+        return self.path.name
+
+    @property
+    def questioner(self) -> str:
+        """The questioner without a ``+rules`` / ``+kb`` suffix (the Table 1 row), with the positives its soft
+        belief may use when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
+        name = str(self.config.get("questioner"))
+        for suffix in RULE_SUFFIXES:
+            name = name.removesuffix(suffix)
+        reps = self.config.get("model_reps")
+        return f"{name}@{reps}" if reps else name
+
+    @property
+    def with_rules(self) -> bool:
+        """Did the player see matched rules (:func:`kari.game.questioners.registry.sees_rules`)?"""
+        return sees_rules(self.config)
+
+    @property
+    def rule_source(self) -> str | None:
+        """What the rules the player saw were (None without rules; :class:`~kari.game.names.RuleOrigin`): ``kb``
+        (induced from a KB), ``cross-fitted`` (``RULES.cv``), ``bench`` (induced from a benchmark) or ``file``, as
+        its records say."""
+        if not self.with_rules:
+            return None
+        for record in self.records:
+            if record.rules is not None:
+                return str(record.rules.get("source") or RuleOrigin.FILE)
+        return RuleOrigin.CROSS_FITTED if str(self.config.get("rules", "")).endswith(".cv") else RuleOrigin.FILE
+
+    @property
+    def table_source(self) -> str | None:
+        """The run's Table 1 column (:class:`~kari.game.names.RuleColumn`): None (no rules), ``kb`` or ``rules``
+        (any benchmark-supervised or other rules file)."""
+        source = self.rule_source
+        return None if source is None else RuleColumn.KB if source == RuleOrigin.KB else RuleColumn.RULES

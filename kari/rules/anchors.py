@@ -1,0 +1,22 @@
+"""What a KB-anchored rule's metadata says of its anchor in the KB (``kari induce --db`` writes it; docs/formats.md):
+the KB verbs grouped into the rule (``group.members``) and the KB's positive objects of the group
+(``kb_positives``). Rules from elsewhere have neither: they answer to their own verb and have no KB positives.
+"""
+
+from __future__ import annotations
+
+from kari.domain.terms import normalise_term
+from kari.rules.ast import Rule
+
+
+def rule_verbs(rule: Rule) -> list[str]:
+    """The verbs a rule answers to: its own and those of the KB verbs grouped into it (rule metadata
+    ``group.members``), normalised, without repeats."""
+    members = ((rule.metadata or {}).get("group") or {}).get("members") or ()
+    verbs = [rule.affordance, *(m.get("verb", "") for m in members if isinstance(m, dict))]
+    return list(dict.fromkeys(normalise_term(v) for v in verbs if v))
+
+
+def kb_positives(rule: Rule) -> frozenset[str]:
+    """The KB's positive objects of a KB-anchored rule (empty for any other rule)."""
+    return frozenset((rule.metadata or {}).get("kb_positives") or ())
