@@ -22,13 +22,16 @@ import kb_census  # noqa: E402
 SHARED = Path(os.environ.get("KARI_SHARED_DATA", ROOT.parent / "shared" / "data"))  # the build inputs
 BUNDLED = (ROOT / "data" / "kb" / "kari_kb.tsv", ROOT / "data" / "bench", None, ROOT / "data" / "README.md")
 OUTSIDE_KB = ROOT / "tests" / "data" / "outside_kb"
-OUTSIDE = (OUTSIDE_KB / "outside_kb.tsv", ROOT / "tests" / "data" / "outside_bench", OUTSIDE_KB / "affordance_words.tsv",
-           ROOT / "benchmarks" / "outside" / "README.md")
+OUTSIDE = (OUTSIDE_KB / "outside_kb.tsv", ROOT / "tests" / "data" / "outside_bench",
+           OUTSIDE_KB / "affordance_words.tsv", ROOT / "benchmarks" / "outside" / "README.md")
 KB_SOURCES = {"ConceptNet", "CSKG", "ATOMIC-2020", "WordNet-3.0", "WordNet-morphosemantic"}
 PAIRS = pytest.mark.parametrize("pair", [BUNDLED, OUTSIDE], ids=["bundled", "outside"])
 
 
-def _load(pair: tuple) -> tuple[list[dict[str, str]], list[str], list[str], list[tuple[str, str, bool]], kb_census.Matcher]:
+Loaded = tuple[list[dict[str, str]], list[str], list[str], list[tuple[str, str, bool]], kb_census.Matcher]
+
+
+def _load(pair: tuple) -> Loaded:
     kb, bench, heads, _ = pair
     edges = kb_census.read_kb(kb)
     objects, affordances, labels = kb_census.read_bench(bench)

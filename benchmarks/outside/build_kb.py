@@ -84,7 +84,8 @@ def property_facts(objects: list[dict]) -> list[Fact]:
     facts = []
     for obj in objects:
         for part in obj["parts"]:
-            facts.append(Fact(obj["id"], "HasA", part, BENCH_SOURCE, f"outside benchmark object {obj['id']}: part {part}"))
+            facts.append(Fact(obj["id"], "HasA", part, BENCH_SOURCE,
+                              f"outside benchmark object {obj['id']}: part {part}"))
         for p in obj["properties"]:
             node = obj["id"] if p["part"] == "whole" else f"{obj['id']}/{p['part']}"
             facts.append(Fact(node, PROPERTY_RELATION[p["predicate"]], p["value"], BENCH_SOURCE,

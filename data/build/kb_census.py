@@ -35,7 +35,8 @@ LIGHT_WORDS = frozenset("with on from for to in into of a an the use used things
 RELATION_WORDS = {"UsedFor": ("use_for", "used_for"), "NotUsedFor": ("use_for", "used_for"),
                   "CapableOf": ("capable_of",), "NotCapableOf": ("capable_of",)}
 IRREGULAR = {"eat": ("ate", "eaten"), "hold": ("held",), "make": ("made",), "break": ("broke", "broken"),
-             "wear": ("wore", "worn"), "keep": ("kept",), "hang": ("hung",), "cut": ("cut",), "ride": ("rode", "ridden"),
+             "wear": ("wore", "worn"), "keep": ("kept",), "hang": ("hung",), "cut": ("cut",),
+             "ride": ("rode", "ridden"),
              "throw": ("threw", "thrown"), "sit": ("sat",), "find": ("found",), "drink": ("drank", "drunk"),
              "hit": ("hit",), "swing": ("swung",), "fly": ("flew", "flown", "flies", "flying"),
              "foot": ("feet",), "child": ("children",)}

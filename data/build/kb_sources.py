@@ -1,7 +1,8 @@
 """Affordance statements from commonsense sources that are not the benchmarks' label sources.
 
-Standard library only (and kari's standard-library word-form module, :mod:`kari.domain.morphology`): both data/build/build_all.py (kari's bundled KB) and benchmarks/outside/build_kb.py (the
-outside KB) read the public data sets through these readers, then name the objects their own way.
+Standard library only (and kari's standard-library word-form module, :mod:`kari.domain.morphology`): both
+data/build/build_all.py (kari's bundled KB) and benchmarks/outside/build_kb.py (the outside KB) read the public
+data sets through these readers, then name the objects their own way.
 
 A :class:`Statement` keeps the source's own name of the thing (``head``), kari's KB relation, the source's own
 words for the tail (``words``: "cut bread", "cutting", "hold the swing", "worn on the head"), the source and one
@@ -209,8 +210,8 @@ HANDLING_PARTICIPLES = frozenset("""worn thrown kicked hit held carried played r
 opened closed folded blown struck swung shaken pressed turned squeezed lifted sat slept smoked read""".split())
 _END = re.compile(r"[;,()\"]|\b(?:while|when|until|so|because|which|that|who|whose|where|without|but|etc|e\.g|"
                   r"in order|such as|as if|especially|usually|often|than|used|designed|of (?:a|an|the|one|your))\b")
-_FUNCTION_TAIL = frozenset("""a an the of and or to in on at by for with from as its their his her around over under into
-onto about through across""".split())
+_FUNCTION_TAIL = frozenset("""a an the of and or to in on at by for with from as its their his her around over under
+into onto about through across""".split())
 MAX_WORDS = 6
 
 
@@ -289,7 +290,8 @@ def gloss_uses(gloss: str) -> list[tuple[str, str, str]]:
     for match in _THAT_PASSIVE.finditer(first_clause):
         if match.group(1) in HANDLING_PARTICIPLES:
             after = first_clause[match.end(1):].split()
-            phrase = match.group(1) if after[:1] in (["to"], ["for"], ["as"]) else _phrase(first_clause[match.start(1):])
+            purpose = after[:1] in (["to"], ["for"], ["as"])  # "worn to keep ...": the purpose frame has it
+            phrase = match.group(1) if purpose else _phrase(first_clause[match.start(1):])
             found += [("ReceivesAction", p, "that is") for p in _split(phrase) if p]
     for match in _WORN.finditer(text):
         phrase = _phrase(text[match.start():])
