@@ -55,6 +55,15 @@ def bench(tmp_path: Path) -> Path:
     return Path(shutil.copytree(asset_path("data", "bench"), tmp_path / "bench"))
 
 
+@pytest.fixture
+def ctrl_c_reaches_python():
+    """The in-process Ctrl-C tests need Python's own SIGINT handler; a suite started as a background job of a
+    non-interactive shell inherits SIGINT ignored, and kari rightly leaves an ignored SIGINT alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _bytes(*paths: Path) -> list[bytes]:
     return [p.read_bytes() for p in paths]
 
@@ -221,7 +230,8 @@ def test_ctrl_c_during_induce_marks_the_run_interrupted(bench: Path, tmp_path: P
     assert json.loads(manifest.read_text())["status"] == "interrupted"
 
 
-def test_a_ctrl_c_swallowed_by_a_library_still_ends_the_command(tmp_path: Path, capfd, monkeypatch) -> None:
+def test_a_ctrl_c_swallowed_by_a_library_still_ends_the_command(tmp_path: Path, capfd, monkeypatch,
+                                                                ctrl_c_reaches_python) -> None:
     """clingo's Control.__del__ swallowed a KeyboardInterrupt and induce went on to exit 0."""
     from kari import rules as rules_package
 
@@ -661,7 +671,7 @@ def _parts_kb(path: Path, parts: int) -> Path:
 
 
 def test_ctrl_c_in_the_vocabulary_step_leaves_the_database_as_it_was(kb: Path, tmp_path: Path, capfd,
-                                                                     monkeypatch) -> None:
+                                                                     monkeypatch, ctrl_c_reaches_python) -> None:
     """Ctrl-C 4-8 s into the vocabulary step of a KB with 20,000 part names exited 130 but left 40,000 new edges
     and a loads row committed, the vocabulary not updated. Here the real SIGINT handler fires while the vocabulary
     is written, the last step of the file's transaction."""
