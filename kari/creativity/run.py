@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
+from kari.creativity.goals import GOAL_THRESHOLD
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.runlog import load_log, paths_as_paths, settings_json
@@ -37,7 +38,8 @@ class SolverKind(StrEnum):
 
 SOLVERS: tuple[str, ...] = tuple(SolverKind)
 LEXICAL_GOALS = "lexical"
-"""The default goal mapping (:data:`kari.creativity.goals.METHODS`)."""
+"""The goal mapping of a :class:`SolveConfig` that names none (:data:`kari.creativity.goals.METHODS`)."""
+
 GOAL_MAX_TOKENS = 64
 """Tokens of an LLM goal mapping's reply."""
 
@@ -66,6 +68,7 @@ class SolveConfig:
     mode: str = Mode.STATIC
     temperatures: tuple[float, ...] = (0.0,)
     max_turns: int = DEFAULT_TURNS
+    goal_threshold: float = GOAL_THRESHOLD
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
@@ -147,7 +150,8 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
             run.check_resume()
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
+        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
+                            rules=rules, threshold=config.goal_threshold)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, list(tasks), progress)
 
 

@@ -39,6 +39,7 @@ class Evidence:
     raw: tuple[str, ...] = ()  # the verb's words as the KB's sources wrote them (KB input)
     members: tuple[Any, ...] = ()  # the KB verbs grouped into this one (kari.induce.grouping.VerbMember)
     grouping: str | None = None  # the grouping method that made ``members``
+    part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
 
     def uses_closed_world(self, source: str) -> bool:
         """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
@@ -63,6 +64,8 @@ class Evidence:
         ]
         if self.members:
             fields.append([m.verb for m in self.members])
+        if self.part_level:
+            fields.append("part-level")
         payload = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -111,7 +114,9 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance verb from a KB database built by ``kari kb load``, its words read through ``vocab``.
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
-    each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    each positive's ``edges`` are its affordance edges followed by its property (and part) edges. A database
+    holding CreativityBench part affordances (``kari creativity load``) adds their verbs, one part per object
+    (:mod:`kari.induce.partkb`; a verb both sources name keeps the KB's edges).
     """
     from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db
@@ -128,9 +133,12 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
             "WHERE predicate IS NOT NULL ORDER BY ALL"
         ).fetchall():
             prop_edges.setdefault(obj, []).extend(e for e in (edge, part_edge) if e)
+        from kari.induce.partkb import has_part_kb, part_evidence
+
+        parts = part_evidence(con) if has_part_kb(con) else {}
     finally:
         con.close()
-    return group_evidence(objects, rows, prop_edges)
+    return {**parts, **group_evidence(objects, rows, prop_edges)}
 
 
 def group_evidence(
