@@ -80,6 +80,14 @@ class SolveConfig:
         return data
 
 
+def shipped_rules() -> Path:
+    """The rules kari ships for CreativityBench tasks (``data/creativity/rules.kari``: induced from the bundled
+    part-level KB without the bundled tasks' gold entities, data/README.md)."""
+    from kari.resources import asset_path
+
+    return asset_path("data", "creativity", "rules.kari")
+
+
 def read_affordances(path: str | Path | None) -> dict[str, str]:
     """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
     from kari.bench.reader import read_jsonl
@@ -111,10 +119,10 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)[: config.limit]
     rules = []
-    if config.rules is not None:
-        from kari.rules import load_rules
+    if config.rules is not None:  # a .kari file of kari induce with the metadata of its .jsonl (KB verbs)
+        from kari.rules.rulefile import load_rule_file
 
-        rules = canonical_rules(load_rules(config.rules), vocab)
+        rules = canonical_rules(load_rule_file(config.rules), vocab)
     descriptions = read_affordances(config.affordances)
     _check_inputs(config, rules, descriptions, llm_config)
     kb_con = None
