@@ -114,9 +114,8 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance verb from a KB database built by ``kari kb load``, its words read through ``vocab``.
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
-    each positive's ``edges`` are its affordance edges followed by its property (and part) edges. A database
-    holding CreativityBench part affordances (``kari creativity load``) adds their verbs, one part per object
-    (:mod:`kari.induce.partkb`; a verb both sources name keeps the KB's edges).
+    each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
     from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db
@@ -133,12 +132,9 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
             "WHERE predicate IS NOT NULL ORDER BY ALL"
         ).fetchall():
             prop_edges.setdefault(obj, []).extend(e for e in (edge, part_edge) if e)
-        from kari.induce.partkb import has_part_kb, part_evidence
-
-        parts = part_evidence(con) if has_part_kb(con) else {}
     finally:
         con.close()
-    return {**parts, **group_evidence(objects, rows, prop_edges)}
+    return group_evidence(objects, rows, prop_edges)
 
 
 def group_evidence(

@@ -12,6 +12,7 @@ are about the part that carries the use: :attr:`Evidence.part_level` makes each 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from kari.bench.model import ObjectRecord, Property
@@ -31,6 +32,18 @@ def has_part_kb(con: Any) -> bool:
     if not set(CB_TABLES) <= names:
         return False
     return bool(con.execute("SELECT count(*) FROM cb_part_affordances").fetchone()[0])
+
+
+def from_part_kb(path: str | Path) -> dict[str, Evidence]:
+    """Evidence per part-affordance verb of the KB database ``path`` (empty when it holds no CreativityBench part
+    affordances)."""
+    from kari.kb import open_db
+
+    con = open_db(path, read_only=True)
+    try:
+        return part_evidence(con) if has_part_kb(con) else {}
+    finally:
+        con.close()
 
 
 def part_evidence(con: Any) -> dict[str, Evidence]:
