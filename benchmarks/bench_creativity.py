@@ -5,7 +5,9 @@ the LLM judge through a local server (protocol only); the time to solve 1,000 ta
     python benchmarks/bench_creativity.py [--tasks 1000] [--llm-local | --llm-base-url URL --llm-model NAME]
                                           [--llm-tasks 4] [--llm-max-tokens 256] [--judge-tasks 30]
 
-The 1,000 tasks are the bundled ones repeated under new ids (each solved from scratch: one clingo query per task).
+The symbolic solver uses the shipped rules (``data/creativity/rules.kari``, induced without the bundled tasks' gold
+entities) with ``--goal rules``, ``lexical`` and ``oracle``; the same matcher over rules induced from the whole KB,
+gold entities included, is printed as the in-sample comparison. The 1,000 tasks are the bundled ones repeated under new ids (each solved from scratch: one clingo query per task).
 Goal: 1,000 tasks symbolically in under a minute. With ``--llm-local`` it starts kari's local llama.cpp server
 (SmolLM2-135M, as ``kari llm serve`` does): that model's answers are not a quality figure.
 """
@@ -41,6 +43,8 @@ def line(name: str, s: dict) -> str:
             f"{_rate(s['random_entity_rate'])}/{_rate(s['random_gold_rate'])}  goal-map "
             f"{_rate(s['goal_mapped_correctly'])}"
             + (f"  oracle gold {_rate(oracle['gold_correct_rate'])}" if oracle else "")
+            + (f"  goals above threshold {s['goal_rules']['above_threshold']}, fallbacks "
+               f"{s['goal_rules']['fallback']}" if s.get("goal_rules") else "")
             + f"\n{'':<44} relations {json.dumps(s['relations'])}")
 
 
@@ -56,6 +60,38 @@ def many_tasks(count: int, out: Path) -> Path:
     return path
 
 
+def in_sample_rules(root: Path, kb: Path) -> Path:
+    """Rules induced from the whole bundled KB, the gold entities included (the in-sample comparison only)."""
+    from kari.induce.run import induce
+
+    out = root / "in-sample" / "rules.kari"
+    out.parent.mkdir()
+    induce(out=out, db=kb, run_dir=out.with_suffix(".run"), argv=[])
+    return out
+
+
+def gold_flags(folder: Path) -> list[bool]:
+    """Each task's headline gold_correct, in task order."""
+    records = [json.loads(x) for x in (folder / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [next((s for s in r["samples"] if s["temperature"] == 0), r["samples"][0])["score"]["gold_correct"]
+            for r in sorted(records, key=lambda r: r["task_id"])]
+
+
+def paired_delta(a: list[bool], b: list[bool], draws: int = 10_000) -> str:
+    """Gold rate of ``b`` minus ``a`` on the same tasks, with a 95% paired-bootstrap interval and McNemar's p."""
+    import numpy as np
+
+    from kari.stats import mcnemar_exact
+
+    diff = np.array(b, dtype=float) - np.array(a, dtype=float)
+    rng = np.random.default_rng(0)
+    means = diff[rng.integers(0, len(diff), (draws, len(diff)))].mean(axis=1)
+    low, high = np.quantile(means, [0.025, 0.975])
+    only_a, only_b = sum(x and not y for x, y in zip(a, b)), sum(y and not x for x, y in zip(a, b))
+    return (f"{diff.mean():+.3f} [{low:+.3f}, {high:+.3f}], McNemar p = {mcnemar_exact(only_a, only_b):.3g} "
+            f"({only_b} tasks gold only with rules, {only_a} only with lexical)")
+
+
 def symbolic_figures(root: Path) -> None:
     from kari.creativity.store import load_creativity
 
@@ -64,15 +100,28 @@ def symbolic_figures(root: Path) -> None:
     load_creativity(kb, [BUNDLED / "entities.jsonl", BUNDLED / "tasks.json"])
     sample_kb = root / "sample.duckdb"
     load_creativity(sample_kb, [SAMPLE / "1_entity_lookup.json"])
+    runs = {}
     for label, tasks, db in (("bundled", BUNDLED / "tasks.json", kb), ("sample-shaped", SAMPLE / "sample_tasks.json",
                                                                        sample_kb)):
-        for goal in ("lexical", "oracle"):
+        for goal in ("rules", "lexical", "oracle"):
             for with_db in (True, False):
                 name = f"{label} symbolic goal={goal} parts={'kb' if with_db else 'descriptions'}"
+                folder = root / name.replace(" ", "_")
                 summary = solve_tasks(SolveConfig(tasks=str(tasks), rules=rules, goal=goal,
-                                                  db=str(db) if with_db else None),
-                                      root / name.replace(" ", "_"), progress=False)
+                                                  db=str(db) if with_db else None), folder, progress=False)
+                runs[name] = folder
                 print(line(name, summary))
+    for parts in ("kb", "descriptions"):
+        print(f"bundled, parts={parts}: gold rate, --goal rules minus --goal lexical: "
+              + paired_delta(gold_flags(runs[f"bundled symbolic goal=lexical parts={parts}"]),
+                             gold_flags(runs[f"bundled symbolic goal=rules parts={parts}"])))
+    inside = in_sample_rules(root, kb)
+    for with_db in (True, False):
+        name = f"bundled symbolic goal=rules IN-SAMPLE rules parts={'kb' if with_db else 'descriptions'}"
+        summary = solve_tasks(SolveConfig(tasks=str(BUNDLED / "tasks.json"), rules=str(inside), goal="rules",
+                                          db=str(kb) if with_db else None), root / name.replace(" ", "_"),
+                              progress=False)
+        print(line(name, summary))
     from kari.creativity.scoring import score_file
 
     scored = score_file(SAMPLE / "outputs" / "sample_tasks__demo-model__static.json", SAMPLE / "sample_tasks.json")
@@ -85,14 +134,15 @@ def symbolic_figures(root: Path) -> None:
 
 def timing(root: Path, count: int) -> None:
     path = many_tasks(count, root)
-    started = time.perf_counter()
-    cpu = time.process_time()
-    summary = solve_tasks(SolveConfig(tasks=str(path), rules=str(BUNDLED / "rules.kari")), root / "many",
-                          progress=False)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    print(line(f"symbolic x{count}", summary))
-    print(f"solved {summary['tasks']} tasks in {wall:.1f} s wall ({cpu:.1f} s CPU), "
-          f"{1000 * wall / summary['tasks']:.1f} ms/task; goal < 60 s: {'met' if wall < 60 else 'NOT met'}")
+    for goal in ("lexical", "rules"):
+        started = time.perf_counter()
+        cpu = time.process_time()
+        summary = solve_tasks(SolveConfig(tasks=str(path), rules=str(BUNDLED / "rules.kari"), goal=goal),
+                              root / f"many-{goal}", progress=False)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        print(line(f"symbolic goal={goal} x{count}", summary))
+        print(f"solved {summary['tasks']} tasks in {wall:.1f} s wall ({cpu:.1f} s CPU), "
+              f"{1000 * wall / summary['tasks']:.1f} ms/task; goal < 60 s: {'met' if wall < 60 else 'NOT met'}")
 
 
 def llm_figures(args: argparse.Namespace, root: Path) -> None:

@@ -618,7 +618,7 @@ def output_kind_cases() -> Iterator[Case]:
 
 
 CB_SOLVE = ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/cb/rules.kari", "-o", "{w}/out",
-            "--quiet")
+            "--goal", "lexical", "--quiet")
 CB_LOAD = ("creativity", "load", "{w}/cb/entities.jsonl", "{w}/cb/tasks.jsonl")
 CB_JUDGE = ("creativity", "judge", "{w}/cb/run", "--quiet", "--judge", "symbolic")
 CB_SCORE = ("creativity", "score", "{w}/cb/outputs.json", "--tasks", "{w}/cb/tasks.jsonl")
@@ -653,7 +653,7 @@ def creativity_cases() -> Iterator[Case]:
     options = {
         "solver": (*CB_SOLVE, "--solver", "oracle"),
         "goal": (*CB_SOLVE, "--goal", "psychic"),
-        "no-rules": ("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "-o", "{w}/out"),
+        "goal-threshold": (*CB_SOLVE, "--goal-threshold", "2"),
         "llm-no-model": (*CB_SOLVE, "--solver", "llm"),
         "llm-goal-no-model": (*CB_SOLVE, "--goal", "llm"),
         "limit": (*CB_SOLVE, "-n", "0"),

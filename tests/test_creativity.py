@@ -215,7 +215,7 @@ def test_load_and_solve_resume_and_refuse_other_settings(tmp_path: Path, capsys:
     con.close()
     out = tmp_path / "run"
     argv = ["creativity", "solve", "--tasks", str(BUNDLED / "tasks.json"), "--rules", str(BUNDLED / "rules.kari"),
-            "--db", str(db), "--out", str(out), "-n", "12", "--quiet"]
+            "--db", str(db), "--out", str(out), "--goal", "lexical", "-n", "12", "--quiet"]
     assert run(argv) == 0
     first = json.loads((out / "summary.json").read_text())
     assert {"tasks", "entity_correct_rate", "gold_correct_rate", "random_gold_rate"} <= set(first)

@@ -170,7 +170,9 @@ def test_llm_rules_puts_the_matched_rule_in_every_mode(tmp_path: Path, llm_stub:
     llm_stub.respond = lambda body: StubReply(text='{"action": "answer", "gold_entity": "bicycle", "gold_part": '
                                                    '"chain", "how_to_use": "x"}' if mode == "interactive" else
                                               '{"gold_entity": "bicycle", "gold_part": "chain", "how_to_use": "x"}')
-    argv = ["creativity", "solve", "--tasks", str(BUNDLED / "tasks.json"), "--rules", str(BUNDLED / "rules.kari"),
+    rules = tmp_path / "rules.kari"       # one affordance each of the first two bundled requests names
+    rules.write_text("keep_plants := PART(x, MADE_OF:metal)\nput_bed := PART(x, SHAPE:flat)\n", encoding="utf-8")
+    argv = ["creativity", "solve", "--tasks", str(BUNDLED / "tasks.json"), "--rules", str(rules),
             "--solver", "llm+rules", "--mode", mode, "--out", str(tmp_path / "run"), "-n", "2", "--quiet",
             "--base-url", llm_stub.base_url, "--model", "stub", "--cache-dir", str(tmp_path / "cache")]
     assert run(argv) == 0

@@ -1,6 +1,6 @@
 """Build kari's bundled CreativityBench-format KB and tasks from public data (../shared/data).
 
-    python data/build/creativity.py [--shared ../shared/data] [--root .] [--no-rules]
+    python data/build/creativity.py [--shared ../shared/data] [--root .] [--no-rules | --rules-only]
 
 Writes, under ``data/creativity/`` (sorted, seeded: the same inputs give byte-identical files):
 
@@ -13,8 +13,9 @@ Writes, under ``data/creativity/`` (sorted, seeded: the same inputs give byte-id
   entities with part-by-part descriptions and ``judge_output``, items, environment, request, a four-step
   solution);
 - ``heldout.json``: the gold entities and gold part words held out of rule induction;
-- ``rules.kari`` / ``rules.jsonl``: ``kari induce`` (offline) on data/bench without any label of a held-out
-  object, for the affordances the tasks name (``--no-rules`` skips this).
+- ``rules.kari`` / ``rules.jsonl``: ``kari induce --db`` (offline) on the part-level KB of ``entities.jsonl``
+  without the held-out gold entities: PART rules from the parts' functional affordances (``--no-rules`` skips
+  this, ``--rules-only`` does only this, from the files already built).
 
 **Uses and their senses.** A use is an ATOMIC-2020 ``ObjectUse`` tail of a head word (``chain: lock the bike``)
 or a positive Forbes et al. affordance label of an object word. A use belongs to one WordNet sense of its word:
@@ -783,22 +784,21 @@ class Builder:
         return tasks, entities, heldout
 
 
-def induce_rules(root: Path, out: Path, heldout: dict, affordances: list[str]) -> None:
-    """``kari induce`` offline on data/bench without any label of a held-out object."""
-    from kari.induce.config import InduceConfig
+def induce_rules(out: Path, heldout: dict) -> None:
+    """``kari induce --db`` (offline, its defaults) on the bundled part-level KB (``entities.jsonl`` loaded with
+    ``kari creativity load``) without any entity held out in ``heldout``: PART rules from the parts' functional
+    affordances, none induced from a gold entity of the bundled tasks."""
+    from kari.creativity.store import load_creativity
     from kari.induce.run import induce
 
-    drop = set(heldout["gold_entities"]) | set(heldout["gold_part_nodes"])
+    held = set(heldout["gold_entities"])
+    lines = (out / "entities.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if line.strip() and sources.snake(json.loads(line)["entity_name"]) not in held]
     with tempfile.TemporaryDirectory() as tmp:
-        bench = Path(tmp) / "bench"
-        bench.mkdir()
-        for name in ("objects.jsonl", "affordances.jsonl"):
-            shutil.copy(root / "data/bench" / name, bench / name)
-        kept = [line for line in (root / "data/bench/labels.jsonl").read_text(encoding="utf-8").splitlines()
-                if line.strip() and json.loads(line)["object"] not in drop]
-        (bench / "labels.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
-        induce(out=out / "rules.kari", bench=bench, run_dir=Path(tmp) / "run",
-               config=InduceConfig(affordances=tuple(affordances)))
+        train = Path(tmp) / "entities.jsonl"
+        train.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        load_creativity(Path(tmp) / "kb.duckdb", [train])
+        induce(out=out / "rules.kari", db=Path(tmp) / "kb.duckdb", run_dir=Path(tmp) / "run", argv=[])
     for leftover in out.glob("rules.run*"):
         shutil.rmtree(leftover, ignore_errors=True)
 
@@ -812,19 +812,23 @@ def default_shared() -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=default_shared(), help="the public data sets")
-    parser.add_argument("--root", type=Path, default=ROOT, help="project root (writes data/creativity, reads "
-                                                                "data/bench for rule induction)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="project root (writes data/creativity)")
     parser.add_argument("--no-rules", action="store_true", help="do not run rule induction")
+    parser.add_argument("--rules-only", action="store_true", help="only induce the rules again, from the "
+                        "entities.jsonl and heldout.json already in data/creativity (no public data needed)")
     args = parser.parse_args(argv)
-    tasks, entities, heldout = Builder(Sources.read(args.shared)).build()
     out = args.root / "data" / "creativity"
+    if args.rules_only:
+        induce_rules(out, json.loads((out / "heldout.json").read_text(encoding="utf-8")))
+        print(f"rules -> {out / 'rules.kari'}")
+        return 0
+    tasks, entities, heldout = Builder(Sources.read(args.shared)).build()
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "tasks.json", json.dumps(tasks, indent=1, ensure_ascii=False) + "\n")
     atomic_write_jsonl(out / "entities.jsonl", entities)
     atomic_write_text(out / "heldout.json", json.dumps(heldout, indent=1) + "\n")
     if not args.no_rules:
-        named = sorted({t["golds"][0]["gold_affordance"]["kari_affordance"] for t in tasks} - {None})
-        induce_rules(args.root, out, heldout, named)
+        induce_rules(out, heldout)
     print(f"{len(tasks)} tasks, {len(entities)} entities, {len(heldout['gold_entities'])} held-out gold entities "
           f"-> {out}")
     return 0

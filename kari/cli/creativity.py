@@ -12,7 +12,8 @@ import typer
 from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
 from kari.cli.options import seed as seed_option
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
-from kari.creativity.run import LEXICAL_GOALS, SolverKind
+from kari.creativity.goals import GOAL_THRESHOLD, RULES
+from kari.creativity.run import LEXICAL_GOALS, SolverKind, shipped_rules
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
@@ -41,16 +42,23 @@ def load(
 @creativity_app.command("solve")
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (answers.jsonl, summary.json); resumed."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory (answers.jsonl, summary.json); "
+                                       "resumed (default: runs/creativity-TASKS-SOLVER-GOAL)."),
     solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
                                help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="KARI rules file (.kari or .jsonl), one rule per "
-                                                              "affordance (symbolic and llm+rules)."),
+                                         "affordance (symbolic and llm+rules; default: the shipped "
+                                         "data/creativity/rules.kari, induced from the bundled part-level KB)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database loaded by 'kari creativity load' (part "
                                                          "attributes and its vocabulary); without it parts are "
                                                          "read from the task's descriptions."),
-    goal: str = typer.Option(LEXICAL_GOALS, "--goal", help="Goal -> affordance: lexical, embedding, llm, or oracle "
-                                                       "(the gold affordance: the upper bound)."),
+    goal: Optional[str] = typer.Option(None, "--goal", help="Goal -> rule: rules (the rule verbs nearest to the "
+                                       "request, Affordance20Q's matcher), lexical, embedding, llm, or oracle (the "
+                                       "gold affordance: the upper bound); default: rules for the symbolic solver, "
+                                       "lexical for the llm solvers."),
+    goal_threshold: float = number(GOAL_THRESHOLD, "--goal-threshold", low=0.0, high=1.0,
+                                   help="--goal rules: the similarity below which a goal's nearest rule is a "
+                                        "recorded fallback."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
@@ -79,13 +87,17 @@ def solve(
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
     from kari.creativity.run import SolveConfig, solve_tasks
 
+    goal = goal or (RULES if solver == SolverKind.SYMBOLIC else LEXICAL_GOALS)
+    if rules is None and solver != SolverKind.LLM:
+        rules = shipped_rules()
+    out = out or Path("runs") / f"creativity-{tasks.stem}-{solver.replace('+', '-')}-{goal}"
     uses_llm = solver != SolverKind.SYMBOLIC or goal == LLM
     config = SolveConfig(tasks=tasks.resolve(), solver=solver, rules=rules.resolve() if rules else None,
                          db=db.resolve() if db else None, goal=goal,
                          affordances=affordances.resolve() if affordances else None, seed=seed, limit=limit,
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
-                         max_turns=max_turns)
+                         max_turns=max_turns, goal_threshold=goal_threshold)
     llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
         if uses_llm else None
     summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
@@ -95,6 +107,9 @@ def solve(
             f"{100 * (entity or 0):.1f}%, gold correct {100 * (rate or 0):.1f}% (random: "
             f"{100 * (summary['random_entity_rate'] or 0):.1f}% / {100 * (summary['random_gold_rate'] or 0):.1f}%); "
             f"relations {_counts(summary['relations'])}")
+    matched = summary.get("goal_rules")
+    if matched:
+        text += f"; goals above the rule threshold {matched['above_threshold']}, fallbacks {matched['fallback']}"
     oracle = summary.get("oracle_affordance")
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"

@@ -3,7 +3,7 @@ benchmark's judge scores it, the oracle-affordance bound (symbolic solver) and t
 
 ``kari creativity solve`` appends one :meth:`Answerer.record` per task to ``answers.jsonl``::
 
-    {"task_id", "solver", "mode", "goal": {affordance, score, how, oracle, correct},
+    {"task_id", "solver", "mode", "goal": {affordance, score, how, [verb, similarity, fallback,] oracle, correct},
      "samples": [{"sample": 0, "temperature": 0.0, "answer": {gold_entity, gold_part, how_to_use, ...},
                   "score": {best_entity, best_part, entity_correct, part_correct, gold_correct, relation, ...}}],
      "random": {entity, gold}, "candidates", "kb_candidates", "oracle": {...}}
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kari.creativity.answers import AnswerRecord
+from kari.creativity.goals import RULES
 from kari.creativity.model import Task
 
 
@@ -61,8 +62,8 @@ class Answerer:
                       "score": score(task, best["gold_entity"], best["gold_part"], best["how_to_use"])}
         return AnswerRecord(
             task.id, self.solver_name, self.mode,
-            {"affordance": goal.affordance, "score": goal.score, "how": goal.how, "oracle": gold_goal.affordance,
-             "correct": None if gold_goal.affordance is None and gold_goal.how != "oracle-open"
+            {**goal.to_json(), "oracle": gold_goal.affordance,
+             "correct": None if goal.how == RULES or gold_goal.affordance is None and gold_goal.how != "oracle-open"
              else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
             samples, random_rates(task), len(candidates), sum(c.source == "kb" for c in candidates), oracle)
 

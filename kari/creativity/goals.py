@@ -6,6 +6,11 @@ Methods (``--goal``):
   (word F1 over content-word lemmas); no model needed;
 - ``embedding``: the affordance whose text is nearest to the task text by all-MiniLM-L6-v2 cosine;
 - ``llm``: the LLM picks one affordance id from the list (one JSON object);
+- ``rules``: the rule whose verbs are most similar to the task text, by the matcher of Affordance20Q
+  (:class:`kari.game.match.RuleMatcher`: all-MiniLM-L6-v2 cosine of the text with each rule verb, a KB-anchored
+  rule answering to every KB verb grouped into it); a goal whose best rule is below the threshold is a
+  *fallback*: the nearest rule is used all the same, and the match says so (``fallback``, the verb, the
+  similarity);
 - ``oracle``: the gold's affordance (the upper bound): the task's ``gold_affordance.kari_affordance`` when the
   task gives one (``null``: kari has no affordance for this goal, an open goal), else the gold affordance's text
   mapped lexically (CreativityBench's own files name no kari affordance).
@@ -22,8 +27,13 @@ from typing import Any
 from kari.creativity.model import Task
 from kari.domain.morphology import singular
 from kari.errors import KariError
+from kari.game.defaults import MATCH_THRESHOLD
+from kari.rules.ast import Rule
 
-METHODS = ("lexical", "embedding", "llm", "oracle")
+METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
+RULES = "rules"
+GOAL_THRESHOLD = MATCH_THRESHOLD
+"""The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("""a an the i my me we our you your it its this that these those is are was were be been am do does
 did have has had can could would should will shall may might must to of in on at by for with from into onto
@@ -35,11 +45,21 @@ because don t s""".split())
 
 @dataclass(frozen=True, slots=True)
 class GoalMatch:
-    """The affordance a goal was mapped to (None: none), the match score and how."""
+    """The affordance a goal was mapped to (None: none), the match score and how; a ``rules`` match also names the
+    rule verb that matched and whether it is a fallback (below the threshold)."""
 
     affordance: str | None
     score: float
     how: str
+    verb: str | None = None
+    fallback: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields ``answers.jsonl`` records of the match (verb and fallback for a ``rules`` match only)."""
+        data: dict[str, Any] = {"affordance": self.affordance, "score": self.score, "how": self.how}
+        if self.fallback is not None:
+            data.update(verb=self.verb, similarity=self.score, fallback=self.fallback)
+        return data
 
 
 def content_words(text: str) -> list[str]:
@@ -57,7 +77,8 @@ class GoalMapper:
     """Maps tasks to affordance ids, given each id's description (may be empty)."""
 
     def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Any = None,
-                 client: Any = None, max_tokens: int = 64) -> None:
+                 client: Any = None, max_tokens: int = 64, rules: Sequence[Rule] = (),
+                 threshold: float = GOAL_THRESHOLD) -> None:
         if method not in METHODS:
             raise KariError(f"unknown goal mapping {method!r} (expected one of {', '.join(METHODS)})",
                             code="creativity-config")
@@ -65,8 +86,15 @@ class GoalMapper:
             raise KariError("no affordance to map goals to (the rules file holds no rule)", code="creativity-config")
         if method == "llm" and client is None:
             raise KariError("--goal llm needs an LLM endpoint (--model / --base-url)", code="creativity-config")
+        if method == RULES and not rules:
+            raise KariError("--goal rules needs a rules file with at least one rule", code="creativity-config")
+        if not 0.0 <= threshold <= 1.0:
+            raise KariError("the goal threshold must be in [0, 1]", code="creativity-config")
         self.affordances = dict(affordances)
         self.method = method
+        self.rules = list(rules)
+        self.threshold = threshold
+        self._matcher: Any = None
         self._embedder = embedder
         self.client = client
         self.max_tokens = max_tokens
@@ -88,6 +116,19 @@ class GoalMapper:
         hit = self._embedder.best_matches([text], keys, -1.0, 1)[0][0]
         by_text = {t: a for a, t in self._texts.items()}
         return GoalMatch(by_text[hit[0]], round(hit[1], 4), "embedding")
+
+    def by_rules(self, text: str) -> GoalMatch:
+        """The rule nearest to ``text`` (Affordance20Q's matcher); below the threshold a recorded fallback."""
+        if self._matcher is None:
+            from kari.game.match import RuleMatcher
+
+            self._matcher = RuleMatcher(self.rules, 0.0, 1, embedder=self._embedder)
+        found = self._matcher.match_text(text)
+        if not found:
+            return GoalMatch(None, 0.0, RULES, None, True)
+        best = found[0]
+        score = round(best.similarity, 4)
+        return GoalMatch(best.rule.affordance, score, RULES, best.verb, score < self.threshold)
 
     def llm(self, task: Task) -> GoalMatch:
         from kari.llm import extract_json_object
@@ -119,4 +160,6 @@ class GoalMapper:
             return self.oracle(task)
         if method == "llm":
             return self.llm(task)
+        if method == RULES:
+            return self.by_rules(task.task)
         return self.embedding(task.task) if method == "embedding" else self.lexical(task.task)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
+from kari.creativity.goals import GOAL_THRESHOLD
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.runlog import load_log, paths_as_paths, settings_json
@@ -37,7 +38,8 @@ class SolverKind(StrEnum):
 
 SOLVERS: tuple[str, ...] = tuple(SolverKind)
 LEXICAL_GOALS = "lexical"
-"""The default goal mapping (:data:`kari.creativity.goals.METHODS`)."""
+"""The goal mapping of a :class:`SolveConfig` that names none (:data:`kari.creativity.goals.METHODS`)."""
+
 GOAL_MAX_TOKENS = 64
 """Tokens of an LLM goal mapping's reply."""
 
@@ -66,6 +68,7 @@ class SolveConfig:
     mode: str = Mode.STATIC
     temperatures: tuple[float, ...] = (0.0,)
     max_turns: int = DEFAULT_TURNS
+    goal_threshold: float = GOAL_THRESHOLD
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
@@ -75,6 +78,14 @@ class SolveConfig:
         data = settings_json(self, drop=("limit",))
         data["temperatures"] = list(self.temperatures)
         return data
+
+
+def shipped_rules() -> Path:
+    """The rules kari ships for CreativityBench tasks (``data/creativity/rules.kari``: induced from the bundled
+    part-level KB without the bundled tasks' gold entities, data/README.md)."""
+    from kari.resources import asset_path
+
+    return asset_path("data", "creativity", "rules.kari")
 
 
 def read_affordances(path: str | Path | None) -> dict[str, str]:
@@ -108,10 +119,10 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)[: config.limit]
     rules = []
-    if config.rules is not None:
-        from kari.rules import load_rules
+    if config.rules is not None:  # a .kari file of kari induce with the metadata of its .jsonl (KB verbs)
+        from kari.rules.rulefile import load_rule_file
 
-        rules = canonical_rules(load_rules(config.rules), vocab)
+        rules = canonical_rules(load_rule_file(config.rules), vocab)
     descriptions = read_affordances(config.affordances)
     _check_inputs(config, rules, descriptions, llm_config)
     kb_con = None
@@ -147,7 +158,8 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
             run.check_resume()
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS)
+        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
+                            rules=rules, threshold=config.goal_threshold)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, list(tasks), progress)
 
 

@@ -1,6 +1,6 @@
 """``summary.json`` of a CreativityBench run: the rates over every task's headline sample (temperature 0 when
 drawn), the relation distribution, the same per temperature and over all samples, the random-choice rates, the
-goal mapping's accuracy and, for the symbolic solver, the oracle-affordance bound and its answered share."""
+goal mapping's accuracy (``--goal rules``: the goals above the threshold and the fallbacks) and, for the symbolic solver, the oracle-affordance bound and its answered share."""
 
 from __future__ import annotations
 
@@ -34,6 +34,10 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "goal_mapped_correctly": rate([r["goal"]["correct"] for r in records
                                        if r["goal"].get("correct") is not None]),
     }
+    fallbacks = [r["goal"]["fallback"] for r in records if isinstance(r["goal"].get("fallback"), bool)]
+    if fallbacks:   # --goal rules: how many goals met the threshold, how many took the nearest rule below it
+        summary["goal_rules"] = {"above_threshold": fallbacks.count(False), "fallback": fallbacks.count(True),
+                                 "fallback_share": rate(fallbacks)}
     temperatures = sorted({s.get("temperature") for r in records for s in r["samples"]}, key=float)
     if len(temperatures) > 1:
         summary["by_temperature"] = {

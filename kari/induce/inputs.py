@@ -39,6 +39,7 @@ class Evidence:
     raw: tuple[str, ...] = ()  # the verb's words as the KB's sources wrote them (KB input)
     members: tuple[Any, ...] = ()  # the KB verbs grouped into this one (kari.induce.grouping.VerbMember)
     grouping: str | None = None  # the grouping method that made ``members``
+    part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
 
     def uses_closed_world(self, source: str) -> bool:
         """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
@@ -63,6 +64,8 @@ class Evidence:
         ]
         if self.members:
             fields.append([m.verb for m in self.members])
+        if self.part_level:
+            fields.append("part-level")
         payload = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -112,6 +115,7 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
     each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
     from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db

@@ -271,6 +271,10 @@ def _result(
         meta["edges"] = sorted({e for oid in [*meta["motivated_by"], *covers] for e in evidence.edges.get(oid, ())})
         kept.append((branch, meta))
     branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
+    if evidence.part_level:
+        from kari.induce.partkb import part_branch
+
+        branches = [part_branch(b) for b in branches]
     state.body = any_of(branches) if branches else None
     covered = _covered(state, evidence.positives, timers)
     whole = (branch_evidence(Rule(evidence.affordance, state.body), evidence.positives, negatives, vocab,

@@ -49,8 +49,10 @@ def jsonl_path(out: Path) -> Path:
 
 def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabulary,
                   config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, str]]:
-    """Evidence from the benchmark ``bench`` when given, else from the KB database ``db`` with its verbs grouped
-    by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the manifest.
+    """Evidence from the benchmark ``bench`` when given, else from the KB database ``db`` (its KB edges and its
+    CreativityBench part affordances, :mod:`kari.induce.partkb`; a verb both name keeps the KB edges' evidence) with
+    its verbs grouped by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the
+    manifest.
     Words are read through ``vocab``."""
     if db is None and bench is None:
         raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
@@ -60,7 +62,10 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
     from kari.induce.grouping import group_evidence
 
     config = config or InduceConfig()
-    verbs = from_db(db, vocab)  # type: ignore[arg-type]
+    from kari.induce.partkb import from_part_kb
+
+    kb_verbs = from_db(db, vocab)  # type: ignore[arg-type]
+    verbs = {**from_part_kb(db), **kb_verbs}  # type: ignore[arg-type]
     grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
     return grouped, {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
                      "groups": str(len(grouped))}

@@ -1,0 +1,107 @@
+"""Evidence from a part-level KB (CreativityBench tables of ``kari creativity load``, kb/creativity.sql).
+
+Each KB part is an object alone (id ``entity/part``, ``scenario+entity/part`` when the KB holds the entity in
+several scenarios), its facts the KARI atoms read from its attributes (``cb_part_atoms``). Each of its functional
+affordances (``cb_part_affordances``) makes it a positive of that action's verb (the action as written, e.g.
+"cover the hot tub", normalised); the closed world of every other part gives the negatives. A positive's edge
+ids name the affordance, the enabling attributes the annotation lists for it (``cb_affordance_attributes``) and
+the part's attribute texts the atoms were read from, e.g. ``cb:kitchen+pot/lid#affordance2``,
+``cb:kitchen+pot/lid#affordance2/attribute1``, ``cb:kitchen+pot/lid#material``. Rules induced from this evidence
+are about the part that carries the use: :attr:`Evidence.part_level` makes each branch ``PART(x, ...)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kari.bench.model import ObjectRecord, Property
+from kari.domain.terms import normalise_term
+from kari.induce.inputs import Evidence
+from kari.rules.ast import Atom, Node, Part
+from kari.rules.rewrite import map_atoms
+
+CB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_affordances", "cb_affordance_attributes")
+EDGE_PREFIX = "cb:"
+PART_VAR = "x"
+
+
+def has_part_kb(con: Any) -> bool:
+    """Does the database hold CreativityBench part affordances?"""
+    names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if not set(CB_TABLES) <= names:
+        return False
+    return bool(con.execute("SELECT count(*) FROM cb_part_affordances").fetchone()[0])
+
+
+def from_part_kb(path: str | Path) -> dict[str, Evidence]:
+    """Evidence per part-affordance verb of the KB database ``path`` (empty when it holds no CreativityBench part
+    affordances)."""
+    from kari.kb import open_db
+
+    con = open_db(path, read_only=True)
+    try:
+        return part_evidence(con) if has_part_kb(con) else {}
+    finally:
+        con.close()
+
+
+def part_evidence(con: Any) -> dict[str, Evidence]:
+    """Evidence per part-affordance verb of the CreativityBench tables on ``con`` (module docstring)."""
+    parts = [(e, s or "", p) for e, s, p in con.execute(
+        "SELECT entity, scenario, part FROM cb_parts ORDER BY entity, scenario, part").fetchall()]
+    scenarios: dict[str, set[str]] = {}
+    for entity, scenario, _ in parts:
+        scenarios.setdefault(entity, set()).add(scenario)
+
+    def object_id(entity: str, scenario: str, part: str) -> str:
+        return f"{scenario}+{entity}/{part}" if len(scenarios.get(entity, ())) > 1 else f"{entity}/{part}"
+
+    def edge(entity: str, scenario: str, part: str) -> str:
+        return f"{EDGE_PREFIX}{scenario}+{entity}/{part}"
+
+    props: dict[str, dict[Property, None]] = {}
+    atom_edges: dict[str, dict[str, None]] = {}
+    for entity, scenario, part, attribute, predicate, value, raw in con.execute(
+            "SELECT entity, coalesce(scenario, ''), part, attribute, predicate, value, raw FROM cb_part_atoms "
+            "ORDER BY rowid").fetchall():
+        oid = object_id(entity, scenario, part)
+        props.setdefault(oid, {})[Property(part, predicate, value, raw if raw and raw != value else None)] = None
+        if attribute:
+            atom_edges.setdefault(oid, {})[f"{edge(entity, scenario, part)}#{attribute}"] = None
+    objects = {object_id(e, s, p): ObjectRecord(object_id(e, s, p), parts=(p,), properties=tuple(props.get(
+        object_id(e, s, p), {})), source=edge(e, s, p)) for e, s, p in parts}
+    enabling: dict[tuple[str, str, str, int], list[int]] = {}
+    for entity, scenario, part, n, position in con.execute(
+            "SELECT entity, coalesce(scenario, ''), part, n, position FROM cb_affordance_attributes "
+            "ORDER BY entity, scenario, part, n, position").fetchall():
+        enabling.setdefault((entity, scenario, part, n), []).append(position)
+    positives: dict[str, dict[str, list[str]]] = {}
+    raw_words: dict[str, dict[str, None]] = {}
+    for entity, scenario, part, n, action in con.execute(
+            "SELECT entity, coalesce(scenario, ''), part, n, action FROM cb_part_affordances "
+            "ORDER BY entity, scenario, part, n").fetchall():
+        verb = normalise_term(action or "")
+        oid = object_id(entity, scenario, part)
+        if not verb or oid not in objects:
+            continue
+        where = f"{edge(entity, scenario, part)}#affordance{n}"
+        ids = [where, *(f"{where}/attribute{i}" for i in enabling.get((entity, scenario, part, n), ()))]
+        positives.setdefault(verb, {}).setdefault(oid, []).extend(ids)
+        raw_words.setdefault(verb, {})[action] = None
+    universe = tuple(objects[k] for k in sorted(objects))
+    out: dict[str, Evidence] = {}
+    for verb in sorted(positives):
+        found = positives[verb]
+        edges = {o: tuple(dict.fromkeys([*ids, *atom_edges.get(o, {})])) for o, ids in found.items()}
+        out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(found)), (), universe, edges,
+                             closed_world=True, raw=tuple(raw_words[verb]), part_level=True)
+    return out
+
+
+def part_branch(branch: Node) -> Node:
+    """``branch`` about the one part an object of part-level evidence is: ``PART(x, branch)``, its atoms bound to
+    ``x`` (a branch already of that form is kept). On an object that is one part alone both read the same."""
+    if isinstance(branch, Part):
+        return branch
+    return Part(PART_VAR, map_atoms(branch, lambda a: Atom(a.predicate, a.value, PART_VAR)))
