@@ -1002,7 +1002,7 @@ def test_a_full_disk_names_the_file_of_a_run_log(bench: Path, tmp_path: Path) ->
 
     def small_files() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))  # plan.json (8 kB) fits, 5 records do not
 
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "kari", "play", "--bench", str(bench), "-q", "greedy-ig", "-o", str(out),
