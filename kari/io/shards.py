@@ -4,7 +4,8 @@ Each shard is a run directory of the resumable run loop (:mod:`kari.io.runloop`)
 records its ``shard`` (``K/N``). :func:`join_shards` reads every shard (each locked while it is read, its log
 checked as a resume checks it) and refuses, naming the directories:
 
-- a directory that is not a shard, or shards of a different number N;
+- a directory that is not a shard (or a run directory of an older kari, which recorded no shard, plan or
+  fingerprints), or shards of a different number N;
 - shards of different settings or counts, or that read inputs of different content (their fingerprints);
 - a shard given twice (overlapping shards) or a shard missing (every K of 1..N must be given);
 - a shard that has not finished its share of the items (resume it first), or holds items the run did not ask
@@ -30,7 +31,7 @@ from kari.errors import KariError
 from kari.io.fingerprint import INPUTS_KEY, changes
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
-from kari.io.runloop import LoggedRun, read_checked_log
+from kari.io.runloop import OLD_RUN, LoggedRun, old_run_note, read_checked_log
 
 R = TypeVar("R")
 
@@ -70,6 +71,10 @@ def _read_shard(folder: Path, log: str, read: Callable[[dict[str, Any], Path, in
     if not (folder / CONFIG_FILE).is_file() or not (folder / log).is_file():
         raise KariError(f"not a shard's run directory (no {CONFIG_FILE} or {log})", file=str(folder),
                         code="merge-shards")
+    note = old_run_note(folder)
+    if note is not None:  # an older kari recorded no shard, plan or fingerprints: nothing to check it against
+        raise KariError(f"this run directory {OLD_RUN}: merge takes shards played with --shard K/N by this kari",
+                        file=str(folder), code="merge-shards")
     stack.enter_context(folder_lock(folder))  # a shard still being played is not merged
     run = read_checked_log(folder, log, read, key, noun)
     if run.shard is None or run.plan is None:
