@@ -238,3 +238,17 @@ def test_induce_folds_one_by_one_then_assembled_equal_one_cv_run(world, tmp_path
 def test_an_interactive_play_is_not_sharded(tmp_path: Path, capfd) -> None:
     code, _, err = kari(capfd, "play", "--interactive", "--shard", "1/2", "-o", tmp_path / "out")
     assert code == 2 and "no --shard" in one_line(err)
+
+
+def test_a_shared_folder_without_locks_is_one_line(tmp_path: Path, capfd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A network file system mounted without flock (ENOLCK) fails the run in one line, not as an internal error."""
+    import errno
+    import fcntl
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    code, _, err = kari(capfd, "play", "-n", "1", "--shard", "1/2", "-o", tmp_path / "shard-1", "--quiet")
+    assert code == 2 and "cannot lock this run directory: No locks available" in one_line(err)
+    assert not (tmp_path / "shard-1").exists()
