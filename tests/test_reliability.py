@@ -19,6 +19,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from cli_support import kari, one_line
 from llm_server import StubLLMServer, StubReply
 
 from kari.cli import run
@@ -27,20 +28,6 @@ from kari.resources import asset_path
 
 KB_DATA = Path(__file__).parent / "data" / "kb"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def kari(capfd: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    """Run one ``kari`` command line in-process; (exit code, stdout, stderr)."""
-    capfd.readouterr()
-    code = run([str(a) for a in argv])
-    out, err = capfd.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("kari: ") and "Traceback" not in err, err
-    return lines[0]
 
 
 @pytest.fixture

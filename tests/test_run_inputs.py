@@ -12,25 +12,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from cli_support import kari, one_line
 from test_game_support import RULES_TEXT, write_bench, write_questions, write_vocab
 
-from kari.cli import run
 from kari.resources import asset_path
 
 CB = asset_path("data", "creativity")
-
-
-def kari(capfd: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capfd.readouterr()
-    code = run([str(a) for a in argv])
-    out, err = capfd.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("kari: "), err
-    return lines[0]
 
 
 def files(folder: Path) -> dict[str, bytes]:

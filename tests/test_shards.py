@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_support import kari, one_line
 from test_game_support import write_bench, write_vocab
 
 from kari.cli import run
@@ -22,19 +23,6 @@ from kari.resources import asset_path
 
 CB = asset_path("data", "creativity")
 TIMING = re.compile(r'"time_s": (\{[^}]*\}|[-0-9.e]+)')
-
-
-def kari(capfd: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    capfd.readouterr()
-    code = run([str(a) for a in argv])
-    out, err = capfd.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("kari: "), err
-    return lines[0]
 
 
 def untimed(path: Path) -> bytes:
