@@ -64,6 +64,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small valid world every case starts from: a benchmark, rule files, a question list, KB files, a KB
     database, a vocabulary folder and a finished play run."""
     from kari.game.run import PlayConfig, play
+    from kari.io.plan import Shard
     from kari.kb import load_into
     from kari.rules import load_rules
     from kari.rules.rulefile import format_rules
@@ -81,6 +82,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "kb" / "views_kb.tsv.gz").write_bytes(gzip.compress((KB_DATA / "views_kb.tsv").read_bytes(), mtime=0))
     load_into(root / "kb.duckdb", [KB_DATA / "views_kb.tsv"])
     play(PlayConfig(bench=str(root / "bench"), questioner="fix20q", games=2, runs=1), root / "run", progress=False)
+    for k in (1, 2):                  # a run played in two shards (kari merge joins them)
+        play(PlayConfig(bench=str(root / "bench"), questioner="fix20q", games=2, runs=1), root / f"shard{k}",
+             progress=False, shard=Shard(k, 2))
     (root / "notes.txt").write_text("not a folder, not a database\n", encoding="utf-8")
     _creativity_world(root / "cb")
     return root
@@ -817,9 +821,57 @@ def _two_tasks(data: bytes, rng: random.Random) -> bytes:
     return "".join(json.dumps(t) + "\n" for t in tasks).encode()
 
 
+BAD_SHARDS = {"zero": "0/3", "past-n": "4/3", "of-zero": "1/0", "letters": "a/b", "huge": f"1/{HUGE}",
+              "too-many": "1/999999999", "negative": "-1/3", "no-slash": "3", "three-parts": "1/3/5", "empty": "",
+              "nul": "1\x00/3"}
+SHARDS = ("{w}/shard1", "{w}/shard2")
+
+
+def shard_cases() -> Iterator[Case]:
+    """--shard K/N values that are no shard, kari merge over shards that do not form one run (or an --out it
+    may not write), and induce --fold without its --cv or outside it: one line each, nothing written."""
+    for label, value in BAD_SHARDS.items():
+        yield Case(f"shard/{label}/play", (*BENCH_COMMANDS["play"], "--shard", value))
+        yield Case(f"shard/{label}/creativity-solve", (*CB_SOLVE, "--shard", value))
+    yield Case("shard/interactive", ("play", "--interactive", "--shard", "1/2", "-o", "{w}/out"))
+    merge = ("merge", *SHARDS, "--out", "{w}/merged")
+    lines = {
+        "no-dirs": ("merge", "--out", "{w}/merged"),
+        "no-dirs-no-out": ("merge",),
+        "no-out": ("merge", *SHARDS),
+        "a-shard-missing": ("merge", SHARDS[0], "--out", "{w}/merged"),
+        "a-shard-twice": ("merge", SHARDS[0], SHARDS[0], SHARDS[1], "--out", "{w}/merged"),
+        "not-a-shard": ("merge", *SHARDS, "{w}/run", "--out", "{w}/merged"),
+        "not-a-run": ("merge", *SHARDS, "{w}/bench", "--out", "{w}/merged"),
+        "nowhere": ("merge", *SHARDS, "{w}/nowhere", "--out", "{w}/merged"),
+        "a-file": ("merge", *SHARDS, "{w}/notes.txt", "--out", "{w}/merged"),
+        "play-and-creativity": ("merge", *SHARDS, "{w}/cb/run", "--out", "{w}/merged"),
+        "out-is-a-shard": ("merge", *SHARDS, "--out", SHARDS[1]),
+        "out-is-a-file": ("merge", *SHARDS, "--out", "{w}/notes.txt"),
+        "out-not-empty": ("merge", *SHARDS, "--out", "{w}/bench"),
+        "out-under-a-file": ("merge", *SHARDS, "--out", "{w}/notes.txt/merged"),
+    }
+    for name, argv in lines.items():
+        yield Case(f"merge/{name}", argv)
+    yield Case("merge/out-is-a-fifo", merge, "merged", kind="fifo")
+    log = {k: v for k, v in jsonl_mutations({"game": 7, "run": "first"}).items() if k != "truncated-line"}
+    log["duplicated-record"] = lambda d, rng: d + d.splitlines(keepends=True)[0]
+    for label, mutate in log.items():
+        yield Case(f"merge/games.jsonl/{label}", merge, "shard2/games.jsonl", mutate)
+    for label, mutate in (("garbage", lambda d, rng: b"{nope"), ("other-shard", lambda d, rng: d.replace(
+            b'"shard": "2/2"', b'"shard": "1/2"')), ("other-seed", lambda d, rng: d.replace(b'"seed": 0', b'"seed": 1'))):
+        yield Case(f"merge/config.json/{label}", merge, "shard2/config.json", mutate)
+    yield Case("merge/plan.json/missing", merge, "shard2/plan.json", kind="missing")
+    yield Case("merge/config.json/missing", merge, "shard2/config.json", kind="missing")
+    induce = ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "-q")
+    for name, extra in (("without-cv", ("--fold", "0")), ("past-k", ("--cv", "3", "--fold", "3")),
+                        ("negative", ("--cv", "3", "--fold", "-1")), ("not-a-number", ("--cv", "3", "--fold", "a"))):
+        yield Case(f"fold/{name}", (*induce, *extra))
+
+
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),
          *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases(), *creativity_cases(),
-         *numeric_option_cases(), *not_duckdb_cases(), *output_is_input_cases()]
+         *numeric_option_cases(), *not_duckdb_cases(), *output_is_input_cases(), *shard_cases()]
 
 
 # --------------------------------------------------------------------------------------------- running

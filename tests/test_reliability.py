@@ -19,6 +19,7 @@ import duckdb
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from cli_support import kari, one_line
 from llm_server import StubLLMServer, StubReply
 
 from kari.cli import run
@@ -27,20 +28,6 @@ from kari.resources import asset_path
 
 KB_DATA = Path(__file__).parent / "data" / "kb"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def kari(capfd: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    """Run one ``kari`` command line in-process; (exit code, stdout, stderr)."""
-    capfd.readouterr()
-    code = run([str(a) for a in argv])
-    out, err = capfd.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("kari: ") and "Traceback" not in err, err
-    return lines[0]
 
 
 @pytest.fixture
@@ -1012,7 +999,7 @@ def test_a_full_disk_names_the_file_of_a_run_log(bench: Path, tmp_path: Path) ->
 
     def small_files() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))  # plan.json (8 kB) fits, 5 records do not
 
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "kari", "play", "--bench", str(bench), "-q", "greedy-ig", "-o", str(out),

@@ -11,9 +11,11 @@ import typer
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
 from kari.cli.options import seed as seed_option
+from kari.cli.options import shard as shard_option
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
 from kari.creativity.goals import GOAL_THRESHOLD, RULES
 from kari.creativity.run import LEXICAL_GOALS, SolverKind, shipped_rules
+from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
@@ -81,6 +83,9 @@ def solve(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
+    shard: Optional[Shard] = shard_option("--shard", help="Answer only shard K of N of the tasks (a fixed split by "
+                                          "task id) into OUT, a run directory of its own; 'kari merge' joins the N "
+                                          "shards into one run (docs/cluster.md)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
@@ -100,7 +105,8 @@ def solve(
                          max_turns=max_turns, goal_threshold=goal_threshold)
     llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
         if uses_llm else None
-    summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+    summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
+                          shard=shard)
     rate = summary["gold_correct_rate"]
     entity = summary["entity_correct_rate"]
     text = (f"{summary['tasks']} tasks ({summary['answered']} answered): entity correct "
@@ -113,7 +119,7 @@ def solve(
     oracle = summary.get("oracle_affordance")
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
-    typer.echo(f"{text} -> {out}")
+    typer.echo(f"{text} -> {out}" + (f" (shard {shard})" if shard is not None else ""))
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -162,6 +168,9 @@ def judge(
                          entities=tuple(str(p.resolve()) for p in entities or ()),
                          db=str(db.resolve()) if db else None, limit=limit)
     summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+    from kari.cli.play import echo_old_run_notes
+
+    echo_old_run_notes([run_dir])
     means = {k: v["mean"] for k, v in summary["gold"].items()}
     typer.echo(f"{summary['judged']} of {summary['tasks']} tasks judged ({_counts(summary['how'])}); gold answers' "
                f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])} -> {run_dir}")

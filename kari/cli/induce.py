@@ -85,6 +85,10 @@ def induce(
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
+    fold: int | None = count(None, "--fold", low=0, high=MAX_ROUNDS - 1, metavar="k", help="With --cv K: induce only "
+                             "fold k (0..K-1) into RUN/cv/fold<k>/ and RULES.cv/fold<k>.*, e.g. one job of a cluster "
+                             "array; rerun without --fold once every fold is there to write the rules and cv.json "
+                             "(docs/cluster.md)."),
     fresh: bool = typer.Option(False, "--fresh", help="Start over instead of resuming the run directory."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no timer table."),
 ) -> None:
@@ -135,7 +139,13 @@ def induce(
         progress=not quiet and sys.stderr.isatty(),
         argv=["induce", *sys.argv[2:]],
         cv=cv,
+        fold=fold,
     )
+    if fold is not None:
+        typer.echo(f"fold {fold} of {cv}: {len(outcome.rules)} rules induced without its objects -> "
+                   f"{outcome.out.with_suffix('.cv')}/fold{fold}.kari (run directory {outcome.run_dir}); once every "
+                   "fold is done, rerun without --fold to write the rules and cv.json")
+        return
     scores = outcome.scores.values()
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0
     typer.echo(

@@ -78,4 +78,25 @@ def timeout(default: float, *names: str, help: str) -> Any:
     return number(default, *names, low=0.0, high=MAX_SECONDS, low_open=True, help=help)
 
 
+def shard(*names: str, help: str) -> Any:
+    """A ``--shard K/N`` option (shard K of N, ``1 <= K <= N``, N at most :data:`kari.io.plan.MAX_SHARDS`),
+    parsed into a :class:`kari.io.plan.Shard`; None when not given."""
+    from kari.io.plan import MAX_SHARDS
+
+    return typer.Option(None, *names, parser=parse_shard, metavar="K/N", help=f"{help} [1<=K<=N<={MAX_SHARDS}]")
+
+
+def parse_shard(value: Any) -> Any:
+    """``"2/5"`` as a :class:`kari.io.plan.Shard`; anything else a usage error."""
+    from kari.errors import KariError
+    from kari.io.plan import Shard
+
+    if value is None or isinstance(value, Shard):
+        return value
+    try:
+        return Shard.parse(value)
+    except KariError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
 Parser = Callable[[Any], Any]

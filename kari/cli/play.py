@@ -11,9 +11,11 @@ import typer
 from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
                                MAX_RUNS, MAX_TOKENS, count, number, timeout)
 from kari.cli.options import seed as seed_option
+from kari.cli.options import shard as shard_option
 from kari.errors import one_of
 from kari.game import defaults
 from kari.game.names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
 QUESTIONER_HELP = f"{one_of(Player)}."
@@ -74,6 +76,9 @@ def play(
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
+    shard: Optional[Shard] = shard_option("--shard", help="Play only shard K of N of the games (a fixed split by "
+                                          "game id) into OUT, a run directory of its own; 'kari merge' joins the N "
+                                          "shards into one run (docs/cluster.md)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
@@ -111,19 +116,20 @@ def play(
         from kari.errors import KariError
         from kari.game.interactive import play_interactive
 
-        if concurrency > 1:
-            raise KariError("--interactive plays one game at a time (no --concurrency)", code="game-config")
+        if concurrency > 1 or shard is not None:
+            raise KariError("--interactive plays one game at a time (no --concurrency, no --shard)",
+                            code="game-config")
 
         play_interactive(config, out, games=games or 1)
         return
     from kari.game.run import play as run_play
 
     summary = run_play(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
-                       concurrency=concurrency)
-    typer.echo(_line(summary, out))
+                       concurrency=concurrency, shard=shard)
+    typer.echo(summary_line(summary, out) + (f" (shard {shard})" if shard is not None else ""))
 
 
-def _line(summary: Any, out: Path) -> str:
+def summary_line(summary: Any, out: Path) -> str:
     """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
     sr, turns = summary.success_rate, summary.avg_turns_solved
     text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
@@ -161,6 +167,7 @@ def report(
         raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")
     made = write_report(runs, out, ReportOptions(resamples=resamples, seed=seed, html=html, rules=rules,
                                                   bench=bench, db=db))
+    echo_old_run_notes(runs)
     if output_format == "md":
         typer.echo(made.markdown, nl=False)
     elif output_format == "csv":
@@ -169,6 +176,16 @@ def report(
         import json
 
         typer.echo(json.dumps(made.leaderboard, indent=2, ensure_ascii=False))
+
+
+def echo_old_run_notes(run_dirs: list[Path]) -> None:
+    """A note on stderr for each run directory of an older kari (no fingerprints, no plan: checked less)."""
+    from kari.io.runloop import old_run_note
+
+    for folder in run_dirs:
+        note = old_run_note(folder)
+        if note:
+            typer.echo(f"note: {note}", err=True)
 
 
 def export_prompts(

@@ -16,8 +16,8 @@ import typer
 from kari import __version__
 from kari.errors import KariError
 
-COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "pipeline", "llm", "creativity",
-                   "explain")
+COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "merge", "pipeline", "llm",
+                   "creativity", "explain")
 
 app = typer.Typer(
     name="kari",

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,7 @@ class ExternalSample:
     how_to_use: str
     judged: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    line: int | None = None  # the line of the file where its task's entry starts
 
 
 def _answer_fields(sample: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -102,18 +104,27 @@ def _answer_fields(sample: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def read_samples(path: str | Path) -> list[ExternalSample]:
-    """The samples of a runner output or judge output file, in file order."""
+    """The samples of a runner output or judge output file, in file order; a task whose entry appears twice
+    (JSON keeps the last one silently) is an error naming both lines."""
     from kari.io.text import load_json, read_text
 
     file = str(path)
-    data = load_json(read_text(path, "benchmark output file"), file=file)
+    text = read_text(path, "benchmark output file")
+    data = load_json(text, file=file)
     if not isinstance(data, dict):
         raise KariError("expected a JSON object {task_id: [sample, ...]} (the benchmark's output format)",
                         file=file, line=1, code="creativity-outputs")
+    lines: dict[str, int] = {}
+    for task_id, line in top_level_keys(text):
+        if task_id in lines:
+            raise KariError(f"task {task_id!r} appears twice (also on line {lines[task_id]})", file=file, line=line,
+                            code="creativity-duplicate")
+        lines[task_id] = line
     out = []
     for task_id, samples in data.items():
         if not isinstance(samples, list):
-            raise KariError(f"task {task_id!r}: expected a list of samples", file=file, code="creativity-outputs")
+            raise KariError(f"task {task_id!r}: expected a list of samples", file=file, line=lines.get(task_id),
+                            code="creativity-outputs")
         for index, sample in enumerate(samples):
             if not isinstance(sample, dict):
                 continue                      # the runner leaves null slots for failed samples
@@ -124,5 +135,27 @@ def read_samples(path: str | Path) -> list[ExternalSample]:
             number = sample.get("sample_idx", index)
             out.append(ExternalSample(str(task_id), number if isinstance(number, int) else index,
                                       float(temperature) if isinstance(temperature, (int, float)) else None,
-                                      entity, part, how, judged, sample))
+                                      entity, part, how, judged, sample, lines.get(task_id)))
+    return out
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
+
+
+def top_level_keys(text: str) -> list[tuple[str, int]]:
+    """``(key, line)`` of every key of the JSON object ``text`` holds at its top, in order, repeats included
+    (the text must be valid JSON: :func:`kari.io.text.load_json` read it)."""
+    import json
+
+    out, depth, line, at = [], 0, 1, 0
+    for token in _TOKENS.finditer(text):
+        first = token.group()[0]
+        if first in "{[":
+            depth += 1
+        elif first in "}]":
+            depth -= 1
+        elif token.group(1) is not None and depth == 1:
+            line += text.count("\n", at, token.start())
+            at = token.start()
+            out.append((json.loads(token.group()[: token.start(1) - token.start()]), line))
     return out

@@ -268,7 +268,7 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
               progress: bool = True) -> dict[str, Any]:
     """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
     from kari.creativity.model import read_tasks
-    from kari.creativity.run import ANSWERS_FILE, SolveConfig, load_records
+    from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
     from kari.io.runlog import CONFIG_FILE
     from kari.io.text import load_json, read_text
 
@@ -288,10 +288,9 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
                          code="run-config")
     if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
         raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
-    known = {k: v for k, v in settings.items() if k in SolveConfig.__dataclass_fields__}
-    solve_config = SolveConfig(**{**known, "temperatures": tuple(known.get("temperatures", (0.0,)))})
+    solve_config = SolveConfig.from_json(settings)
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}
-    answers, _ = load_records(run / ANSWERS_FILE)
+    answers = checked_records(run).records  # a task twice, or one not of the run's task file: FILE:LINE
     attributes = PartAttributes(config.entities, config.db)
     try:
         return _judge_locked(run, config, llm_config, progress, settings, solve_config, tasks, answers, attributes)

@@ -2,7 +2,10 @@
 
 Resumable like ``kari play``: a task already in ``answers.jsonl`` is skipped on rerun, a half-written last line
 is dropped, each record is appended whole and flushed, ``summary.json`` and ``config.json`` are written
-atomically, a rerun with other settings is refused and the directory is locked while a command writes it.
+atomically, a rerun with other settings or over inputs whose content changed (the task file, the rules, the
+affordance descriptions, the KB database's vocabulary and part tables: their fingerprints in ``config.json``)
+is refused, an ``answers.jsonl`` holding a task twice or a task its task file lacks is refused at FILE:LINE, and
+the directory is locked while a command writes it. ``--shard K/N`` answers only the tasks of shard K.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
 from kari.creativity.goals import GOAL_THRESHOLD
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
-from kari.io.runlog import load_log, paths_as_paths, settings_json
-from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
+from kari.io.plan import ItemKey, Plan, Shard
+from kari.io.runlog import SUMMARY_FILE, load_log, paths_as_paths, settings_json
+from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
 from kari.llm.config import LLM
 
 if TYPE_CHECKING:
@@ -79,6 +83,12 @@ class SolveConfig:
         data["temperatures"] = list(self.temperatures)
         return data
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SolveConfig:
+        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored)."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**{**known, "temperatures": tuple(known.get("temperatures", (0.0,)))})
+
 
 def shipped_rules() -> Path:
     """The rules kari ships for CreativityBench tasks (``data/creativity/rules.kari``: induced from the bundled
@@ -107,8 +117,20 @@ def load_records(path: Path) -> tuple[list[AnswerRecord], bool]:
     return load_log(path, read_answer)
 
 
+def record_key(record: AnswerRecord) -> ItemKey:
+    """An answer record's key in its run: (task id, 0)."""
+    return record.task_id, 0
+
+
+def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
+    """A run directory's ``answers.jsonl`` read back and checked as a resume checks it: a task twice, a task
+    that is not in the run's task file or one of another shard is an error at FILE:LINE (a directory of an
+    older kari, which recorded no plan, is checked for repeats only)."""
+    return read_checked_log(folder, ANSWERS_FILE, read_answer, record_key, "task")
+
+
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-                embedder: Any = None) -> dict[str, Any]:
+                embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
     from kari.creativity.model import read_tasks
@@ -117,7 +139,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
     _check_settings(config)
     vocab = open_vocabulary(None, config.db)
-    tasks = read_tasks(config.tasks)[: config.limit]
+    tasks = read_tasks(config.tasks)
     rules = []
     if config.rules is not None:  # a .kari file of kari induce with the metadata of its .jsonl (KB verbs)
         from kari.rules.rulefile import load_rule_file
@@ -132,7 +154,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
         kb_con = open_kb(config.db)
     try:
         return solve_loaded(config, out, tasks=tasks, rules=rules, vocab=vocab, descriptions=descriptions,
-                            kb_con=kb_con, llm_config=llm_config, progress=progress, embedder=embedder)
+                            kb_con=kb_con, llm_config=llm_config, progress=progress, embedder=embedder, shard=shard)
     finally:
         if kb_con is not None:
             kb_con.close()
@@ -140,16 +162,20 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
 def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
                  vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: Any = None, llm_config: Any = None,
-                 progress: bool = True, embedder: Any = None) -> dict[str, Any]:
-    """:func:`solve_tasks` on loaded inputs: the tasks to answer, the rules read into ``vocab``, the
-    affordance descriptions and an open KB connection (None: parts from the tasks' descriptions)."""
+                 progress: bool = True, embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
+    """:func:`solve_tasks` on loaded inputs: the task file's tasks (the first ``config.limit`` are answered;
+    the others may have answers from an earlier session with a larger limit), the rules read into ``vocab``,
+    the affordance descriptions and an open KB connection (None: parts from the tasks' descriptions).
+    ``shard``: answer only the tasks of shard K of N, into a run directory of its own."""
     from kari.creativity.goals import GoalMapper
 
     _check_settings(config)
     affordances = _check_inputs(config, rules, descriptions, llm_config)
     reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
+    chosen = list(tasks)[: config.limit]
+    plan = Plan("task", tuple(t.id for t in tasks), 1, tuple(t.id for t in chosen))
     spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
-                   key=lambda r: r.task_id, reads=reads)
+                   key=record_key, inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
         client = None
         if _uses_llm(config):
@@ -160,7 +186,7 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
                             rules=rules, threshold=config.goal_threshold)
-        return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, list(tasks), progress)
+        return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
 
 
 def _uses_llm(config: SolveConfig) -> bool:
@@ -201,9 +227,7 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
 def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Any, mapper: Any,
                   client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
     from kari.creativity.answering import Answerer
-    from kari.creativity.exchange import write_benchmark_outputs
     from kari.creativity.llm_solver import LLMSolver
-    from kari.creativity.summary import summarise
     from kari.creativity.symbolic import SymbolicSolver
 
     run.check_resume()
@@ -215,11 +239,78 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
     answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
                         None if is_symbolic else config.mode, symbolic if is_symbolic else None)
     run.start()
-    todo = run.todo(tasks, key=lambda task: task.id)
+    todo = run.todo(tasks, key=lambda task: (task.id, 0))
     records = run.record(map(answerer.record, todo), len(todo), desc=f"creativity {config.solver}", unit="task",
                          progress=progress)
+    return finish_run(run.spec.folder, config, records, usage_of(client).get("llm_usage"))
+
+
+def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord],
+               llm_usage: Any = None) -> dict[str, Any]:
+    """Write a run directory's ``summary.json`` and its answers in the benchmark runner's format from its
+    records (a solved run, or shards merged); returns the summary."""
+    from kari.creativity.exchange import write_benchmark_outputs
+    from kari.creativity.summary import summarise
+    from kari.io.atomic import atomic_write_json
+
     answers = [r.to_json() for r in records]
-    summary = {**summarise(answers), "config": config.identity(), **usage_of(client),
-               "benchmark_outputs": write_benchmark_outputs(run.spec.folder, config, answers)}
-    run.finish(summary)
+    summary = {**summarise(answers), "config": config.identity(),
+               **({"llm_usage": llm_usage} if llm_usage is not None else {}),
+               "benchmark_outputs": write_benchmark_outputs(folder, config, answers)}
+    atomic_write_json(folder / SUMMARY_FILE, summary)
     return summary
+
+
+def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
+    """``kari merge``: join the run directories of the shards of one ``kari creativity solve`` run into the run
+    directory ``out``, whose ``answers.jsonl`` and ``summary.json`` are those of the run made unsharded
+    (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""
+    from kari.io.shards import join_shards, write_merged
+
+    joined = join_shards(shards, ANSWERS_FILE, read_answer, record_key, "task")
+    config = SolveConfig.from_json(joined.config)
+    return write_merged(out, joined, ANSWERS_FILE, shards,
+                        lambda folder: finish_run(folder, config, joined.records, joined.llm_usage))
+
+
+def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any]:
+    """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the task file, the rules,
+    the affordance descriptions (the bundled ones by default) and the vocabulary, with the KB database's part
+    tables when it is given (read through ``kb_con`` when open)."""
+    from kari.domain.vocabulary import vocabulary_fingerprint
+    from kari.io.fingerprint import file_input
+    from kari.rules.rulefile import rule_file_fingerprint
+    from kari.resources import asset_path
+
+    inputs = {"tasks": file_input("the task file", config.tasks)}
+    if config.rules is not None:
+        inputs["rules"] = rule_file_fingerprint(config.rules)
+    inputs["affordances"] = file_input("the affordance descriptions",
+                                       config.affordances or asset_path("data", "bench", "affordances.jsonl"))
+    if config.db is None:
+        inputs["vocabulary"] = vocabulary_fingerprint()
+    else:
+        inputs["db"] = _kb_fingerprint(config.db, kb_con)
+    return inputs
+
+
+KB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_attributes", "cb_part_affordances", "cb_affordance_attributes")
+"""The tables of the KB database a run reads the scenes' parts from (:func:`kari.creativity.store.kb_parts`)."""
+
+
+def _kb_fingerprint(db: Path, con: Any) -> dict[str, Any]:
+    from kari.domain.vocabulary import vocabulary_digest
+    from kari.io.fingerprint import table_digest, table_input
+
+    opened = con is None
+    if opened:
+        from kari.creativity.store import open_kb
+
+        con = open_kb(db)
+    try:
+        present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        digests = {name: table_digest(con, name) if name in present else "none" for name in KB_TABLES}
+        return table_input("the KB database", db, {**digests, "vocabulary": vocabulary_digest(con)})
+    finally:
+        if opened:
+            con.close()

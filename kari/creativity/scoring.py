@@ -51,11 +51,10 @@ def _headline(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [next((r for r in group if r["temperature"] == 0), group[0]) for group in by_task.values()]
 
 
-def summarise_scores(rows: Sequence[dict[str, Any]], unknown: Sequence[str], tasks: int) -> dict[str, Any]:
+def summarise_scores(rows: Sequence[dict[str, Any]], tasks: int) -> dict[str, Any]:
     """The summary of scored samples: headline and per-temperature rates, relations, agreement with the judge."""
     heads = _headline(rows)
     summary: dict[str, Any] = {"tasks_in_file": tasks, "tasks_answered": len(heads), "samples": len(rows),
-                               "unknown_tasks": sorted(set(unknown)),
                                "headline": rates([r["score"] for r in heads]),
                                "tasks_without_answer": tasks - len(heads)}
     summary["headline"]["gold_rate_over_all_tasks"] = rate(
@@ -99,17 +98,20 @@ def _rubric_means(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | None = None) -> dict[str, Any]:
     """Score a runner or judge output file against its task file; write ``scores.jsonl`` and ``summary.json`` to
-    ``out`` when given."""
+    ``out`` when given. A task that appears twice in the file, or that the task file does not hold, is an error
+    at FILE:LINE (the answers are of other tasks: nothing is scored)."""
+    from kari.errors import KariError
+
     tasks = {t.id: t for t in read_tasks(tasks_file)}
     samples = read_samples(answers)
-    rows, unknown = [], []
+    rows = []
     for sample in samples:
         task = tasks.get(sample.task_id)
         if task is None:
-            unknown.append(sample.task_id)
-            continue
+            raise KariError(f"task {sample.task_id!r} is not in the task file {tasks_file}", file=str(answers),
+                            line=sample.line, code="creativity-record")
         rows.append(score_sample(task, sample))
-    summary = summarise_scores(rows, unknown, len(tasks))
+    summary = summarise_scores(rows, len(tasks))
     summary["input"] = str(answers)
     summary["tasks_file"] = str(tasks_file)
     if out is not None:

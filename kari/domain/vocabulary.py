@@ -472,6 +472,34 @@ def db_vocabulary(con: Any) -> Vocabulary:
     return Vocabulary.from_db(con) if rows else Vocabulary.load()
 
 
+def vocabulary_digest(con: Any) -> str:
+    """The fingerprint of the vocabulary a KB database connection stores (:func:`db_vocabulary` reads it): its
+    rows as a set, provenance aside (``none`` when it has no vocabulary table)."""
+    from kari.io.fingerprint import query_digest
+
+    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
+    return query_digest(con, "SELECT kind, predicate, term, value FROM vocabulary") if exists else "none"
+
+
+def vocabulary_fingerprint(folder: str | Path | None = None, db: str | Path | None = None) -> dict[str, Any]:
+    """The content fingerprint (:mod:`kari.io.fingerprint`) of the vocabulary :func:`open_vocabulary` opens:
+    the rows a KB database stores, or the files of a vocabulary folder (the shipped one by default)."""
+    from kari.io.fingerprint import folder_input, table_input
+
+    if db is not None:
+        from kari.io.dbfile import connect
+
+        con = connect(Path(db), read_only=True)
+        try:
+            return table_input("the KB database's vocabulary", db, {"vocabulary": vocabulary_digest(con)})
+        finally:
+            con.close()
+    names = [f"{name}.tsv" for name in (*VOCAB_FILES, *OPTIONAL_VOCAB_FILES)]
+    if folder is None:
+        return folder_input("the shipped vocabulary", asset_path("data", "vocabulary"), names)
+    return folder_input("the vocabulary", folder, names)
+
+
 def _check_predicate(predicate: str) -> None:
     if predicate not in PREDICATES:
         raise KariError(f"unknown predicate {predicate!r} (expected one of {', '.join(PREDICATES)})", code="vocab-predicate")

@@ -32,7 +32,7 @@ HTML_FILE = "report.html"
 
 def load_run(path: str | Path) -> RunData:
     """Read ``config.json``, ``summary.json`` and ``games.jsonl`` of a run directory."""
-    from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, load_records
+    from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, checked_records
     from kari.io.text import load_json, read_text
 
     root = Path(path)
@@ -43,7 +43,7 @@ def load_run(path: str | Path) -> RunData:
                        for name in (CONFIG_FILE, SUMMARY_FILE))
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
-    records, _ = load_records(root / GAMES_FILE)
+    records = checked_records(root).records  # a repeated record, or one not of the run's inputs: FILE:LINE
     return RunData(root, config, RunSummary.from_json(summary), records)
 
 

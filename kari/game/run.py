@@ -22,9 +22,10 @@ from kari.errors import KariError
 from kari.game.names import Player
 from kari.game.records import GAMES_FILE, GameRecord, read_game, read_games
 from kari.game.settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
-from kari.game.summary import RunData
+from kari.game.summary import RunData, RunSummary
+from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
-from kari.io.runloop import ResumableRun, RunSpec, resumable, usage_of
+from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
 
 if TYPE_CHECKING:
     from kari.bench.model import Benchmark
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
     from kari.game.match import RuleSource
 
 __all__ = ["CONFIG_FILE", "GAMES_FILE", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
-           "check_settings_values", "load_records", "play", "play_loaded", "read_inputs", "select_games", "uses_llm"]
+           "check_settings_values", "checked_records", "finish_run", "input_fingerprints", "load_records", "merge_runs",
+           "play",
+           "play_loaded", "read_inputs", "record_key", "select_games", "uses_llm"]
 
 
 def load_records(path: Path) -> tuple[list[GameRecord], bool]:
@@ -97,44 +100,65 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
 
 
 def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-         read: Any = input, write: Any = print, concurrency: int = 1) -> dict[str, Any]:
+         read: Any = input, write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> dict[str, Any]:
     """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
     names are read (:func:`read_inputs`), then :func:`play_loaded` plays."""
     bench, vocab, rules = read_inputs(config, concurrency)
     return play_loaded(config, out, bench=bench, vocab=vocab, rules=rules, llm_config=llm_config, progress=progress,
-                       read=read, write=write, concurrency=concurrency).summary
+                       read=read, write=write, concurrency=concurrency, shard=shard).summary
 
 
 def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab: Vocabulary,
                 rules: RuleSource | None = None, llm_config: Any = None, progress: bool = True, read: Any = input,
-                write: Any = print, concurrency: int = 1) -> RunData:
+                write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> RunData:
     """:func:`play` on loaded inputs: ``bench`` read into ``vocab`` (which the run may grow), ``rules`` matched
-    over the same vocabulary (None: no rules). ``config`` still names the inputs: it is the run's record.
-    Returns the played run as ``kari report`` reads it (its summary, every record of the directory).
+    over the same vocabulary (None: no rules). ``config`` still names the inputs: it is the run's record, and
+    the content of every input it names is fingerprinted into ``config.json`` (a resume over changed inputs
+    is refused). Returns the played run as ``kari report`` reads it (its summary, every record of the
+    directory).
 
     ``concurrency``: games in flight at once (each thread with its own players, sharing the LLM client); the
     records, and their order in ``games.jsonl``, are those of a sequential run (:mod:`kari.game.parallel`).
+    ``shard``: play only the games of shard K of N (:mod:`kari.io.plan`), into a run directory of its own that
+    ``kari merge`` joins with the other shards.
     """
     check_settings_values(config)
     games = select_games(bench.games, config.games, config.game_ids)
     cls = _player_class(config, concurrency, rules is not None)
+    runs = config.runs if config.runs is not None else cls.default_runs
+    if runs < 1:
+        raise KariError("--runs must be >= 1", code="game-config")
+    plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
     spec = RunSpec(Path(out), GAMES_FILE, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
-                   read_game, key=lambda r: (r.game, r.run), reads=_input_files(config))
+                   read_game, key=record_key, inputs=input_fingerprints(config), reads=_input_files(config), plan=plan,
+                   shard=shard)
     with resumable(spec) as run:
         return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
-                            concurrency)
+                            concurrency, runs)
+
+
+def record_key(record: GameRecord) -> ItemKey:
+    """A game record's key in its run: (game id, run index)."""
+    return record.game, record.run
+
+
+def _jobs(games: Sequence[Any], runs: int) -> list[tuple[int, Any]]:
+    """(run index, game) of every game to play, in the order a run plays them (:attr:`kari.io.plan.Plan.order`)."""
+    return [(index, g) for index in range(runs) for g in games]
+
+
+def _job_key(job: tuple[int, Any]) -> ItemKey:
+    return job[1].id, job[0]
 
 
 def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, vocab: Any, games: list[Any],
                  cls: Any, matcher: Any, llm_config: Any, progress: bool, read: Any, write: Any,
-                 concurrency: int) -> RunData:
+                 concurrency: int, runs: int) -> RunData:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
     from kari.game.checker import make_checker
     from kari.game.engine import play_game
-    from kari.game.metrics import summarise
     from kari.game.oracle import make_oracle
     from kari.game.parallel import PerThread, ordered_map
-    from kari.game.plots import plot_run
     from kari.game.questioners import QuestionerOptions, make_questioner
     from kari.game.setup import SetupBuilder
 
@@ -155,11 +179,8 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
                            rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
                            model_reps=config.model_reps, rule_factors=config.extra.rule_factors,
                            rules_in_belief=config.extra.rules_enter_belief, rule_weighting=config.weighting)
-    runs = config.runs if config.runs is not None else cls.default_runs
-    if runs < 1:
-        raise KariError("--runs must be >= 1", code="game-config")
     run.start()
-    todo = run.todo(((index, g) for index in range(runs) for g in games), key=lambda job: (job[1].id, job[0]))
+    todo = run.todo(_jobs(games, runs), key=_job_key)
 
     def play_one(job: tuple[int, Any, Any]) -> GameRecord:
         index, game, (setup, hidden, rules) = job
@@ -174,10 +195,72 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
             yield record
 
     records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
-    summary = summarise(records).with_run({**config.identity(), "runs": runs}, usage_of(client).get("llm_usage"))
-    run.finish(summary.to_json())
-    plot_run(summary, out)
+    summary = finish_run(out, config, records, runs, usage_of(client).get("llm_usage"))
     return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
+
+
+def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
+               llm_usage: Any = None) -> RunSummary:
+    """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged)."""
+    from kari.game.metrics import summarise
+    from kari.game.plots import plot_run
+    from kari.io.atomic import atomic_write_json
+
+    summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
+    atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
+    plot_run(summary, folder)
+    return summary
+
+
+def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
+    """``kari merge``: join the run directories of the shards of one ``kari play`` run into the run directory
+    ``out``, whose ``games.jsonl`` and ``summary.json`` are those of the run played unsharded (timings aside;
+    :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
+    from kari.io.shards import join_shards, write_merged
+
+    joined = join_shards(shards, GAMES_FILE, read_game, record_key, "game")
+    config = PlayConfig.from_json(joined.config)
+    return write_merged(out, joined, GAMES_FILE, shards,
+                        lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage))
+
+
+def checked_records(folder: Path) -> LoggedRun[GameRecord]:
+    """A run directory's ``games.jsonl`` read back and checked as a resume checks it: a record twice, a game
+    that is not in the run's inputs, a run index past its runs or a game of another shard is an error at
+    FILE:LINE (a directory of an older kari, which recorded no plan, is checked for repeats only)."""
+    return read_checked_log(folder, GAMES_FILE, read_game, record_key, "game")
+
+
+def input_fingerprints(config: PlayConfig) -> dict[str, Any]:
+    """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the benchmark's files, the
+    rules file or the fold files of a ``RULES.cv`` folder, the question list, and the vocabulary (the KB
+    database's, a vocabulary folder's or the shipped one)."""
+    from kari.bench.model import BENCH_FILES
+    from kari.domain.vocabulary import vocabulary_fingerprint
+    from kari.io.fingerprint import file_input, folder_input
+
+    inputs = {"bench": folder_input("the benchmark", config.bench, BENCH_FILES)}
+    if config.rules is not None:
+        inputs["rules"] = rules_fingerprint(config.rules)
+    if config.questions is not None:
+        inputs["questions"] = file_input("the question list", config.questions)
+    inputs["vocabulary"] = vocabulary_fingerprint(config.vocab, config.db)
+    return inputs
+
+
+def rules_fingerprint(path: Path) -> dict[str, Any]:
+    """A rules file's fingerprint, or that of the files the cross-fitted sets of a ``RULES.cv`` folder are read
+    from (``folds.json`` and every ``fold<k>.jsonl``)."""
+    import re
+
+    from kari.induce.folds import FOLDS_FILE
+    from kari.io.fingerprint import folder_input
+    from kari.rules.rulefile import rule_file_fingerprint
+
+    if not (path.is_dir() or path.suffix == ".cv"):  # as kari.induce.folds.read_rule_sets tells them apart
+        return rule_file_fingerprint(path)
+    names = [p.name for p in path.iterdir() if re.fullmatch(r"fold\d+\.jsonl", p.name)] if path.is_dir() else []
+    return folder_input("the cross-fitted rules", path, [FOLDS_FILE, *names])
 
 
 def _input_files(config: PlayConfig) -> tuple[Path, ...]:

@@ -124,6 +124,12 @@ class PlayConfig:
         """The ``config.json`` record: :meth:`identity` and how many games were asked for."""
         return {**self.identity(), "games": self.games, "game_ids": list(self.game_ids)}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlayConfig:
+        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored)."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**{**known, "game_ids": tuple(known.get("game_ids") or ())})
+
 
 def uses_llm(config: PlayConfig) -> bool:
     """Does an LLM play a part (questioner, Oracle or Checker) of this run?"""

@@ -129,26 +129,29 @@ def induce(
     progress: bool = False,
     argv: list[str] | None = None,
     cv: int | None = None,
+    fold: int | None = None,
 ) -> InduceOutcome:
     """Induce one rule per affordance (method.md 2) and write the rules, their JSONL form and the run directory.
 
     ``llm`` is a :class:`kari.llm.LLMConfig` for the ``openai`` backend (None for ``offline``). A run directory
     that already holds finished affordances of the same settings is resumed. With ``cv`` = K, the rules are
     also induced K times, each time without one fold of the objects, and judged on the held-out fold
-    (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`).
+    (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`). With ``fold`` = k as well, only fold k is induced
+    (into ``RUN/cv/fold<k>/`` and ``RULES.cv/fold<k>.*``, e.g. as one job of a cluster array); the same command
+    without ``fold`` then resumes every finished fold and writes the rules and ``cv.json``.
     """
     config, out, _ = _outputs(out, run_dir, config, llm, _bench_files(bench))
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
     evidence, input_info = load_evidence(db, bench, vocab, config)
     return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
-                         fresh=fresh, progress=progress, argv=argv, cv=cv)
+                         fresh=fresh, progress=progress, argv=argv, cv=cv, fold=fold)
 
 
 def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
                   llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
-                  cv: int | None = None) -> InduceOutcome:
+                  cv: int | None = None, fold: int | None = None) -> InduceOutcome:
     """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
     ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
@@ -161,6 +164,8 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], voc
     config = config.for_input(kind)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
+    if fold is not None:
+        return _induce_one_fold(out, run, config, llm, inputs, fresh, progress, cv, fold)
     with output_folder(run.path):
         return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
 
@@ -206,19 +211,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
 
     evidence, input_info, chosen, vocab = inputs
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
-    models = (
-        {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
-    )
-    models["embedder"] = EMBEDDING_MODEL
-    prompts = _prompt_info()
-    key = cache_key(
-        {
-            "config": config.result_fields(),
-            "models": models,
-            "prompts": prompts if llm is not None else {},  # offline results do not depend on the prompts
-            "input": sorted((e.affordance, e.fingerprint()) for e in evidence.values()),
-        }
-    )
+    key, models, prompts = _run_key(config, llm, evidence)
     manifest = {
         "kari_version": __version__,
         "command": argv if argv is not None else sys.argv[1:],
@@ -280,6 +273,59 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
+
+
+def _run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
+                                                                                    dict[str, Any]]:
+    """The run's cache key (everything that determines its rules), with the models and prompts it names."""
+    models = (
+        {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
+    )
+    models["embedder"] = EMBEDDING_MODEL
+    prompts = _prompt_info()
+    key = cache_key(
+        {
+            "config": config.result_fields(),
+            "models": models,
+            "prompts": prompts if llm is not None else {},  # offline results do not depend on the prompts
+            "input": sorted((e.affordance, e.fingerprint()) for e in evidence.values()),
+        }
+    )
+    return key, models, prompts
+
+
+def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs, fresh: bool,
+                     progress: bool, k: int | None, fold: int) -> InduceOutcome:
+    """``--cv K --fold k``: induce fold k only (its run directory locked, not the main one) and write its rule
+    set and ``folds.json`` into ``RULES.cv/``."""
+    from kari.induce.folds import FOLDS_FILE, assign_folds, evidence_objects
+    from kari.io.atomic import atomic_write_json
+
+    if k is None:
+        raise KariError("--fold k needs --cv K (the folds it is one of)", code="induce-config")
+    if not 0 <= fold < k:
+        raise KariError(f"--fold must be one of 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
+    evidence, _, chosen, vocab = inputs
+    key, _, _ = _run_key(config, llm, evidence)
+    fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
+    timers = Timers()
+    rules, _ = _induce_fold(k, fold, fold_of, [ev.affordance for ev in chosen], evidence,
+                            _Job(config, vocab, llm, progress), run, timers, key, fresh)
+    folder = cv_dir(out)
+    _write_fold_rules(folder, fold, rules)
+    atomic_write_json(folder / FOLDS_FILE, {"k": k, "seed": config.seed, "fold_of": fold_of})
+    return InduceOutcome(rules, {}, {}, out, jsonl_path(out), run.path / "cv" / f"fold{fold}", timers, [])
+
+
+def _write_fold_rules(folder: Path, fold: int, rules: list[Rule]) -> None:
+    """``RULES.cv/fold<k>.kari`` and ``fold<k>.jsonl``."""
+    from kari.induce.folds import fold_rules_path
+    from kari.io.atomic import atomic_write_text
+    from kari.rules import dump_rules_jsonl, dump_rules_kari
+
+    atomic_write_text(fold_rules_path(folder, fold, ".kari"),
+                      dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
+    atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
 
 
 @contextmanager
@@ -369,28 +415,19 @@ def _cross_validate(
 ) -> CVSummary:
     """``--cv K``: induce once per fold without that fold's objects (a resumable run directory per fold under
     ``RUN/cv/``), write the fold rule sets and ``cv.json`` into ``RULES.cv/`` and return the summary."""
-    from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects, fold_rules_path, restrict_all
+    from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects
     from kari.induce.heldout import branch_checks, cv_summary, heldout_scores
-    from kari.io.atomic import atomic_write_json, atomic_write_text
-    from kari.rules import dump_rules_jsonl, dump_rules_kari
+    from kari.io.atomic import atomic_write_json
 
     config, vocab = job.config, job.vocab
     names = [ev.affordance for ev in chosen]
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
     fold_rules: dict[int, list[Rule]] = {}
     settings: dict[int, dict[str, Any]] = {}
-    for fold in range(k):
-        train = restrict_all({a: evidence[a] for a in names}, {o for o, f in fold_of.items() if f != fold})
-        fold_key = cache_key({"run": key, "k": k, "fold": fold, "fold_of": fold_of})
-        fold_run = RunDir(run.path / "cv" / f"fold{fold}")
-        finished = _matching(fold_run.open({"cache_key": fold_key, "fold": fold, "k": k, "seed": config.seed,
-                                            "config": config.to_json()}, fresh=fresh), train)
-        usable = [train[a] for a in names if train[a].positives]
-        with timers(f"cv fold {fold}"):
-            _, fold_rules[fold], tuning = _induce_set(usable, finished, job, fold_run, Timers(), fold_key)
+    for fold in range(k):  # a fold already induced by its own job (--fold) is resumed
+        fold_rules[fold], tuning = _induce_fold(k, fold, fold_of, names, evidence, job, run, timers, key, fresh)
         if tuning is not None:
             settings[fold] = tuning["chosen"]
-        fold_run.update_manifest(status="finished")
     scored = {a: evidence[a] for a in names}
     with timers("cv score"):
         heldout = heldout_scores(fold_rules, scored, fold_of, vocab, negatives=config.negatives,
@@ -402,12 +439,31 @@ def _cross_validate(
     folder = cv_dir(out)
     folder.mkdir(parents=True, exist_ok=True)
     for fold, rules in fold_rules.items():
-        atomic_write_text(fold_rules_path(folder, fold, ".kari"),
-                          dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
-        atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
+        _write_fold_rules(folder, fold, rules)
     atomic_write_json(folder / FOLDS_FILE, {"k": k, "seed": config.seed, "fold_of": fold_of})
     atomic_write_json(folder / CV_FILE, summary.to_json())
     return summary
+
+
+def _induce_fold(k: int, fold: int, fold_of: dict[str, int], names: list[str], evidence: dict[str, Evidence],
+                 job: _Job, run: RunDir, timers: Timers, key: str,
+                 fresh: bool) -> tuple[list[Rule], dict[str, Any] | None]:
+    """Induce (or resume) fold ``fold``: the rules of ``names`` without that fold's objects, in the fold's run
+    directory ``RUN/cv/fold<k>/`` (locked meanwhile, so two jobs never write one fold)."""
+    from kari.induce.folds import restrict_all
+    from kari.io.lock import output_folder
+
+    train = restrict_all({a: evidence[a] for a in names}, {o for o, f in fold_of.items() if f != fold})
+    fold_key = cache_key({"run": key, "k": k, "fold": fold, "fold_of": fold_of})
+    fold_run = RunDir(run.path / "cv" / f"fold{fold}")
+    with output_folder(fold_run.path, "fold run directory"):
+        finished = _matching(fold_run.open({"cache_key": fold_key, "fold": fold, "k": k, "seed": job.config.seed,
+                                            "config": job.config.to_json()}, fresh=fresh), train)
+        usable = [train[a] for a in names if train[a].positives]
+        with fold_run.recording_failure(), _resumable_stop(fold_run), timers(f"cv fold {fold}"):
+            _, rules, tuning = _induce_set(usable, finished, job, fold_run, Timers(), fold_key)
+        fold_run.update_manifest(status="finished")
+    return rules, tuning
 
 
 def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,

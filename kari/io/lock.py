@@ -36,6 +36,9 @@ def folder_lock(folder: str | os.PathLike[str], what: str = "run directory") -> 
             except BlockingIOError:
                 raise KariError(f"another kari command is writing this {what}; wait for it to finish",
                                 file=str(folder), code="locked") from None
+            except OSError as exc:  # e.g. ENOLCK: a network file system mounted without locks
+                raise KariError(f"cannot lock this {what}: {exc.strerror or exc} (the file system must support "
+                                "flock)", file=str(folder), code="locked") from None
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -47,16 +47,24 @@ def settings_json(settings: Any, drop: Collection[str] = ()) -> dict[str, Any]:
 def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[str] = ()) -> None:
     """Refuse to resume a run whose ``config.json`` at ``path`` differs from ``settings`` (keys in ``ignore``
     may differ: how many items to do, for example)."""
-    if not path.exists():
+    old = read_config(path)
+    if old is None:
         return
-    old = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
-    if not isinstance(old, dict):
-        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
     new = json.loads(json.dumps(dict(settings)))
     diff = sorted(k for k in set(old) | set(new) if k not in ignore and old.get(k) != new.get(k))
     if diff:
         raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
                         file=str(path), code="run-config")
+
+
+def read_config(path: Path) -> dict[str, Any] | None:
+    """A run directory's ``config.json`` (None when there is none yet); not a JSON object: ``run-config``."""
+    if not path.exists():
+        return None
+    data = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
+    if not isinstance(data, dict):
+        raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
+    return data
 
 
 def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:

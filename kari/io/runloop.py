@@ -5,28 +5,35 @@
 1. :func:`resumable` creates and locks the directory (a second writer fails at once; a directory created for a
    command that then fails before writing anything is removed again);
 2. :meth:`ResumableRun.check_resume` refuses a rerun with other settings (``config.json``; the item counts may
-   differ);
-3. :meth:`ResumableRun.start` writes ``config.json`` and reads the log back (:func:`kari.io.runlog.load_log`:
-   a half-written last line is dropped, a whole one kept, glued lines split, and the file rewritten clean);
-4. :meth:`ResumableRun.todo` keeps the items not in the log yet; :meth:`ResumableRun.record` appends each new
-   record as one whole line and flushes it, behind a progress bar;
-5. :meth:`ResumableRun.finish` writes ``summary.json`` atomically.
+   differ), another shard, or inputs whose content changed (their fingerprints, :mod:`kari.io.fingerprint`);
+3. :meth:`ResumableRun.start` reads the log back (:func:`kari.io.runlog.load_log`: a half-written last line is
+   dropped, a whole one kept, glued lines split), refuses a log holding a record twice or a record that is not
+   in the run's plan (:func:`kari.io.plan.check_records`), and only then writes ``config.json``, ``plan.json``
+   and, when a crash left it unclean, the log;
+4. :meth:`ResumableRun.todo` keeps the items of this shard not in the log yet; :meth:`ResumableRun.record`
+   appends each new record as one whole line and flushes it, behind a progress bar;
+5. the command writes ``summary.json`` (the scores of every record of the directory) atomically, as ``kari
+   merge`` does for shards joined.
 
 Records are typed: the command's reader turns a JSON line into its record (or a ``run-corrupt`` error) and
-each record serialises itself with ``to_json()``.
+each record serialises itself with ``to_json()``. :func:`read_checked_log` is the same reading and checking
+for the commands that read a finished run (``kari report``, ``kari creativity judge``, ``kari merge``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+from kari.io.fingerprint import INPUTS_KEY, check_unchanged
 from kari.io.lock import output_folder
-from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log
+from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan, Shard, check_records, read_plan, shard_of_config
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, read_config
 
 
 class Record(Protocol):
@@ -36,30 +43,48 @@ class Record(Protocol):
 R = TypeVar("R", bound=Record)
 T = TypeVar("T")
 
+OLD_RUN = ("was made by an older kari that recorded no fingerprints of its inputs and no plan, so its records "
+           "cannot be checked against them")
+"""Why a run directory from before fingerprints cannot be resumed (and what ``kari report`` notes about it)."""
+
 
 @dataclass(frozen=True)
 class RunSpec(Generic[R]):
     """One run directory: its log file, its settings and how to read and key its records.
 
     ``settings`` must match on resume; ``counts`` (how many items were asked for) may differ; ``config.json``
-    holds both, in that order. ``reads`` are the files the command reads: no file the run writes may be one of
-    them. ``inputs`` is where fingerprints of the inputs go once a resume checks them too (today nothing reads
-    it: a rerun on changed inputs is not refused)."""
+    holds both, in that order, then the ``shard`` (when the run is one) and the ``inputs``: the fingerprints
+    of what the run reads, which must match on resume too. ``reads`` are the files the command reads: no file
+    the run writes may be one of them. ``plan`` is what the run is made of (``plan.json``): every record must
+    be one of its items, once, of this ``shard``."""
 
     folder: Path
     log: str
     settings: Mapping[str, Any]
     counts: Mapping[str, Any]
     read: Callable[[dict[str, Any], Path, int], R]
-    key: Callable[[R], Hashable]
+    key: Callable[[R], ItemKey]
     inputs: Mapping[str, Any] = field(default_factory=dict)
     reads: tuple[Path, ...] = ()
+    plan: Plan | None = None
+    shard: Shard | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed run must share with this one besides its inputs: the settings and the shard."""
+        return {**self.settings, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {})}
+
+    def config(self) -> dict[str, Any]:
+        """The ``config.json`` object."""
+        return {**self.settings, **self.counts, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {}),
+                INPUTS_KEY: dict(self.inputs)}
 
 
 class ResumableRun(Generic[R]):
     """The steps of one session in a locked run directory (see the module docstring)."""
 
     def __init__(self, spec: RunSpec[R]) -> None:
+        if spec.shard is not None and spec.plan is None:
+            raise ValueError("a shard needs the run's plan")
         self.spec = spec
         self.records: list[R] = []
 
@@ -68,22 +93,40 @@ class ResumableRun(Generic[R]):
         return self.spec.folder / self.spec.log
 
     def check_resume(self) -> None:
-        """Refuse to go on in a directory made with other settings."""
-        check_settings(self.spec.folder / CONFIG_FILE, self.spec.settings, ignore=tuple(self.spec.counts))
+        """Refuse to go on in a directory made with other settings, as another shard, or over inputs whose
+        content changed since; a directory of an older kari (no fingerprints) is refused once it holds records."""
+        path = self.spec.folder / CONFIG_FILE
+        old = read_config(path)
+        if old is None:
+            return
+        check_settings(path, self.spec.identity(), ignore=(*self.spec.counts, INPUTS_KEY))
+        if INPUTS_KEY not in old:
+            if self.log_path.is_file() and self.log_path.read_bytes().strip():
+                raise KariError(f"this run directory {OLD_RUN}: start afresh with a new --out (kari report still "
+                                "reads it)", file=str(path), code="run-inputs")
+            return
+        if not isinstance(old[INPUTS_KEY], dict):
+            raise KariError(f"{INPUTS_KEY!r} is not a JSON object", file=str(path), code="run-config")
+        check_unchanged(path, old[INPUTS_KEY], self.spec.inputs)
 
     def start(self) -> list[R]:
-        """Write ``config.json`` and read the records already there (the log rewritten when a crash left it
-        unclean)."""
-        atomic_write_json(self.spec.folder / CONFIG_FILE, {**self.spec.settings, **self.spec.counts})
-        self.records, dirty = load_log(self.log_path, self.spec.read)
+        """Read the records already there and check them (nothing is written before they pass), then write
+        ``config.json`` and ``plan.json`` (and the log again when a crash left it unclean)."""
+        self.check_resume()
+        self.records, lines, dirty = read_log(self.log_path, self.spec.read)
+        check_records(self.records, lines, self.log_path, self.spec.key, self.spec.plan, self.spec.shard)
+        atomic_write_json(self.spec.folder / CONFIG_FILE, self.spec.config())
+        if self.spec.plan is not None:
+            atomic_write_json(self.spec.folder / PLAN_FILE, self.spec.plan.to_json())
         if dirty:
             atomic_write_jsonl(self.log_path, [r.to_json() for r in self.records])
         return self.records
 
-    def todo(self, items: Iterable[T], key: Callable[[T], Hashable]) -> list[T]:
-        """The items whose key no record of the log has yet, in order."""
+    def todo(self, items: Iterable[T], key: Callable[[T], ItemKey]) -> list[T]:
+        """The items of this shard whose key no record of the log has yet, in order."""
         done = {self.spec.key(r) for r in self.records}
-        return [item for item in items if key(item) not in done]
+        plan, shard = self.spec.plan, self.spec.shard
+        return [item for item in items if (k := key(item)) not in done and (plan is None or plan.owns(shard, k[0]))]
 
     def record(self, results: Iterable[R], total: int, *, desc: str, unit: str, progress: bool) -> list[R]:
         """Append each result to the log as it comes (one whole line, flushed) and return every record."""
@@ -100,17 +143,68 @@ class ResumableRun(Generic[R]):
             bar.close()
         return self.records
 
-    def finish(self, summary: Mapping[str, Any]) -> None:
-        """Write ``summary.json`` (the scores of every record of the directory)."""
-        atomic_write_json(self.spec.folder / SUMMARY_FILE, dict(summary))
-
 
 @contextmanager
 def resumable(spec: RunSpec[R]) -> Iterator[ResumableRun[R]]:
     """Create and lock ``spec.folder`` for the block (:func:`kari.io.lock.output_folder`), after checking that
     none of the files the run writes is one of the files it reads."""
-    with output_folder(spec.folder, writes=(spec.log, CONFIG_FILE, SUMMARY_FILE), inputs=spec.reads):
+    with output_folder(spec.folder, writes=(spec.log, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE), inputs=spec.reads):
         yield ResumableRun(spec)
+
+
+def read_log(path: Path, read: Callable[[dict[str, Any], Path, int], R]) -> tuple[list[R], list[int], bool]:
+    """:func:`kari.io.runlog.load_log` with the line each record was read from."""
+    lines: list[int] = []
+
+    def check(record: dict[str, Any], file: Path, line: int) -> R:
+        typed = read(record, file, line)
+        lines.append(line)
+        return typed
+
+    records, dirty = load_log(path, check)
+    return records, lines, dirty
+
+
+@dataclass(frozen=True)
+class LoggedRun(Generic[R]):
+    """A run directory read back and checked: its ``config.json``, plan, shard and records, and a note when it
+    is a directory of an older kari whose records could be checked for repeats only."""
+
+    folder: Path
+    config: dict[str, Any]
+    plan: Plan | None
+    shard: Shard | None
+    records: list[R]
+    note: str | None = None
+
+
+def read_checked_log(folder: Path, log: str, read: Callable[[dict[str, Any], Path, int], R],
+                     key: Callable[[R], ItemKey], noun: str) -> LoggedRun[R]:
+    """Read a run directory's log and refuse it when it holds a record twice, a record not in the run's plan
+    or one of another shard (FILE:LINE), as a resume does."""
+    config_path = folder / CONFIG_FILE
+    config = read_config(config_path)
+    if config is None:
+        raise KariError(f"not a run directory (no {CONFIG_FILE})", file=str(folder), code="run-config")
+    plan, shard = read_plan(folder), shard_of_config(config, config_path)
+    if shard is not None and plan is None:
+        raise KariError(f"a shard without its {PLAN_FILE}", file=str(folder), code="run-config")
+    path = folder / log
+    records, lines, _ = read_log(path, read)
+    check_records(records, lines, path, key, plan, shard, noun)
+    return LoggedRun(folder, config, plan, shard, records, old_run_note(folder))
+
+
+def old_run_note(folder: Path) -> str | None:
+    """What ``kari report`` says of a run directory made before kari recorded fingerprints and plans (None for
+    a directory that has them, or that is no run directory)."""
+    try:
+        config = read_config(folder / CONFIG_FILE)
+    except KariError:
+        return None
+    if config is None or (INPUTS_KEY in config and (folder / PLAN_FILE).is_file()):
+        return None
+    return f"{folder} {OLD_RUN}: only repeated records were looked for"
 
 
 def usage_of(client: Any) -> dict[str, Any]:
@@ -118,4 +212,5 @@ def usage_of(client: Any) -> dict[str, Any]:
     return {} if client is None else {"llm_usage": client.usage.as_dict()}
 
 
-__all__ = ["Record", "ResumableRun", "RunSpec", "resumable", "usage_of"]
+__all__ = ["LoggedRun", "OLD_RUN", "Record", "ResumableRun", "RunSpec", "old_run_note", "read_checked_log", "read_log",
+           "resumable", "usage_of"]

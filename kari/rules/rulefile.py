@@ -96,6 +96,19 @@ def load_rule_file(path: str | Path) -> list[Rule]:
     return out
 
 
+def rule_file_fingerprint(path: str | Path) -> dict[str, Any]:
+    """The content fingerprint of a rules file as :func:`load_rule_file` reads it: a ``.kari`` file with the
+    ``.jsonl`` beside it whose metadata it takes (``metadata``), so a resume notices either changing."""
+    from kari.io.fingerprint import file_input
+
+    where = Path(path)
+    out = file_input("the rules file", where)
+    beside = where.with_suffix(".jsonl")
+    if where.suffix == ".kari" and beside.is_file():
+        out["metadata"] = file_input("the rules' metadata", beside)
+    return out
+
+
 # --- .kari -------------------------------------------------------------------------------------------------
 def read_kari(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]]:
     """Split a ``.kari`` text at its definition headers and parse each body."""

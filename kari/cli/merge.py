@@ -1,0 +1,48 @@
+"""``kari merge``: join the shards of one run (``kari play --shard K/N``, ``kari creativity solve --shard K/N``)
+into one run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def merge(
+    shards: list[Path] = typer.Argument(..., metavar="DIR...", help="The run directories of every shard of one "
+                                        "run (all N of them)."),
+    out: Path = typer.Option(..., "--out", "-o", help="The merged run directory (new, or an empty folder)."),
+) -> None:
+    """Join the shards of one run into one run directory whose records (games.jsonl or answers.jsonl, in the
+    order of an unsharded run) and summary.json equal the run's played unsharded. Shards of different settings
+    or inputs, overlapping, missing or unfinished shards are refused, naming them (docs/cluster.md)."""
+    from kari.creativity.answers import ANSWERS_FILE
+    from kari.errors import KariError
+    from kari.game.records import GAMES_FILE
+
+    kinds = {GAMES_FILE if (d / GAMES_FILE).is_file() else ANSWERS_FILE if (d / ANSWERS_FILE).is_file() else None
+             for d in shards}
+    if None in kinds:
+        bad = next(d for d in shards if not (d / GAMES_FILE).is_file() and not (d / ANSWERS_FILE).is_file())
+        raise KariError(f"not a shard of 'kari play' or 'kari creativity solve' (no {GAMES_FILE} or "
+                        f"{ANSWERS_FILE})", file=str(bad), code="merge-shards")
+    if len(kinds) > 1:
+        raise KariError("these are shards of different commands (kari play and kari creativity solve)",
+                        code="merge-shards")
+    if kinds == {GAMES_FILE}:
+        from kari.cli.play import summary_line
+        from kari.game.run import merge_runs as merge_games
+
+        summary = merge_games(shards, out)
+        typer.echo(f"{len(shards)} shards merged: {summary_line(summary, out)}")
+        return
+    from kari.creativity.run import merge_runs as merge_answers
+
+    answers = merge_answers(shards, out)
+    typer.echo(f"{len(shards)} shards merged: {answers['tasks']} tasks ({answers['answered']} answered), gold "
+               f"correct {100 * (answers['gold_correct_rate'] or 0):.1f}% -> {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``kari merge`` to the root app."""
+    app.command("merge")(merge)
