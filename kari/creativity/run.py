@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
-from kari.creativity.goals import GOAL_THRESHOLD
+from kari.creativity.goals import GOAL_THRESHOLD, GOAL_TOP_K
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.runlog import load_log, paths_as_paths, settings_json
@@ -69,6 +69,7 @@ class SolveConfig:
     temperatures: tuple[float, ...] = (0.0,)
     max_turns: int = DEFAULT_TURNS
     goal_threshold: float = GOAL_THRESHOLD
+    goal_top_k: int = GOAL_TOP_K
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
@@ -159,7 +160,7 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
-                            rules=rules, threshold=config.goal_threshold)
+                            rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, list(tasks), progress)
 
 
