@@ -205,3 +205,21 @@ def test_the_shipped_rules_are_part_rules_induced_without_the_bundled_gold_entit
         objects = {*rule["kb_positives"], *(o for b in rule["branches"] for o in b["motivated_by"])}
         entities = {o.rpartition("/")[0].rpartition("+")[2].replace(" ", "_") for o in objects}
         assert not entities & heldout, rule["affordance"]
+
+
+def test_goal_text_words_matches_the_requests_content_words_and_bad_settings_stop_before_the_run(
+        tmp_path: Path) -> None:
+    from kari.creativity.goals import GoalMapper
+    from kari.creativity.model import read_tasks
+    from kari.rules.ast import Rule
+    from kari.rules.parser import parse_rule
+
+    tasks = read_tasks(_tasks_file(tmp_path))
+    rules = [Rule("cut", parse_rule("PART(x, SHAPE:sharp_edge)"))]
+    words = GoalMapper({"cut": ""}, "rules", rules=rules, text="words")
+    assert words.goal_text(tasks[0]) == "cut string tied parcel"
+    assert GoalMapper({"cut": ""}, "rules", rules=rules).goal_text(tasks[0]) == CUT_TEXT
+    for bad in (["--goal-text", "verbs"], ["--goal-top-k", "0"]):
+        out = tmp_path / f"bad{bad[0]}"
+        assert run(["creativity", "solve", "--tasks", str(tmp_path / "tasks.json"), "--out", str(out), *bad]) != 0
+        assert not out.exists()

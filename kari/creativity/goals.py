@@ -11,7 +11,11 @@ Methods (``--goal``):
   rule answering to every KB verb grouped into it); a goal whose best rule is below the threshold is a
   *fallback*: the nearest rule is used all the same, and the match says so (``fallback``, the verb, the
   similarity). :meth:`GoalMapper.ranked` gives the ``top_k`` nearest rules best first (the matcher's ranking,
-  each with its 1-based ``rank``): the symbolic solver answers with the first whose rule some candidate meets;
+  each with its 1-based ``rank``): the symbolic solver answers with the first whose rule some candidate meets.
+  The text matched is the request as written (``--goal-text request``) or its content words alone, in order
+  (``words``: "keep plant freezing usual" for "Right now I have to keep the plants from freezing, and the usual
+  things for it are not around. Is there anything here I could use?"), which drops the request's framing that
+  every task shares;
 - ``oracle``: the gold's affordance (the upper bound): the task's ``gold_affordance.kari_affordance`` when the
   task gives one (``null``: kari has no affordance for this goal, an open goal), else the gold affordance's text
   mapped lexically (CreativityBench's own files name no kari affordance).
@@ -35,6 +39,8 @@ METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
 RULES = "rules"
 GOAL_THRESHOLD = MATCH_THRESHOLD
 """The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
+GOAL_TEXTS = ("request", "words")
+"""What ``--goal rules`` matches: the request as written, or its content words (:func:`content_words`)."""
 GOAL_TOP_K = 5
 """``--goal rules``: how many of the nearest rules a task's candidates are tried against, nearest first."""
 _WORD = re.compile(r"[a-z]+")
@@ -84,7 +90,7 @@ class GoalMapper:
 
     def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Any = None,
                  client: Any = None, max_tokens: int = 64, rules: Sequence[Rule] = (),
-                 threshold: float = GOAL_THRESHOLD, top_k: int = GOAL_TOP_K) -> None:
+                 threshold: float = GOAL_THRESHOLD, top_k: int = GOAL_TOP_K, text: str = GOAL_TEXTS[0]) -> None:
         if method not in METHODS:
             raise KariError(f"unknown goal mapping {method!r} (expected one of {', '.join(METHODS)})",
                             code="creativity-config")
@@ -98,11 +104,15 @@ class GoalMapper:
             raise KariError("the goal threshold must be in [0, 1]", code="creativity-config")
         if top_k < 1:
             raise KariError("the goal top-k must be >= 1", code="creativity-config")
+        if text not in GOAL_TEXTS:
+            raise KariError(f"unknown goal text {text!r} (expected one of {', '.join(GOAL_TEXTS)})",
+                            code="creativity-config")
         self.affordances = dict(affordances)
         self.method = method
         self.rules = list(rules)
         self.threshold = threshold
         self.top_k = top_k
+        self.text = text
         self._matcher: Any = None
         self._embedder = embedder
         self.client = client
@@ -147,7 +157,12 @@ class GoalMapper:
     def ranked(self, task: Task) -> list[GoalMatch]:
         """The affordances to try for ``task``, best first: the ``top_k`` nearest rules for ``rules``, else the
         one match of :meth:`map`."""
-        return self.rules_ranked(task.task) if self.method == RULES else [self.map(task)]
+        return self.rules_ranked(self.goal_text(task)) if self.method == RULES else [self.map(task)]
+
+    def goal_text(self, task: Task) -> str:
+        """The text ``--goal rules`` matches for ``task``: the request, or its content words (the request when it
+        has none)."""
+        return task.task if self.text == "request" else " ".join(content_words(task.task)) or task.task
 
     def llm(self, task: Task) -> GoalMatch:
         from kari.llm import extract_json_object
@@ -180,5 +195,5 @@ class GoalMapper:
         if method == "llm":
             return self.llm(task)
         if method == RULES:
-            return self.by_rules(task.task)
+            return self.by_rules(self.goal_text(task))
         return self.embedding(task.task) if method == "embedding" else self.lexical(task.task)
