@@ -73,7 +73,6 @@ class Answerer:
              else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
             samples, random_rates(task), len(candidates), sum(c.source == "kb" for c in candidates), oracle)
 
-
     def met_goal(self, task: Task, candidates: Sequence[Any]) -> tuple[GoalMatch, Any, list[str | None] | None]:
         """The goal match to answer with, the symbolic answer already found for it (None: not computed yet) and,
         for ``--goal rules`` with the symbolic solver, the rules tried in rank order: the first of the nearest
