@@ -24,7 +24,8 @@ def induce(
                                     "and the vocabulary store read and extended (with --bench, created if missing). "
                                     "A CreativityBench KB (kari creativity load) gives part-level evidence: one "
                                     "PART(x, ...) rule per part-affordance verb, its branches' edge ids "
-                                    "cb:SCENARIO+ENTITY/PART#affordanceN[/attributeM] and ...#ATTRIBUTE."),
+                                    "cb:SCENARIO+ENTITY/PART#affordanceN, ...#affordanceN/attributeM and "
+                                    "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
