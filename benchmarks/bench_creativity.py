@@ -6,7 +6,8 @@ the LLM judge through a local server (protocol only); the time to solve 1,000 ta
                                           [--llm-tasks 4] [--llm-max-tokens 256] [--judge-tasks 30]
 
 The symbolic solver uses the shipped rules (``data/creativity/rules.kari``, induced without the bundled tasks' gold
-entities) with ``--goal rules``, ``lexical`` and ``oracle``; the same matcher over rules induced from the whole KB,
+entities) with ``--goal rules`` (and its variants ``--goal-top-k 1``, ``--goal-text words``, paired), ``lexical``
+and ``oracle``; the same matcher over rules induced from the whole KB,
 gold entities included, is printed as the in-sample comparison. The 1,000 tasks are the bundled ones repeated under new ids (each solved from scratch: one clingo query per task).
 Goal: 1,000 tasks symbolically in under a minute. With ``--llm-local`` it starts kari's local llama.cpp server
 (SmolLM2-135M, as ``kari llm serve`` does): that model's answers are not a quality figure.
@@ -44,7 +45,8 @@ def line(name: str, s: dict) -> str:
             f"{_rate(s['goal_mapped_correctly'])}"
             + (f"  oracle gold {_rate(oracle['gold_correct_rate'])}" if oracle else "")
             + (f"  goals above threshold {s['goal_rules']['above_threshold']}, fallbacks "
-               f"{s['goal_rules']['fallback']}" if s.get("goal_rules") else "")
+               f"{s['goal_rules']['fallback']}, rank {json.dumps(s['goal_rules'].get('rank'))}"
+               if s.get("goal_rules") else "")
             + f"\n{'':<44} relations {json.dumps(s['relations'])}")
 
 
@@ -77,7 +79,8 @@ def gold_flags(folder: Path) -> list[bool]:
             for r in sorted(records, key=lambda r: r["task_id"])]
 
 
-def paired_delta(a: list[bool], b: list[bool], draws: int = 10_000) -> str:
+def paired_delta(a: list[bool], b: list[bool], draws: int = 10_000, names: tuple[str, str] = ("lexical", "rules")
+                 ) -> str:
     """Gold rate of ``b`` minus ``a`` on the same tasks, with a 95% paired-bootstrap interval and McNemar's p."""
     import numpy as np
 
@@ -89,7 +92,7 @@ def paired_delta(a: list[bool], b: list[bool], draws: int = 10_000) -> str:
     low, high = np.quantile(means, [0.025, 0.975])
     only_a, only_b = sum(x and not y for x, y in zip(a, b)), sum(y and not x for x, y in zip(a, b))
     return (f"{diff.mean():+.3f} [{low:+.3f}, {high:+.3f}], McNemar p = {mcnemar_exact(only_a, only_b):.3g} "
-            f"({only_b} tasks gold only with rules, {only_a} only with lexical)")
+            f"({only_b} tasks gold only with {names[1]}, {only_a} only with {names[0]})")
 
 
 def symbolic_figures(root: Path) -> None:
@@ -115,6 +118,8 @@ def symbolic_figures(root: Path) -> None:
         print(f"bundled, parts={parts}: gold rate, --goal rules minus --goal lexical: "
               + paired_delta(gold_flags(runs[f"bundled symbolic goal=lexical parts={parts}"]),
                              gold_flags(runs[f"bundled symbolic goal=rules parts={parts}"])))
+    variants(root, runs, rules, {"bundled": (BUNDLED / "tasks.json", kb),
+                                 "sample-shaped": (SAMPLE / "sample_tasks.json", sample_kb)})
     inside = in_sample_rules(root, kb)
     for with_db in (True, False):
         name = f"bundled symbolic goal=rules IN-SAMPLE rules parts={'kb' if with_db else 'descriptions'}"
@@ -130,6 +135,22 @@ def symbolic_figures(root: Path) -> None:
     print(f"sample-shaped runner output scored: headline {json.dumps(scored['headline'])}")
     print(f"sample-shaped judge output: agreement {json.dumps(judged['judge']['agree'])} of "
           f"{judged['judge']['samples']}")
+
+
+def variants(root: Path, runs: dict[str, Path], rules: str, files: dict[str, tuple[Path, Path]]) -> None:
+    """``--goal rules``, KB parts, against its variants on the same tasks: the nearest rule only
+    (``--goal-top-k 1``) and the request's content words matched (``--goal-text words``), each as a paired delta."""
+    for label, (tasks, db) in files.items():
+        base = runs[f"{label} symbolic goal=rules parts=kb"]
+        for option, value, config in (("--goal-top-k", "1", {"goal_top_k": 1}),
+                                      ("--goal-text", "words", {"goal_text": "words"})):
+            name = f"{label} symbolic goal=rules {option} {value} parts=kb"
+            folder = root / name.replace(" ", "_")
+            summary = solve_tasks(SolveConfig(tasks=str(tasks), rules=rules, goal="rules", db=str(db), **config),
+                                  folder, progress=False)
+            print(line(name, summary))
+            print(f"{label}, parts=kb: gold rate, {option} {value} minus the default: "
+                  + paired_delta(gold_flags(base), gold_flags(folder), names=("default", f"{option} {value}")))
 
 
 def timing(root: Path, count: int) -> None:

@@ -49,7 +49,7 @@ SCENE = {"mug": "cup [gold part]: physical — a hollow round ceramic cup; state
          "towel": "cloth: physical — a soft flat cotton sheet; state — visible.."}
 
 
-def task(task_id: str, text: str, gold: tuple[str, str]) -> dict:
+def task(task_id: str, text: str, gold: tuple[str, str], scene: dict[str, str] = SCENE) -> dict:
     """A task in CreativityBench's format (the gold entity's judge keys omit the gold part, as in its files)."""
     return {"task_id": task_id, "scenario": "kitchen", "setting": {"scene": "kitchen"}, "task": text,
             "golds": [{"gold_entity": gold[0], "gold_part": gold[1],
@@ -60,7 +60,7 @@ def task(task_id: str, text: str, gold: tuple[str, str]) -> dict:
                           "judge_output": {p.split(":")[0].replace(" [gold part]", "").strip(): {
                               "similar_affordance": "No", "gold_change": "No", "decision_making_difficulty": "NA"}
                               for p in d.split("..") if p.strip() and "[gold part]" not in p}}
-                         for n, d in SCENE.items()],
+                         for n, d in scene.items()],
             "items": [{"name": "parcel string", "description": "a string", "interactable": True}],
             "environment": "I am in the kitchen.", "solution": {}}
 
@@ -123,7 +123,64 @@ def test_goals_match_rules_by_similarity_and_below_the_threshold_fall_back(tmp_p
     assert phone["goal"]["affordance"] in ("cut", "scoop")                               # the nearest one is used
     assert phone["samples"][0]["answer"]["gold_entity"] in ("box cutter", "mug")         # and it answers
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["goal_rules"] == {"above_threshold": 1, "fallback": 1, "fallback_share": 0.5}
+    assert summary["goal_rules"] == {"above_threshold": 1, "fallback": 1, "fallback_share": 0.5,
+                                     "rank": {"1": 2}}
+
+
+NO_BLADE = {k: v for k, v in SCENE.items() if k != "box cutter"}   # nothing sharp: the cut rule meets no part
+
+
+@pytest.mark.embed
+def test_when_no_candidate_meets_the_nearest_rule_the_next_nearest_is_tried(tmp_path: Path, part_kb: Path) -> None:
+    rules = tmp_path / "rules.kari"
+    assert run(["induce", "--db", str(part_kb), "--out", str(rules)]) == 0
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps([task("cut", CUT_TEXT, ("mug", "cup"), NO_BLADE)]), encoding="utf-8")
+    solve = ["creativity", "solve", "--tasks", str(tasks), "--rules", str(rules), "--goal", "rules", "--quiet"]
+    assert run([*solve, "--goal-top-k", "1", "--out", str(tmp_path / "one")]) == 0
+    alone = _records(tmp_path / "one")["cut"]
+    assert alone["goal"]["affordance"] == "cut" and alone["goal"]["rank"] is None and alone["goal"]["tried"] == ["cut"]
+    assert alone["samples"][0]["answer"]["gold_entity"] == ""            # no part of the scene is sharp
+    assert run([*solve, "--out", str(tmp_path / "two")]) == 0
+    record = _records(tmp_path / "two")["cut"]
+    goal = record["goal"]
+    assert goal["tried"] == ["cut", "scoop"] and goal["rank"] == 2 and goal["affordance"] == "scoop"
+    assert goal["verb"] in ("scoop", "scoop_up_water") and goal["fallback"] is True
+    assert 0 < goal["similarity"] < alone["goal"]["similarity"]          # the second nearest, by the matcher
+    answer = record["samples"][0]["answer"]
+    assert (answer["gold_entity"], answer["gold_part"]) == ("mug", "cup") and answer["proof"]["rule"] == "scoop"
+    assert "SHAPE:hollow" in answer["proof"]["branch_text"]
+    summary = json.loads((tmp_path / "two" / "summary.json").read_text())
+    assert summary["goal_rules"]["rank"] == {"2": 1}
+    assert json.loads((tmp_path / "one" / "summary.json").read_text())["goal_rules"]["rank"] == {"none": 1}
+
+
+@pytest.mark.embed
+def test_an_answers_proof_names_the_kb_records_its_rule_branch_was_induced_from(tmp_path: Path,
+                                                                                part_kb: Path) -> None:
+    rules = tmp_path / "rules.kari"
+    assert run(["induce", "--db", str(part_kb), "--out", str(rules)]) == 0
+    out = tmp_path / "run"
+    assert run(["creativity", "solve", "--tasks", str(_tasks_file(tmp_path)), "--rules", str(rules), "--goal",
+                "rules", "--out", str(out), "--quiet"]) == 0
+    proof = _records(out)["cut"]["samples"][0]["answer"]["proof"]
+    induced = {r["affordance"]: r for r in map(json.loads, rules.with_suffix(".jsonl").read_text().splitlines())}
+    assert proof["edges"] == induced["cut"]["branches"][proof["branch"]]["edges"]
+    records = {(e, p["part_name"]): p for e, ps in KB for p in ps}
+    for edge in proof["edges"]:        # each id names a KB record: scenario+entity/part, then the field
+        scenario, _, rest = edge.removeprefix("cb:").partition("+")
+        where, _, field = rest.partition("#")
+        entity, _, name = where.rpartition("/")
+        assert scenario == "kitchen" and (entity, name) in records, edge
+        kb_part = records[entity, name]
+        if field.startswith("affordance"):
+            n, _, attribute = field.removeprefix("affordance").partition("/attribute")
+            use = kb_part["functional_affordances"][int(n) - 1]
+            assert use["affordance"] == "cut the string"
+            assert not attribute or 1 <= int(attribute) <= len(use["attribute"])
+        else:
+            assert field in kb_part["physical_attributes"], edge
+    assert {"cb:kitchen+knife/blade#affordance1", "cb:kitchen+saw/teeth#affordance1"} <= set(proof["edges"])
 
 
 @pytest.mark.embed
@@ -148,3 +205,21 @@ def test_the_shipped_rules_are_part_rules_induced_without_the_bundled_gold_entit
         objects = {*rule["kb_positives"], *(o for b in rule["branches"] for o in b["motivated_by"])}
         entities = {o.rpartition("/")[0].rpartition("+")[2].replace(" ", "_") for o in objects}
         assert not entities & heldout, rule["affordance"]
+
+
+def test_goal_text_words_matches_the_requests_content_words_and_bad_settings_stop_before_the_run(
+        tmp_path: Path) -> None:
+    from kari.creativity.goals import GoalMapper
+    from kari.creativity.model import read_tasks
+    from kari.rules.ast import Rule
+    from kari.rules.parser import parse_rule
+
+    tasks = read_tasks(_tasks_file(tmp_path))
+    rules = [Rule("cut", parse_rule("PART(x, SHAPE:sharp_edge)"))]
+    words = GoalMapper({"cut": ""}, "rules", rules=rules, text="words")
+    assert words.goal_text(tasks[0]) == "cut string tied parcel"
+    assert GoalMapper({"cut": ""}, "rules", rules=rules).goal_text(tasks[0]) == CUT_TEXT
+    for bad in (["--goal-text", "verbs"], ["--goal-top-k", "0"]):
+        out = tmp_path / f"bad{bad[0]}"
+        assert run(["creativity", "solve", "--tasks", str(tmp_path / "tasks.json"), "--out", str(out), *bad]) != 0
+        assert not out.exists()

@@ -13,7 +13,7 @@ from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, co
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
-from kari.creativity.goals import GOAL_THRESHOLD, RULES
+from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K, RULES
 from kari.creativity.run import LEXICAL_GOALS, SolverKind, shipped_rules
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
@@ -61,6 +61,11 @@ def solve(
     goal_threshold: float = number(GOAL_THRESHOLD, "--goal-threshold", low=0.0, high=1.0,
                                    help="--goal rules: the similarity below which a goal's nearest rule is a "
                                         "recorded fallback."),
+    goal_top_k: int = count(GOAL_TOP_K, "--goal-top-k", high=1000,
+                            help="--goal rules, symbolic solver: try the N nearest rules in order and answer with "
+                                 "the first some candidate meets (answers.jsonl records its rank)."),
+    goal_text: str = typer.Option(GOAL_TEXTS[0], "--goal-text", help="--goal rules: match the request as written "
+                                  "(request) or its content words alone (words)."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
@@ -102,7 +107,8 @@ def solve(
                          affordances=affordances.resolve() if affordances else None, seed=seed, limit=limit,
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
-                         max_turns=max_turns, goal_threshold=goal_threshold)
+                         max_turns=max_turns, goal_threshold=goal_threshold, goal_top_k=goal_top_k,
+                         goal_text=goal_text)
     llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
         if uses_llm else None
     summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),

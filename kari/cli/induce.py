@@ -21,7 +21,11 @@ DEFAULTS = InduceConfig()
 def induce(
     out: Path = typer.Option(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
     db: Path | None = typer.Option(None, "--db", help="KB database (kari kb load): the evidence without --bench, "
-                                    "and the vocabulary store read and extended (with --bench, created if missing)."),
+                                    "and the vocabulary store read and extended (with --bench, created if missing). "
+                                    "A CreativityBench KB (kari creativity load) gives part-level evidence: one "
+                                    "PART(x, ...) rule per part-affordance verb, its branches' edge ids "
+                                    "cb:SCENARIO+ENTITY/PART#affordanceN, ...#affordanceN/attributeM and "
+                                    "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),

@@ -1,9 +1,14 @@
 """One task answered: the goal mapped to an affordance, one answer per sample (temperature), each scored as the
 benchmark's judge scores it, the oracle-affordance bound (symbolic solver) and the task's random-choice rates.
 
+With ``--goal rules`` the symbolic solver tries the nearest rules in the matcher's order (up to ``--goal-top-k``)
+and answers with the first that some candidate meets; the goal record names that rule's ``rank`` (null: none of
+them is met, the nearest is recorded) and ``tried``, the rules tried in order. The gold never enters the choice.
+
 ``kari creativity solve`` appends one :meth:`Answerer.record` per task to ``answers.jsonl``::
 
-    {"task_id", "solver", "mode", "goal": {affordance, score, how, [verb, similarity, fallback,] oracle, correct},
+    {"task_id", "solver", "mode", "goal": {affordance, score, how, [verb, similarity, fallback, rank, tried,]
+                                           oracle, correct},
      "samples": [{"sample": 0, "temperature": 0.0, "answer": {gold_entity, gold_part, how_to_use, ...},
                   "score": {best_entity, best_part, entity_correct, part_correct, gold_correct, relation, ...}}],
      "random": {entity, gold}, "candidates", "kb_candidates", "oracle": {...}}
@@ -12,11 +17,11 @@ benchmark's judge scores it, the oracle-affordance bound (symbolic solver) and t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kari.creativity.answers import AnswerRecord
-from kari.creativity.goals import RULES
+from kari.creativity.goals import RULES, GoalMatch
 from kari.creativity.model import Task
 
 
@@ -46,11 +51,12 @@ class Answerer:
         from kari.creativity.metrics import random_rates, score
 
         candidates = self.candidates(task)
-        goal = self.mapper.map(task)
+        goal, met, tried = self.met_goal(task, candidates)
         gold_goal = self.mapper.map(task, "oracle") if self.mapper.method != "oracle" else goal
         samples = []
         for index, temperature in enumerate(self.temperatures):
-            answer = self.solver.answer(task, candidates, goal.affordance, temperature)
+            answer = met if index == 0 and met is not None else \
+                self.solver.answer(task, candidates, goal.affordance, temperature)
             samples.append({"sample": index, "temperature": temperature, "answer": answer.to_json(),
                             "score": score(task, answer.entity, answer.part, answer.how_to_use)})
         oracle = None
@@ -62,10 +68,28 @@ class Answerer:
                       "score": score(task, best["gold_entity"], best["gold_part"], best["how_to_use"])}
         return AnswerRecord(
             task.id, self.solver_name, self.mode,
-            {**goal.to_json(), "oracle": gold_goal.affordance,
+            {**goal.to_json(), **({"tried": tried} if tried is not None else {}), "oracle": gold_goal.affordance,
              "correct": None if goal.how == RULES or gold_goal.affordance is None and gold_goal.how != "oracle-open"
              else goal.affordance == gold_goal.affordance},    # an open goal: right only when unmapped
             samples, random_rates(task), len(candidates), sum(c.source == "kb" for c in candidates), oracle)
+
+    def met_goal(self, task: Task, candidates: Sequence[Any]) -> tuple[GoalMatch, Any, list[str | None] | None]:
+        """The goal match to answer with, the symbolic answer already found for it (None: not computed yet) and,
+        for ``--goal rules`` with the symbolic solver, the rules tried in rank order: the first of the nearest
+        rules some candidate meets; none met: the nearest, its rank null. Other mappings and the LLM solvers:
+        the mapper's one match."""
+        if self.mapper.method != RULES or self.solver is not self.symbolic:
+            return self.mapper.map(task), None, None
+        ranked = self.mapper.ranked(task)
+        tried: list[str | None] = []
+        first = None
+        for match in ranked:
+            tried.append(match.affordance)
+            answer = self.solver.answer(task, candidates, match.affordance)
+            if answer.reading != "none":
+                return match, answer, tried
+            first = first or answer
+        return replace(ranked[0], rank=None), first, tried
 
 
 def headline_sample(record: dict[str, Any]) -> dict[str, Any]:

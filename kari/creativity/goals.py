@@ -10,7 +10,12 @@ Methods (``--goal``):
   (:class:`kari.game.match.RuleMatcher`: all-MiniLM-L6-v2 cosine of the text with each rule verb, a KB-anchored
   rule answering to every KB verb grouped into it); a goal whose best rule is below the threshold is a
   *fallback*: the nearest rule is used all the same, and the match says so (``fallback``, the verb, the
-  similarity);
+  similarity). :meth:`GoalMapper.ranked` gives the ``top_k`` nearest rules best first (the matcher's ranking,
+  each with its 1-based ``rank``): the symbolic solver answers with the first whose rule some candidate meets.
+  The text matched is the request as written (``--goal-text request``) or its content words alone, in order
+  (``words``: "keep plant freezing usual" for "Right now I have to keep the plants from freezing, and the usual
+  things for it are not around. Is there anything here I could use?"), which drops the request's framing that
+  every task shares;
 - ``oracle``: the gold's affordance (the upper bound): the task's ``gold_affordance.kari_affordance`` when the
   task gives one (``null``: kari has no affordance for this goal, an open goal), else the gold affordance's text
   mapped lexically (CreativityBench's own files name no kari affordance).
@@ -34,6 +39,10 @@ METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
 RULES = "rules"
 GOAL_THRESHOLD = MATCH_THRESHOLD
 """The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
+GOAL_TEXTS = ("request", "words")
+"""What ``--goal rules`` matches: the request as written, or its content words (:func:`content_words`)."""
+GOAL_TOP_K = 5
+"""``--goal rules``: how many of the nearest rules a task's candidates are tried against, nearest first."""
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("""a an the i my me we our you your it its this that these those is are was were be been am do does
 did have has had can could would should will shall may might must to of in on at by for with from into onto
@@ -46,19 +55,22 @@ because don t s""".split())
 @dataclass(frozen=True, slots=True)
 class GoalMatch:
     """The affordance a goal was mapped to (None: none), the match score and how; a ``rules`` match also names the
-    rule verb that matched and whether it is a fallback (below the threshold)."""
+    rule verb that matched, whether it is a fallback (below the threshold) and its rank among the nearest rules
+    (1: the nearest)."""
 
     affordance: str | None
     score: float
     how: str
     verb: str | None = None
     fallback: bool | None = None
+    rank: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The fields ``answers.jsonl`` records of the match (verb and fallback for a ``rules`` match only)."""
+        """The fields ``answers.jsonl`` records of the match (verb, similarity, fallback, rank for a ``rules``
+        match only)."""
         data: dict[str, Any] = {"affordance": self.affordance, "score": self.score, "how": self.how}
         if self.fallback is not None:
-            data.update(verb=self.verb, similarity=self.score, fallback=self.fallback)
+            data.update(verb=self.verb, similarity=self.score, fallback=self.fallback, rank=self.rank)
         return data
 
 
@@ -78,7 +90,7 @@ class GoalMapper:
 
     def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Any = None,
                  client: Any = None, max_tokens: int = 64, rules: Sequence[Rule] = (),
-                 threshold: float = GOAL_THRESHOLD) -> None:
+                 threshold: float = GOAL_THRESHOLD, top_k: int = GOAL_TOP_K, text: str = GOAL_TEXTS[0]) -> None:
         if method not in METHODS:
             raise KariError(f"unknown goal mapping {method!r} (expected one of {', '.join(METHODS)})",
                             code="creativity-config")
@@ -90,10 +102,17 @@ class GoalMapper:
             raise KariError("--goal rules needs a rules file with at least one rule", code="creativity-config")
         if not 0.0 <= threshold <= 1.0:
             raise KariError("the goal threshold must be in [0, 1]", code="creativity-config")
+        if top_k < 1:
+            raise KariError("the goal top-k must be >= 1", code="creativity-config")
+        if text not in GOAL_TEXTS:
+            raise KariError(f"unknown goal text {text!r} (expected one of {', '.join(GOAL_TEXTS)})",
+                            code="creativity-config")
         self.affordances = dict(affordances)
         self.method = method
         self.rules = list(rules)
         self.threshold = threshold
+        self.top_k = top_k
+        self.text = text
         self._matcher: Any = None
         self._embedder = embedder
         self.client = client
@@ -119,16 +138,31 @@ class GoalMapper:
 
     def by_rules(self, text: str) -> GoalMatch:
         """The rule nearest to ``text`` (Affordance20Q's matcher); below the threshold a recorded fallback."""
+        return self.rules_ranked(text)[0]
+
+    def rules_ranked(self, text: str) -> list[GoalMatch]:
+        """The ``top_k`` rules nearest to ``text``, best first (Affordance20Q's matcher, its ranking), each with
+        its rank; a rule below the threshold is a fallback. No rule at all: one empty fallback match."""
         if self._matcher is None:
             from kari.game.match import RuleMatcher
 
-            self._matcher = RuleMatcher(self.rules, 0.0, 1, embedder=self._embedder)
+            self._matcher = RuleMatcher(self.rules, 0.0, self.top_k, embedder=self._embedder)
         found = self._matcher.match_text(text)
         if not found:
-            return GoalMatch(None, 0.0, RULES, None, True)
-        best = found[0]
-        score = round(best.similarity, 4)
-        return GoalMatch(best.rule.affordance, score, RULES, best.verb, score < self.threshold)
+            return [GoalMatch(None, 0.0, RULES, None, True)]
+        return [GoalMatch(m.rule.affordance, round(m.similarity, 4), RULES, m.verb,
+                          round(m.similarity, 4) < self.threshold, rank)
+                for rank, m in enumerate(found, start=1)]
+
+    def ranked(self, task: Task) -> list[GoalMatch]:
+        """The affordances to try for ``task``, best first: the ``top_k`` nearest rules for ``rules``, else the
+        one match of :meth:`map`."""
+        return self.rules_ranked(self.goal_text(task)) if self.method == RULES else [self.map(task)]
+
+    def goal_text(self, task: Task) -> str:
+        """The text ``--goal rules`` matches for ``task``: the request, or its content words (the request when it
+        has none)."""
+        return task.task if self.text == "request" else " ".join(content_words(task.task)) or task.task
 
     def llm(self, task: Task) -> GoalMatch:
         from kari.llm import extract_json_object
@@ -161,5 +195,5 @@ class GoalMapper:
         if method == "llm":
             return self.llm(task)
         if method == RULES:
-            return self.by_rules(task.task)
+            return self.by_rules(self.goal_text(task))
         return self.embedding(task.task) if method == "embedding" else self.lexical(task.task)

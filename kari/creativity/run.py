@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
-from kari.creativity.goals import GOAL_THRESHOLD
+from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.plan import ItemKey, Plan, Shard
@@ -73,6 +73,8 @@ class SolveConfig:
     temperatures: tuple[float, ...] = (0.0,)
     max_turns: int = DEFAULT_TURNS
     goal_threshold: float = GOAL_THRESHOLD
+    goal_top_k: int = GOAL_TOP_K
+    goal_text: str = GOAL_TEXTS[0]
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
@@ -185,7 +187,8 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
-                            rules=rules, threshold=config.goal_threshold)
+                            rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k,
+                            text=config.goal_text)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
 
 
@@ -203,6 +206,9 @@ def _check_settings(config: SolveConfig) -> None:
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
         raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
     check_sampling(config.solver, config.mode, config.temperatures)
+    if config.goal_text not in GOAL_TEXTS or config.goal_top_k < 1:
+        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} and --goal-top-k >= 1",
+                        code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
 

@@ -1,6 +1,7 @@
 """``summary.json`` of a CreativityBench run: the rates over every task's headline sample (temperature 0 when
 drawn), the relation distribution, the same per temperature and over all samples, the random-choice rates, the
-goal mapping's accuracy (``--goal rules``: the goals above the threshold and the fallbacks) and, for the symbolic solver, the oracle-affordance bound and its answered share."""
+goal mapping's accuracy (``--goal rules``: the goals above the threshold and the fallbacks, and the rank of the
+rule each task was answered with) and, for the symbolic solver, the oracle-affordance bound and its answered share."""
 
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     if fallbacks:   # --goal rules: how many goals met the threshold, how many took the nearest rule below it
         summary["goal_rules"] = {"above_threshold": fallbacks.count(False), "fallback": fallbacks.count(True),
                                  "fallback_share": rate(fallbacks)}
+        ranks = [r["goal"]["rank"] for r in records if "rank" in r["goal"]]
+        if ranks:   # which of the nearest rules was met first ("none": none of them)
+            counts = Counter("none" if k is None else str(k) for k in ranks)
+            order = sorted(counts, key=lambda k: int(k) if k.isdigit() else len(ranks) + 1)
+            summary["goal_rules"]["rank"] = {k: counts[k] for k in order}
     temperatures = sorted({s.get("temperature") for r in records for s in r["samples"]}, key=float)
     if len(temperatures) > 1:
         summary["by_temperature"] = {

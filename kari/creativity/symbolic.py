@@ -6,7 +6,8 @@ KARI rule; the entity as a whole is a second object, for the fallback when no pa
 usable candidates weak constraints prefer, in order: a part that satisfies the rule itself, the part its entity
 binds, an accessible part, a safe part, the most typical use (the KB's normal use, then emergency level 5..1),
 then a seeded tie-break. The answer is CreativityBench's (entity, part, how to use) plus the proof: the rule
-branch and the part's attributes (raw text kept) that satisfy each of its atoms; the how-to-use is built from
+branch, the part's attributes (raw text kept) that satisfy each of its atoms and the KB edge ids the branch was
+induced from (its metadata's ``edges``); the how-to-use is built from
 that proof, the part's state and KB affordances and the task (:mod:`kari.creativity.instructions`).
 """
 
@@ -107,7 +108,15 @@ def proof(candidate: Candidate, rule: Rule, branch: int, vocab: Vocabulary, read
     for atom in dict.fromkeys(body.atoms()):
         support.append(_support(atom, facts, shapes, vocab))
     return {"reading": reading, "rule": rule.affordance, "branch": branch, "branch_text": to_text(body),
-            "attributes": support}
+            "attributes": support, "edges": branch_edges(rule, branch)}
+
+
+def branch_edges(rule: Rule, branch: int) -> list[str]:
+    """The KB edge ids behind ``branch`` of ``rule`` (``kari induce --db`` writes them in the branch's metadata:
+    for a CreativityBench KB ``cb:SCENARIO+ENTITY/PART#affordanceN[/attributeM]`` and ``...#ATTRIBUTE``); empty
+    for a rule without them."""
+    meta = rule.branch_metadata[branch] if branch < len(rule.branch_metadata) else {}
+    return [str(e) for e in meta.get("edges") or ()]
 
 
 def _support(atom: Atom, facts: list[tuple[Candidate, Any]], shapes: dict[str, Candidate],
