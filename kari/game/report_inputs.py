@@ -1,18 +1,24 @@
-"""What a report is made from, besides the runs: the settings of ``kari report`` (:class:`ReportOptions`) and
-the one source of the covered / uncovered split (:class:`CoverageSource`, :func:`coverage_source`)."""
+"""What a report is made from, besides the runs: the settings of ``kari report`` (:class:`ReportOptions`),
+the one source of the covered / uncovered split (:class:`CoverageSource`, :func:`coverage_source`), the
+benchmark objects of its proofs and KB-gap ledger (:func:`open_source`) and the rules its runs were played with
+(:class:`PlayedRules`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.game.defaults import MATCH_THRESHOLD
 from kari.game.names import MatchMode, RuleOrigin
 from kari.game.summary import RunData
 from kari.stats import RESAMPLES
+
+if TYPE_CHECKING:
+    from kari.explain.sources import ObjectSource
+    from kari.rules.ast import Rule
 
 
 @dataclass(frozen=True)
@@ -117,3 +123,48 @@ def _rule_count(path: str) -> int | None:
         return len(load_rules(path))
     except (KariError, OSError):
         return None
+
+
+class PlayedRules:
+    """The rules a run was played with, read into one vocabulary: a rules file, or a ``RULES.cv`` folder's folds."""
+
+    def __init__(self, source: ObjectSource) -> None:
+        self.source = source
+        self._loaded: dict[str, tuple[dict[int, dict[str, Rule]], dict[str, int] | None]] = {}
+
+    def rule(self, path: str, fold: int | None, affordance: str) -> Rule | None:
+        if path not in self._loaded:
+            self._loaded[path] = self._load(path)
+        folds, _ = self._loaded[path]
+        return folds.get(fold if fold is not None else 0, {}).get(affordance)
+
+    def _load(self, path: str) -> tuple[dict[int, dict[str, Rule]], dict[str, int] | None]:
+        from kari.domain.canon import canonical_rules
+
+        where = Path(path)
+        if where.is_dir() or where.suffix == ".cv":
+            from kari.induce.folds import load_cross_fitted
+
+            fold_rules, fold_of = load_cross_fitted(where)
+            return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)}
+                    for k, rs in fold_rules.items()}, fold_of
+        from kari.rules import load_rules
+
+        return {0: {r.affordance: r for r in canonical_rules(load_rules(where), self.source.vocab)}}, None
+
+
+def open_source(runs: Sequence[RunData], options: ReportOptions) -> tuple[ObjectSource | None, str | None, str]:
+    """The benchmark objects (read into the runs' vocabulary) the proofs and the KB-gap ledger are about, its
+    folder, and a note saying why there are none."""
+    from kari.explain.sources import open_objects
+
+    bench = options.bench if options.bench is not None else next(
+        (run.config.get("bench") for run in runs if run.config.get("bench")), None)
+    if bench is None or not Path(str(bench)).is_dir():
+        return None, None, f"the benchmark {bench} is not here (give --bench DIR)"
+    db = options.db if options.db is not None else next((run.config.get("db") for run in runs if run.config.get("db")),
+                                                         None)
+    if db is not None and not Path(str(db)).is_file():
+        return None, str(bench), f"the KB {db} is not here (give --db PATH)"
+    vocab = None if db is not None else next((run.config.get("vocab") for run in runs if run.config.get("vocab")), None)
+    return open_objects(str(bench), None if db is None else str(db), vocab), str(bench), ""
