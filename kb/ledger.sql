@@ -9,7 +9,8 @@
 --                                                          distinct games stating it would decide, ranked
 --   kb_gap_status(status, games)                           the games by status
 
--- rank 1 decides the most games; branch: the rule's lowest branch that holds once the fact is stated;
+-- rank 1 decides the most games (ties: the rule atom deciding the most games over all objects first, as in
+-- kb_gap_atoms; then target, object, part, predicate, value); branch: the rule's lowest branch that holds once the fact is stated;
 -- object_source: FILE:LINE of the object, where the fact would be stated
 CREATE TABLE IF NOT EXISTS kb_gaps (rank INTEGER, target VARCHAR, rule VARCHAR, object VARCHAR, part VARCHAR,
                                     predicate VARCHAR, value VARCHAR, games INTEGER, branch INTEGER,

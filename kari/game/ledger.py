@@ -23,7 +23,8 @@ would), ``blocked`` (no set of unknown facts can: every branch has an atom the o
 hold, and ``more-facts`` / ``blocked`` are exact too.
 
 The ledger has one row per (target, rule, object, part, predicate, value) that decides at least one game,
-ranked by the number of games it decides. :mod:`kari.game.ledger_store` writes it (DuckDB tables ``kb_gaps``
+ranked by the number of games it decides (ties: by the games its rule atom decides over all objects), and the
+same gaps grouped by rule atom. :mod:`kari.game.ledger_store` writes it (DuckDB tables ``kb_gaps``
 and ``kb_gap_games`` of ``kb/ledger.sql``, CSV or JSONL) and reads its games from a coverage database or a run.
 """
 
@@ -127,12 +128,28 @@ class LedgerRow:
 
 
 @dataclass(frozen=True)
+class AtomGaps:
+    """One atom of one rule over the ledger: the objects it is missing on and the distinct games it decides."""
+
+    rule: str
+    predicate: str
+    value: str
+    objects: int
+    games: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "predicate": self.predicate, "value": self.value, "objects": self.objects,
+                "games": self.games}
+
+
+@dataclass(frozen=True)
 class Ledger:
-    """The ranked gaps, every game's status and how the rules were read."""
+    """The ranked gaps, every game's status, the gaps grouped by rule atom and how the rules were read."""
 
     rows: tuple[LedgerRow, ...]
     games: tuple[GameGaps, ...]
     semantics: str = Semantics.ANY_PART
+    atoms: tuple[AtomGaps, ...] = ()
 
     def status_counts(self) -> dict[str, int]:
         return {s: sum(1 for g in self.games if g.status == s) for s in GameStatus.ALL}
@@ -150,7 +167,8 @@ class Ledger:
     def to_json(self, top: int | None = None) -> dict[str, Any]:
         """``summary`` and the first ``top`` rows (all when None): what ``report.json`` holds."""
         return {**self.summary(), "top": [r.to_json() for r in self.rows[:top]],
-                "shown": min(len(self.rows), top) if top is not None else len(self.rows)}
+                "shown": min(len(self.rows), top) if top is not None else len(self.rows),
+                "top_atoms": [a.to_json() for a in self.atoms[:top]]}
 
 
 def unknown_facts(rule: Rule, obj: ObjectRecord, vocab: Vocabulary, semantics: str = Semantics.ANY_PART) -> list[Fact]:
@@ -212,20 +230,34 @@ def game_gaps(game: GameRules, obj: ObjectRecord, vocab: Vocabulary, semantics: 
 
 def kb_gap_ledger(games: Iterable[GameRules], objects: Mapping[str, ObjectRecord], vocab: Vocabulary,
                   semantics: str = Semantics.ANY_PART) -> Ledger:
-    """The ledger of ``games`` (their objects in ``objects``, read into ``vocab``): every game's status and one
-    row per deciding fact, ranked by games decided (then target, object, part, predicate, value). A game whose
-    object is not in ``objects`` is an error of the caller (a :class:`KeyError`)."""
+    """The ledger of ``games`` (their objects in ``objects``, read into ``vocab``): every game's status, one row
+    per deciding fact and the gaps grouped by rule atom. Rows rank by the games they decide, ties by the distinct
+    games their rule atom decides over all objects (the atom worth stating most widely first), then by target,
+    object, part, predicate, value; atoms rank by games, then objects. A game whose object is not in
+    ``objects`` is an error of the caller (a :class:`KeyError`)."""
     check_semantics(semantics)
     per_game = [game_gaps(g, objects[g.object], vocab, semantics) for g in games]
     grouped: dict[tuple[str, str, str, Fact], list[tuple[str, int]]] = {}
     for gaps in per_game:
         for d in gaps.decisions:
             grouped.setdefault((gaps.target, d.rule, gaps.object, d.fact), []).append((gaps.game, d.branch))
-    order = sorted(grouped.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][2], kv[0][3], kv[0][1]))
+    reach: dict[tuple[str, str, str], tuple[set[str], set[str]]] = {}
+    for (_, rule, obj, fact), hits in grouped.items():
+        seen_objects, seen_games = reach.setdefault((rule, fact.predicate, fact.value), (set(), set()))
+        seen_objects.add(obj)
+        seen_games.update(g for g, _ in hits)
+    atoms = tuple(sorted((AtomGaps(*key, len(o), len(g)) for key, (o, g) in reach.items()),
+                         key=lambda a: (-a.games, -a.objects, a.rule, a.predicate, a.value)))
+    atom_games = {(a.rule, a.predicate, a.value): a.games for a in atoms}
+
+    def order(item: tuple[tuple[str, str, str, Fact], list[tuple[str, int]]]) -> tuple[Any, ...]:
+        (target, rule, obj, fact), hits = item
+        return -len(hits), -atom_games[(rule, fact.predicate, fact.value)], target, obj, fact, rule
+
     rows = tuple(LedgerRow(rank, target, rule, obj, fact.part, fact.predicate, fact.value, len(hits),
                            min(b for _, b in hits), tuple(sorted(g for g, _ in hits)), objects[obj].source)
-                 for rank, ((target, rule, obj, fact), hits) in enumerate(order, 1))
-    return Ledger(rows, tuple(per_game), semantics)
+                 for rank, ((target, rule, obj, fact), hits) in enumerate(sorted(grouped.items(), key=order), 1))
+    return Ledger(rows, tuple(per_game), semantics, atoms)
 
 
 STATUS_TEXT = {
@@ -257,6 +289,11 @@ def markdown_section(data: Mapping[str, Any] | None, note: str = "") -> list[str
                   "|---:|---|---|---|---|---|---:|---:|"]
         lines += [f"| {r['rank']} | {r['target']} | {r['rule']} | {r['object']} | {r['part']} | "
                   f"{r['predicate']}:{r['value']} | {r['games']} | {r['branch']} |" for r in data["top"]]
+    if data.get("top_atoms"):
+        lines += ["", "The same gaps by rule atom (the objects it is missing on, the distinct games stating it would "
+                      "decide):", "", "| rule | atom | objects | games |", "|---|---|---:|---:|"]
+        lines += [f"| {a['rule']} | {a['predicate']}:{a['value']} | {a['objects']} | {a['games']} |"
+                  for a in data["top_atoms"]]
     if note:
         lines += ["", note]
     return lines

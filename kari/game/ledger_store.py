@@ -183,3 +183,20 @@ def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
     else:
         atomic_write_text(path, "".join(json.dumps({**r.to_json(), "semantics": ledger.semantics},
                                                    ensure_ascii=False) + "\n" for r in ledger.rows))
+
+
+def report_ledger(runs: Sequence[RunData], source: Any, options: Any) -> tuple[Ledger | None, str]:
+    """The ledger ``kari report`` shows: of the coverage split's source run (``source``: a
+    :class:`~kari.game.report_inputs.CoverageSource`, None for none) on the runs' benchmark objects
+    (:func:`kari.game.report_inputs.open_source` with ``options``), and a note."""
+    from kari.game.report_inputs import open_source
+
+    if source is None:
+        return None, ""
+    objects, _, note = open_source(runs, options)
+    if objects is None:
+        return None, f"No KB-gap ledger: {note}."
+    try:
+        return run_ledger(source.run, objects)
+    finally:
+        objects.close()
