@@ -5,8 +5,9 @@ Rows: one per run (questioner, oracle, checker, rules seen or not, SR, turns, an
 target has a matched rule vs. not). The covered/uncovered split of every row follows ONE source: the first run
 (in the order given) whose records carry rule facts, and the report names that run, its rules file and how
 many rules it holds. A second table pivots SR and turns per questioner, without and with rules; its delta is
-"with rules minus without rules" for a questioner that has both kinds of run. Every column is defined in the
-report itself.
+"with rules minus without rules" for a questioner that has both kinds of run. The last section is the KB-gap
+ledger of that same source run (:mod:`kari.game.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
+in the report itself.
 """
 
 from __future__ import annotations
