@@ -31,7 +31,7 @@ and ``kb_gap_games`` of ``kb/ledger.sql``, CSV or JSONL) and reads its games fro
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kari.bench.model import ObjectRecord, Property
@@ -122,9 +122,7 @@ class LedgerRow:
         return f"{self.predicate}:{self.value}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"rank": self.rank, "target": self.target, "rule": self.rule, "object": self.object,
-                "part": self.part, "predicate": self.predicate, "value": self.value, "games": self.games,
-                "branch": self.branch, "game_ids": list(self.game_ids), "object_source": self.object_source}
+        return {**asdict(self), "game_ids": list(self.game_ids)}
 
 
 @dataclass(frozen=True)
@@ -138,8 +136,7 @@ class AtomGaps:
     games: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "predicate": self.predicate, "value": self.value, "objects": self.objects,
-                "games": self.games}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
