@@ -139,9 +139,19 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
              f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
 
     report_dir = out / "report"
-    report_loaded(runs, report_dir)
+    report_loaded(runs, report_dir, inputs=_report_inputs(study, bench_dir))
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
+
+
+def _report_inputs(study: Any, bench_dir: Path) -> Any:
+    """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
+    from kari.explain.proof import RecordEvidence
+    from kari.explain.sources import ObjectSource
+    from kari.game.report_inputs import ReportInputs
+
+    objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
+    return ReportInputs(objects, study.rules)
 
 
 def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:

@@ -25,6 +25,7 @@ from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
+    from kari.game.report_inputs import ReportInputs, RuleReader
     from kari.game.summary import RunData
 
 CSV_COLUMNS = ("rank", "target", "rule", "object", "part", "predicate", "value", "games", "branch", "game_ids",
@@ -96,16 +97,16 @@ def write_ledger(rules_file: str | Path, db: str | Path, bench: str | Path, out:
 
 # --- games from a played run ------------------------------------------------------------------------------------
 
-def run_ledger(run: RunData, source: ObjectSource) -> tuple[Ledger | None, str]:
-    """The ledger of a run played with rules (its records' matched rules for their targets, read into the
-    source's vocabulary) on the source's benchmark objects, under the ``any-part`` reading the games use, and a
-    note: why there is none, or how many games' verdicts differ from the run's own record of them."""
+def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = None) -> tuple[Ledger | None, str]:
+    """The ledger of a run played with rules (its records' matched rules for their targets, read by ``read`` into
+    the source's vocabulary) on the source's benchmark objects, under the ``any-part`` reading the games use,
+    and a note: why there is none, or how many games' verdicts differ from the run's own record of them."""
     from kari.game.report_inputs import PlayedRules
 
     path = run.config.get("rules")
     if not path:
         return None, f"run {run.label} was played without rules: no KB-gap ledger"
-    rules = PlayedRules(source)
+    rules = PlayedRules(source, read)
     games, recorded = {}, {}
     for record in run.records:
         facts = record.rules
@@ -185,14 +186,17 @@ def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
                                                    ensure_ascii=False) + "\n" for r in ledger.rows))
 
 
-def report_ledger(runs: Sequence[RunData], source: Any, options: Any) -> tuple[Ledger | None, str]:
+def report_ledger(runs: Sequence[RunData], source: Any, options: Any,
+                  inputs: ReportInputs | None = None) -> tuple[Ledger | None, str]:
     """The ledger ``kari report`` shows: of the coverage split's source run (``source``: a
-    :class:`~kari.game.report_inputs.CoverageSource`, None for none) on the runs' benchmark objects
-    (:func:`kari.game.report_inputs.open_source` with ``options``), and a note."""
+    :class:`~kari.game.report_inputs.CoverageSource`, None for none) on the runs' benchmark objects (``inputs``
+    when the caller holds them, else :func:`kari.game.report_inputs.open_source` with ``options``), and a note."""
     from kari.game.report_inputs import open_source
 
     if source is None:
         return None, ""
+    if inputs is not None:
+        return run_ledger(source.run, inputs.objects, inputs.read_rules)
     objects, _, note = open_source(runs, options)
     if objects is None:
         return None, f"No KB-gap ledger: {note}."

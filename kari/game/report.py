@@ -21,7 +21,7 @@ from kari.errors import KariError
 from kari.game.ledger_store import LEDGER_FILE
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.game.names import RuleColumn
-from kari.game.report_inputs import CoverageSource, ReportOptions, coverage_source
+from kari.game.report_inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source
 from kari.game.summary import RunData, RunSummary
 
 if TYPE_CHECKING:
@@ -163,9 +163,10 @@ class Report:
     ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.game.ledger_store.report_ledger)
 
 
-def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
+def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions(),
+                   inputs: ReportInputs | None = None) -> tuple[list[RunData], Report]:
     """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
-    nothing is written."""
+    nothing is written. ``inputs``: the benchmark objects and rule sets the caller already holds."""
     from kari.game.comparisons import Settings, report_data
     from kari.game.leaderboard import leaderboard_rows
     from kari.game.ledger_store import REPORT_TOP, report_ledger
@@ -177,7 +178,7 @@ def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptio
     runs = list(runs)
     source = coverage_source(runs)
     data = report_data(runs, source, Settings(resamples=options.resamples, seed=options.seed))
-    ledger, note = report_ledger(runs, source, options)
+    ledger, note = report_ledger(runs, source, options, inputs)
     data["kb_gaps"] = None if ledger is None else ledger.to_json(REPORT_TOP)
     data["kb_gaps_note"] = note
     return runs, Report("", data, leaderboard_rows(data), source, ledger)
@@ -201,17 +202,18 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
 
 
 def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
-                  options: ReportOptions = ReportOptions()) -> str:
-    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s)."""
-    return write_report_loaded(runs, out, options).markdown
+                  options: ReportOptions = ReportOptions(), inputs: ReportInputs | None = None) -> str:
+    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s); ``inputs``:
+    the benchmark objects and rule sets the caller already holds (the pipeline's study)."""
+    return write_report_loaded(runs, out, options, inputs).markdown
 
 
 def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
-                        options: ReportOptions = ReportOptions()) -> Report:
+                        options: ReportOptions = ReportOptions(), inputs: ReportInputs | None = None) -> Report:
     """:func:`write_report` on runs already read."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
-    runs, made = report_figures(runs, options)
+    runs, made = report_figures(runs, options, inputs)
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
     made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
     if out is not None:

@@ -1,11 +1,11 @@
 """What a report is made from, besides the runs: the settings of ``kari report`` (:class:`ReportOptions`),
 the one source of the covered / uncovered split (:class:`CoverageSource`, :func:`coverage_source`), the
-benchmark objects of its proofs and KB-gap ledger (:func:`open_source`) and the rules its runs were played with
-(:class:`PlayedRules`)."""
+benchmark objects of its proofs and KB-gap ledger (:func:`open_source`, or :class:`ReportInputs` already loaded)
+and the rules its runs were played with (:class:`PlayedRules`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from kari.stats import RESAMPLES
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
+    from kari.induce.folds import RuleSets
     from kari.rules.ast import Rule
 
 
@@ -125,32 +126,42 @@ def _rule_count(path: str) -> int | None:
         return None
 
 
-class PlayedRules:
-    """The rules a run was played with, read into one vocabulary: a rules file, or a ``RULES.cv`` folder's folds."""
+RuleReader = Callable[[Path], "RuleSets"]
+"""Reads a rules file or a ``RULES.cv`` folder once (:func:`kari.induce.folds.read_rule_sets`, or a study's cache)."""
 
-    def __init__(self, source: ObjectSource) -> None:
+
+class PlayedRules:
+    """The rules a run was played with, read into one vocabulary: a rules file, or a ``RULES.cv`` folder's folds
+    (read by ``read``: default :func:`kari.induce.folds.read_rule_sets`)."""
+
+    def __init__(self, source: ObjectSource, read: RuleReader | None = None) -> None:
         self.source = source
-        self._loaded: dict[str, tuple[dict[int, dict[str, Rule]], dict[str, int] | None]] = {}
+        self.read = read
+        self._loaded: dict[str, dict[int, dict[str, Rule]]] = {}
 
     def rule(self, path: str, fold: int | None, affordance: str) -> Rule | None:
         if path not in self._loaded:
             self._loaded[path] = self._load(path)
-        folds, _ = self._loaded[path]
-        return folds.get(fold if fold is not None else 0, {}).get(affordance)
+        return self._loaded[path].get(fold if fold is not None else 0, {}).get(affordance)
 
-    def _load(self, path: str) -> tuple[dict[int, dict[str, Rule]], dict[str, int] | None]:
+    def _load(self, path: str) -> dict[int, dict[str, Rule]]:
         from kari.domain.canon import canonical_rules
 
-        where = Path(path)
-        if where.is_dir() or where.suffix == ".cv":
-            from kari.induce.folds import load_cross_fitted
+        if self.read is None:
+            from kari.induce.folds import read_rule_sets
 
-            fold_rules, fold_of = load_cross_fitted(where)
-            return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)}
-                    for k, rs in fold_rules.items()}, fold_of
-        from kari.rules import load_rules
+            self.read = read_rule_sets
+        rule_sets = self.read(Path(path))
+        return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)} for k, rs in rule_sets.folds.items()}
 
-        return {0: {r.affordance: r for r in canonical_rules(load_rules(where), self.source.vocab)}}, None
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Inputs a caller already holds (the pipeline's study): the benchmark objects read into its vocabulary and
+    its reader of rule sets, so that the report's KB-gap ledger reads nothing again."""
+
+    objects: ObjectSource
+    read_rules: RuleReader
 
 
 def open_source(runs: Sequence[RunData], options: ReportOptions) -> tuple[ObjectSource | None, str | None, str]:
