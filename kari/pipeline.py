@@ -7,13 +7,15 @@
    KB's positives (``DIR/rules.kari`` and ``rules.jsonl``, run directory ``DIR/induce``);
 3. ``kari induce --bench --cv 5``: the benchmark-supervised rules, one per benchmark affordance, and 5
    cross-fitted rule sets (``DIR/bench_rules.cv``: each induced without one fold of the objects);
-4. ``kari coverage``: the KB rules x benchmark objects into the same database, and the KB coverage (benchmark
-   affordances and games whose target has a rule matched by sentence similarity);
+4. ``kari coverage --ledger``: the KB rules x benchmark objects into the same database, the KB coverage
+   (benchmark affordances and games whose target has a rule matched by sentence similarity) and the KB-gap
+   ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.game.ledger`);
 5. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); ``+kb``
    players get the KB rules matched to their candidates, ``+rules`` players (and ``rules``) in each game the
    cross-fitted rules induced without its hidden object, so no number rests on a benchmark label of the object
    it is scored on;
-6. ``kari report``: Table 1 with both rule sources, the KB coverage split and the IG figure (``DIR/report``).
+6. ``kari report``: Table 1 with both rule sources, the KB coverage split, the KB-gap ledger and the IG figure
+   (``DIR/report``).
 
 Every step is the library function behind the CLI command of the same name; every output is resumable or
 rewritten atomically, so a rerun of the same command finishes what a crash left. Each input is read once
@@ -124,6 +126,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
+    step(_ledger_step(study, vocab, kb_rules, out))
 
     given = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     runs, play_dirs = [], {}
@@ -136,9 +139,36 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
              f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
 
     report_dir = out / "report"
-    report_loaded(runs, report_dir)
+    report_loaded(runs, report_dir, inputs=_report_inputs(study, bench_dir))
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
+
+
+def _report_inputs(study: Any, bench_dir: Path) -> Any:
+    """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
+    from kari.explain.proof import RecordEvidence
+    from kari.explain.sources import ObjectSource
+    from kari.game.report_inputs import ReportInputs
+
+    objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
+    return ReportInputs(objects, study.rules)
+
+
+def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
+    """The KB-gap ledger of the coverage just stored (the KB rules on the benchmark's games) into the database's
+    ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its summary line."""
+    from kari.domain.canon import canonical_rules
+    from kari.game.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
+
+    objects = study.canonical().objects
+    with study.connect() as con:
+        ledger = coverage_ledger(con, canonical_rules(study.rules(kb_rules).folds[0], vocab), objects, vocab)
+        write_ledger_tables(con, ledger)
+    write_ledger_file(ledger, out / LEDGER_FILE)
+    size = ledger.summary()
+    return (f"KB-gap ledger: {size['rows']} gaps ({size['facts']} facts of {size['objects']} objects, "
+            f"{size['atoms']} atoms) decide {size['games_decidable']} of {size['games']} games -> tables kb_gaps, "
+            f"kb_gap_games and {out / LEDGER_FILE}")
 
 
 def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],

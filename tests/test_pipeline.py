@@ -20,7 +20,7 @@ def test_pipeline_on_bundled_data(tmp_path: Path) -> None:
     result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules", "greedy-ig+rules",
                                                          "greedy-ig+kb"), games=20, echo=lines.append)
     assert [line.split(":")[0] for line in lines] == ["kb", "induce (KB)", "induce (benchmark)", "coverage",
-                                                      "play optimal", "play fix20q", "play rules",
+                                                      "KB-gap ledger", "play optimal", "play fix20q", "play rules",
                                                       "play greedy-ig+rules", "play greedy-ig+kb", "report"]
     kb_rules = load_rules(result.rules.with_suffix(".jsonl"))
     assert len(kb_rules) > 500 and all(r.metadata["input"] == "kb" and r.metadata["group"] for r in kb_rules)
@@ -45,6 +45,18 @@ def test_pipeline_on_bundled_data(tmp_path: Path) -> None:
     assert "## KB coverage" in report and "matched by identical verb id" not in report
     data = json.loads((result.report / "report.json").read_text())
     assert 0 < data["kb_coverage"]["game_share"] < 1
+    # the KB-gap ledger of every benchmark game in the database; the report's, of the 20 games played with KB
+    # rules, gives each of them the same status
+    import duckdb
+
+    with duckdb.connect(str(result.db), read_only=True) as con:
+        status = dict(con.execute("SELECT game, status FROM kb_gap_games").fetchall())
+        gaps = con.execute("SELECT count(*) FROM kb_gaps").fetchone()[0]
+    assert len(status) == 594 and gaps > 0 and (result.out / "kb_gaps.csv").is_file()
+    assert "## KB-gap ledger" in report and data["kb_gaps"]["games"] == 20
+    played = {r["game"] for r in kb_records}
+    mine = {s: sum(status[g] == s for g in played) for s in data["kb_gaps"]["by_status"]}
+    assert mine == data["kb_gaps"]["by_status"]
 
     # A rerun resumes: the KB is not loaded twice and the games are not replayed.
     again: list[str] = []

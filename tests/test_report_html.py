@@ -129,6 +129,7 @@ def test_the_page_in_a_headless_browser(page):
         assert "Table 1" in browser.find_element(By.ID, "table1").text
         assert "McNemar p" in browser.find_element(By.ID, "table1").text
         assert browser.find_element(By.CSS_SELECTOR, "#figure svg").is_displayed()
+        assert " games (any-part reading); games by status: covered " in browser.find_element(By.ID, "gaps").text
 
         Select(browser.find_element(By.ID, "f-player")).select_by_visible_text("greedy-ig+rules")
         _wait(browser, lambda: count.text.startswith("48 of 48"), "the player filter")

@@ -152,13 +152,14 @@ def report(
                               "filters, transcripts, rules with proofs) into --out."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="HTML: rules to show with coverage and proofs "
                                          "(default: the rules file of the first run played with rules)."),
-    bench: Optional[Path] = typer.Option(None, "--bench", help="HTML: benchmark of the games and objects "
-                                         "(default: the runs' own)."),
-    db: Optional[Path] = typer.Option(None, "--db", help="HTML: KB whose vocabulary and edges back the proofs "
-                                      "(default: the runs' own)."),
+    bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark of the games and objects of the "
+                                         "proofs and the KB-gap ledger (default: the runs' own)."),
+    db: Optional[Path] = typer.Option(None, "--db", help="KB whose vocabulary and edges back the proofs and the "
+                                      "KB-gap ledger (default: the runs' own)."),
 ) -> None:
     """Compare runs side by side: SR and turns with 95% intervals, paired deltas with McNemar's test (Markdown,
-    report.json, a leaderboard as CSV / JSON), IG over turns, and with --html a browsable page."""
+    report.json, a leaderboard as CSV / JSON), IG over turns, the KB-gap ledger of the run whose rules split the
+    games (kb_gaps.csv), and with --html a browsable page."""
     from kari.errors import KariError
     from kari.game.leaderboard import leaderboard_csv
     from kari.game.report import ReportOptions, write_report

@@ -8,7 +8,7 @@ import typer
 
 from kari.cli.options import number, timeout
 from kari.domain.terms import Semantics
-from kari.errors import one_of
+from kari.errors import KariError, one_of
 from kari.game.defaults import MATCH_THRESHOLD
 from kari.game.names import MatchMode
 
@@ -28,6 +28,10 @@ def register(app: typer.Typer) -> None:
         time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
         explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),
+        ledger: Path | None = typer.Option(None, "--ledger", help="--bench: also write the KB-gap ledger (facts the "
+                                           "KB does not state that would make a game's rule cover its hidden "
+                                           "object, ranked by games decided) into tables kb_gaps, kb_gap_games "
+                                           "and this file (.csv or .jsonl)."),
         match_threshold: float = number(MATCH_THRESHOLD, "--match-threshold", low=0, high=1,
                                         help="--bench: min. sentence similarity of a benchmark affordance and a "
                                         "rule verb."),
@@ -43,6 +47,15 @@ def register(app: typer.Typer) -> None:
             from kari.io.atomic import check_output_file
 
             check_output_file(explain, [rules, db])  # refused before the database is touched
+        if ledger is not None:
+            from kari.game.ledger_store import ledger_format
+            from kari.io.atomic import check_output_file
+
+            if bench is None:
+                raise KariError("--ledger needs --bench DIR: the ledger counts a benchmark's games",
+                                code="bad-option")
+            ledger_format(ledger)
+            check_output_file(ledger, [rules, db])
         summary = run_coverage(rules, db, bench, semantics, time_limit,
                                match_targets=TargetMatching(match_threshold, match) if bench is not None else None)
         for line in summary.lines():
@@ -55,3 +68,11 @@ def register(app: typer.Typer) -> None:
             from kari.explain.coverage import write_coverage_proofs
 
             typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")
+        if ledger is not None:
+            from kari.game.ledger_store import write_ledger
+
+            size = write_ledger(rules, db, bench, ledger).summary()  # type: ignore[arg-type]
+            typer.echo(f"KB-gap ledger: {size['rows']} gaps ({size['facts']} facts of {size['objects']} objects, "
+                       f"{size['atoms']} atoms) decide {size['games_decidable']} of {size['games']} games; "
+                       f"wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status into {db} and "
+                       f"{ledger}")

@@ -5,8 +5,9 @@ Rows: one per run (questioner, oracle, checker, rules seen or not, SR, turns, an
 target has a matched rule vs. not). The covered/uncovered split of every row follows ONE source: the first run
 (in the order given) whose records carry rule facts, and the report names that run, its rules file and how
 many rules it holds. A second table pivots SR and turns per questioner, without and with rules; its delta is
-"with rules minus without rules" for a questioner that has both kinds of run. Every column is defined in the
-report itself.
+"with rules minus without rules" for a questioner that has both kinds of run. The last section is the KB-gap
+ledger of that same source run (:mod:`kari.game.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
+in the report itself.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+from kari.game.ledger_store import LEDGER_FILE
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.game.names import RuleColumn
-from kari.game.report_inputs import CoverageSource, ReportOptions, coverage_source
+from kari.game.report_inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source
 from kari.game.summary import RunData, RunSummary
+
+if TYPE_CHECKING:
+    from kari.game.ledger import Ledger
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -139,6 +144,11 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
                   "percentage points; '-' unless both runs exist (the `rules` player always sees rules, `optimal` "
                   "and `fix20q` never do)."]
     lines += sections(data)
+    if "kb_gaps" in data:
+        from kari.game.ledger import markdown_section
+
+        gaps = markdown_section(data["kb_gaps"], data.get("kb_gaps_note", ""))
+        lines += ["", *gaps] if gaps else []
     return "\n".join(lines) + "\n"
 
 
@@ -150,13 +160,16 @@ class Report:
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
     source: CoverageSource | None = None
+    ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.game.ledger_store.report_ledger)
 
 
-def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions()) -> tuple[list[RunData], Report]:
+def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions(),
+                   inputs: ReportInputs | None = None) -> tuple[list[RunData], Report]:
     """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
-    nothing is written."""
+    nothing is written. ``inputs``: the benchmark objects and rule sets the caller already holds."""
     from kari.game.comparisons import Settings, report_data
     from kari.game.leaderboard import leaderboard_rows
+    from kari.game.ledger_store import REPORT_TOP, report_ledger
 
     if not runs:
         raise KariError("give at least one run directory", code="report-run")
@@ -165,7 +178,10 @@ def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptio
     runs = list(runs)
     source = coverage_source(runs)
     data = report_data(runs, source, Settings(resamples=options.resamples, seed=options.seed))
-    return runs, Report("", data, leaderboard_rows(data), source)
+    ledger, note = report_ledger(runs, source, options, inputs)
+    data["kb_gaps"] = None if ledger is None else ledger.to_json(REPORT_TOP)
+    data["kb_gaps_note"] = note
+    return runs, Report("", data, leaderboard_rows(data), source, ledger)
 
 
 def report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
@@ -186,19 +202,20 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
 
 
 def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
-                  options: ReportOptions = ReportOptions()) -> str:
-    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s)."""
-    return write_report_loaded(runs, out, options).markdown
+                  options: ReportOptions = ReportOptions(), inputs: ReportInputs | None = None) -> str:
+    """:func:`report` on runs already read (or just played: :func:`kari.game.run.play_loaded`'s); ``inputs``:
+    the benchmark objects and rule sets the caller already holds (the pipeline's study)."""
+    return write_report_loaded(runs, out, options, inputs).markdown
 
 
 def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
-                        options: ReportOptions = ReportOptions()) -> Report:
+                        options: ReportOptions = ReportOptions(), inputs: ReportInputs | None = None) -> Report:
     """:func:`write_report` on runs already read."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
-    runs, made = report_figures(runs, options)
+    runs, made = report_figures(runs, options, inputs)
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
-    made = Report(text, made.data, made.leaderboard, made.source)
+    made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
     if out is not None:
         from kari.game.leaderboard import leaderboard_csv
         from kari.game.plots import plot_ig
@@ -206,7 +223,7 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
 
         folder = check_output_dir(out)
         names = (REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE,
-                 *((HTML_FILE,) if options.html else ()))
+                 *((HTML_FILE,) if options.html else ()), *((LEDGER_FILE,) if made.ledger is not None else ()))
         for name in names:  # a wrong kind of thing at any output stops the report before it writes one
             check_output_file(folder / name)
         series = _ig_series(runs)
@@ -222,6 +239,10 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
         plot_ig(series, folder / FIGURE_FILE, title="Information gain over turns, per run")
         if html is not None:
             atomic_write_text(folder / HTML_FILE, html)
+        if made.ledger is not None:
+            from kari.game.ledger_store import write_ledger_file
+
+            write_ledger_file(made.ledger, folder / LEDGER_FILE)
     return made
 
 

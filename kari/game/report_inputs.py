@@ -1,18 +1,25 @@
-"""What a report is made from, besides the runs: the settings of ``kari report`` (:class:`ReportOptions`) and
-the one source of the covered / uncovered split (:class:`CoverageSource`, :func:`coverage_source`)."""
+"""What a report is made from, besides the runs: the settings of ``kari report`` (:class:`ReportOptions`),
+the one source of the covered / uncovered split (:class:`CoverageSource`, :func:`coverage_source`), the
+benchmark objects of its proofs and KB-gap ledger (:func:`open_source`, or :class:`ReportInputs` already loaded)
+and the rules its runs were played with (:class:`PlayedRules`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.game.defaults import MATCH_THRESHOLD
 from kari.game.names import MatchMode, RuleOrigin
 from kari.game.summary import RunData
 from kari.stats import RESAMPLES
+
+if TYPE_CHECKING:
+    from kari.explain.sources import ObjectSource
+    from kari.induce.folds import RuleSets
+    from kari.rules.ast import Rule
 
 
 @dataclass(frozen=True)
@@ -117,3 +124,58 @@ def _rule_count(path: str) -> int | None:
         return len(load_rules(path))
     except (KariError, OSError):
         return None
+
+
+RuleReader = Callable[[Path], "RuleSets"]
+"""Reads a rules file or a ``RULES.cv`` folder once (:func:`kari.induce.folds.read_rule_sets`, or a study's cache)."""
+
+
+class PlayedRules:
+    """The rules a run was played with, read into one vocabulary: a rules file, or a ``RULES.cv`` folder's folds
+    (read by ``read``: default :func:`kari.induce.folds.read_rule_sets`)."""
+
+    def __init__(self, source: ObjectSource, read: RuleReader | None = None) -> None:
+        self.source = source
+        self.read = read
+        self._loaded: dict[str, dict[int, dict[str, Rule]]] = {}
+
+    def rule(self, path: str, fold: int | None, affordance: str) -> Rule | None:
+        if path not in self._loaded:
+            self._loaded[path] = self._load(path)
+        return self._loaded[path].get(fold if fold is not None else 0, {}).get(affordance)
+
+    def _load(self, path: str) -> dict[int, dict[str, Rule]]:
+        from kari.domain.canon import canonical_rules
+
+        if self.read is None:
+            from kari.induce.folds import read_rule_sets
+
+            self.read = read_rule_sets
+        rule_sets = self.read(Path(path))
+        return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)} for k, rs in rule_sets.folds.items()}
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Inputs a caller already holds (the pipeline's study): the benchmark objects read into its vocabulary and
+    its reader of rule sets, so that the report's KB-gap ledger reads nothing again."""
+
+    objects: ObjectSource
+    read_rules: RuleReader
+
+
+def open_source(runs: Sequence[RunData], options: ReportOptions) -> tuple[ObjectSource | None, str | None, str]:
+    """The benchmark objects (read into the runs' vocabulary) the proofs and the KB-gap ledger are about, its
+    folder, and a note saying why there are none."""
+    from kari.explain.sources import open_objects
+
+    bench = options.bench if options.bench is not None else next(
+        (run.config.get("bench") for run in runs if run.config.get("bench")), None)
+    if bench is None or not Path(str(bench)).is_dir():
+        return None, None, f"the benchmark {bench} is not here (give --bench DIR)"
+    db = options.db if options.db is not None else next((run.config.get("db") for run in runs if run.config.get("db")),
+                                                         None)
+    if db is not None and not Path(str(db)).is_file():
+        return None, str(bench), f"the KB {db} is not here (give --db PATH)"
+    vocab = None if db is not None else next((run.config.get("vocab") for run in runs if run.config.get("vocab")), None)
+    return open_objects(str(bench), None if db is None else str(db), vocab), str(bench), ""

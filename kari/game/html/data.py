@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
     from kari.game.report_inputs import ReportOptions
     from kari.game.summary import RunData
-    from kari.rules.ast import Rule
 
 
 def _belief(values: Mapping[str, float] | None, candidates: Sequence[str]) -> list[float] | None:
@@ -58,44 +57,17 @@ def compact_record(record: Mapping[str, Any], run_index: int) -> dict[str, Any]:
     }
 
 
-class RuleSets:
-    """The rules a run was played with, read into one vocabulary: a rules file, or a ``RULES.cv`` folder's folds."""
-
-    def __init__(self, source: ObjectSource) -> None:
-        self.source = source
-        self._loaded: dict[str, tuple[dict[int, dict[str, Rule]], dict[str, int] | None]] = {}
-
-    def rule(self, path: str, fold: int | None, affordance: str) -> Rule | None:
-        if path not in self._loaded:
-            self._loaded[path] = self._load(path)
-        folds, _ = self._loaded[path]
-        return folds.get(fold if fold is not None else 0, {}).get(affordance)
-
-    def _load(self, path: str) -> tuple[dict[int, dict[str, Rule]], dict[str, int] | None]:
-        from kari.domain.canon import canonical_rules
-
-        where = Path(path)
-        if where.is_dir() or where.suffix == ".cv":
-            from kari.induce.folds import load_cross_fitted
-
-            fold_rules, fold_of = load_cross_fitted(where)
-            return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)}
-                    for k, rs in fold_rules.items()}, fold_of
-        from kari.rules import load_rules
-
-        return {0: {r.affordance: r for r in canonical_rules(load_rules(where), self.source.vocab)}}, None
-
-
 def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: ObjectSource | None) -> dict[str, str]:
     """The text proof of each game's target rule on its hidden object (any-part, as the games read rules),
     keyed by rules, fold, rule and object; each game record gets its key as ``p``."""
     from kari.explain.proof import explain
     from kari.explain.render import proof_text
+    from kari.game.report_inputs import PlayedRules
 
     proofs: dict[str, str] = {}
     if source is None:
         return proofs
-    rule_sets = RuleSets(source)
+    rule_sets = PlayedRules(source)
     for index, run in enumerate(runs):
         path = run.config.get("rules")
         if not path:
@@ -181,25 +153,11 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
     return out
 
 
-def open_source(runs: Sequence[RunData], options: ReportOptions) -> tuple[ObjectSource | None, str | None, str]:
-    """The benchmark objects (read into the runs' vocabulary) the proofs are about, its folder, and a note."""
-    from kari.explain.sources import open_objects
-
-    bench = options.bench if options.bench is not None else next(
-        (run.config.get("bench") for run in runs if run.config.get("bench")), None)
-    if bench is None or not Path(str(bench)).is_dir():
-        return None, None, f"the benchmark {bench} is not here: no proofs (give --bench DIR)"
-    db = options.db if options.db is not None else next((run.config.get("db") for run in runs if run.config.get("db")),
-                                                         None)
-    if db is not None and not Path(str(db)).is_file():
-        return None, str(bench), f"the KB {db} is not here: no proofs (give --db PATH)"
-    vocab = None if db is not None else next((run.config.get("vocab") for run in runs if run.config.get("vocab")), None)
-    return open_objects(str(bench), None if db is None else str(db), vocab), str(bench), ""
-
-
 def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able object."""
     games = [compact_record(record, i) for i, run in enumerate(runs) for record in run.records]
+    from kari.game.report_inputs import open_source
+
     source, bench, note = open_source(runs, options)
     try:
         proofs = game_proofs(runs, games, source)

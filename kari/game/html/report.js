@@ -184,6 +184,19 @@ function renderRules(data) {
   }
 }
 
+function renderGaps(data) {
+  const body = document.querySelector("#gaps .body");
+  const gaps = data.report.kb_gaps;
+  if (!gaps) { body.replaceChildren(el("p", { class: "note", text: data.report.kb_gaps_note || "No run was played with rules: no KB-gap ledger." })); return; }
+  const counts = Object.entries(gaps.by_status).map(([s, n]) => `${s} ${n}`).join(", ");
+  const rows = gaps.top.filter((r) => state.affordance === "" || r.target === state.affordance)
+    .map((r) => [String(r.rank), r.target, r.rule, r.object, r.part, `${r.predicate}:${r.value}`, r.games, r.branch, r.game_ids.join(" ")]);
+  body.replaceChildren(
+    el("p", { text: `${gaps.rows} gaps (${gaps.facts} facts of ${gaps.objects} objects, ${gaps.atoms} atoms) decide ${gaps.games_decidable} of ${gaps.games} games (${gaps.semantics} reading); games by status: ${counts}.` }),
+    table(["rank", "target", "rule", "object", "part", "atom", "games", "branch", "game ids"], rows, 6),
+    el("p", { class: "note", text: `Top ${gaps.shown} of ${gaps.rows}. ${data.report.kb_gaps_note || ""}` }));
+}
+
 function renderRulesFiltered(data) {
   const body = document.querySelector("#rules .body");
   body.replaceChildren();
@@ -200,7 +213,7 @@ function setupFilters(data) {
     state.player = player.value; state.affordance = affordance.value;
     state.outcome = document.getElementById("f-outcome").value; state.object = document.getElementById("f-object").value.trim();
     state.shown = PAGE;
-    renderGames(data); renderAffordances(data); renderRulesFiltered(data);
+    renderGames(data); renderAffordances(data); renderRulesFiltered(data); renderGaps(data);
   };
   for (const id of ["f-player", "f-affordance", "f-outcome"]) document.getElementById(id).addEventListener("change", update);
   document.getElementById("f-object").addEventListener("input", update);
@@ -219,7 +232,7 @@ async function main() {
   document.getElementById("summary").textContent = `${data.runs.length} runs, ${data.games.length} game records` +
     (data.bench ? ` on the benchmark ${data.bench}` : "") + `; ${report.comparisons.length} paired comparisons.`;
   renderTable1(data); renderRuns(data); renderPairs(data);
-  setupFilters(data); renderGames(data); renderAffordances(data); renderRules(data);
+  setupFilters(data); renderGames(data); renderAffordances(data); renderRules(data); renderGaps(data);
   document.body.dataset.ready = "1";
 }
 
