@@ -1122,3 +1122,14 @@ def test_lookups_kept_across_changes_equal_a_fresh_vocabulary(ops) -> None:
             fresh = Vocabulary.from_rows(values=values, synonyms=synonyms)
             assert vocab.lookup("MADE_OF", a) == fresh.lookup("MADE_OF", a)
             assert vocab.lookup("MADE_OF", a, forms=False) == fresh.lookup("MADE_OF", a, forms=False)
+
+
+def test_an_output_whose_temporary_sibling_cannot_be_made_is_named_as_given(tmp_path: Path) -> None:
+    """A folder that refuses new files (here /proc) made the error name kari's temporary file
+    (``/proc/.g.csv.1a2b3c4d.tmp``), a path the user never wrote."""
+    from kari.errors import KariError
+    from kari.io.atomic import atomic_write_text
+
+    with pytest.raises(KariError) as caught:
+        atomic_write_text("/proc/g.csv", "x")
+    assert str(caught.value).startswith("/proc/g.csv: output-write: cannot write") and ".tmp" not in str(caught.value)

@@ -96,6 +96,8 @@ def _create_temp(target: Path) -> tuple[int, Path]:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp
         except FileExistsError:
             continue
+        except OSError as exc:  # the error is about the output the user named, not kari's temporary name
+            raise OSError(exc.errno, exc.strerror, str(target)) from None
 
 
 @contextmanager
