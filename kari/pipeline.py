@@ -165,10 +165,7 @@ def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
         ledger = coverage_ledger(con, canonical_rules(study.rules(kb_rules).folds[0], vocab), objects, vocab)
         write_ledger_tables(con, ledger)
     write_ledger_file(ledger, out / LEDGER_FILE)
-    size = ledger.summary()
-    return (f"KB-gap ledger: {size['rows']} gaps ({size['facts']} facts of {size['objects']} objects, "
-            f"{size['atoms']} atoms) decide {size['games_decidable']} of {size['games']} games -> tables kb_gaps, "
-            f"kb_gap_games and {out / LEDGER_FILE}")
+    return f"{ledger.line()} -> tables kb_gaps, kb_gap_games and {out / LEDGER_FILE}"
 
 
 def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],

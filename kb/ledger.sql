@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS kb_gaps (rank INTEGER, target VARCHAR, rule VARCHAR, 
                                     predicate VARCHAR, value VARCHAR, games INTEGER, branch INTEGER,
                                     game_ids VARCHAR[], object_source VARCHAR, semantics VARCHAR);
 -- rule: the target's best matched rule (NULL: none); facts: the single facts that decide the game;
--- unknown: the matched rules' atoms the object states nothing about
+-- unknown: the facts the matched rules' atoms ask of the object and it states nothing about (one per atom,
+-- under strict one per atom and part; 0 for covered and no-rule games)
 CREATE TABLE IF NOT EXISTS kb_gap_games (game VARCHAR, object VARCHAR, target VARCHAR, rule VARCHAR, status VARCHAR,
                                          facts INTEGER, "unknown" INTEGER, semantics VARCHAR);
 

@@ -71,8 +71,6 @@ def register(app: typer.Typer) -> None:
         if ledger is not None:
             from kari.game.ledger_store import write_ledger
 
-            size = write_ledger(rules, db, bench, ledger).summary()  # type: ignore[arg-type]
-            typer.echo(f"KB-gap ledger: {size['rows']} gaps ({size['facts']} facts of {size['objects']} objects, "
-                       f"{size['atoms']} atoms) decide {size['games_decidable']} of {size['games']} games; "
-                       f"wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status into {db} and "
-                       f"{ledger}")
+            made = write_ledger(rules, db, bench, ledger)  # type: ignore[arg-type]
+            typer.echo(f"{made.line()}; wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status "
+                       f"into {db} and {ledger}")

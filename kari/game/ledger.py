@@ -94,11 +94,7 @@ class GameGaps:
     rule: str | None  # the target's best matched rule
     status: str
     decisions: tuple[Decision, ...] = ()
-    unknown: int = 0  # how many unknown atoms the matched rules have on the object
-
-    def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "object": self.object, "target": self.target, "rule": self.rule,
-                "status": self.status, "facts": len(self.decisions), "unknown": self.unknown}
+    unknown: int = 0  # distinct unknown facts its rules ask of the object (strict: per part); 0 if covered/no rule
 
 
 @dataclass(frozen=True)
@@ -160,6 +156,12 @@ class Ledger:
                 "objects": len({r.object for r in self.rows}), "targets": len({r.target for r in self.rows}),
                 "games": len(self.games), "games_decidable": counts[GameStatus.ONE_FACT],
                 "by_status": counts}
+
+    def line(self) -> str:
+        """The ledger's size in one sentence (``kari coverage --ledger`` and the pipeline print it)."""
+        size = self.summary()
+        return (f"KB-gap ledger: {size['rows']} gaps ({size['facts']} facts of {size['objects']} objects, "
+                f"{size['atoms']} atoms) decide {size['games_decidable']} of {size['games']} games")
 
     def to_json(self, top: int | None = None) -> dict[str, Any]:
         """``summary`` and the first ``top`` rows (all when None): what ``report.json`` holds."""

@@ -26,6 +26,7 @@ from kari.game.summary import RunData, RunSummary
 
 if TYPE_CHECKING:
     from kari.game.ledger import Ledger
+    from kari.game.report_inputs import OpenedSource, RuleReader
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -210,9 +211,31 @@ def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
 
 def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
                         options: ReportOptions = ReportOptions(), inputs: ReportInputs | None = None) -> Report:
-    """:func:`write_report` on runs already read."""
+    """:func:`write_report` on runs already read. With ``options.html`` the benchmark objects and the rules the
+    runs were played with are read once, for both the KB-gap ledger and the page."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
+    if not options.html:
+        return _write_report_loaded(runs, out, options, inputs)
+    from functools import cache
+
+    from kari.game.report_inputs import open_source
+    from kari.induce.folds import read_rule_sets
+
+    opened = open_source(runs, options)
+    read = cache(read_rule_sets)
+    try:
+        if inputs is None and opened[0] is not None:
+            inputs = ReportInputs(opened[0], read)
+        return _write_report_loaded(runs, out, options, inputs, (opened, read))
+    finally:
+        if opened[0] is not None:
+            opened[0].close()
+
+
+def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, options: ReportOptions,
+                         inputs: ReportInputs | None, page: tuple[OpenedSource, RuleReader] | None = None) -> Report:
+    """:func:`write_report_loaded`; ``page``: the objects and the rule reader of the HTML page."""
     runs, made = report_figures(runs, options, inputs)
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
     made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
@@ -231,7 +254,7 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
         if options.html:
             from kari.game.html.page import render_html
 
-            html = render_html(runs, made.data, series, options)  # everything is computed before anything is written
+            html = render_html(runs, made.data, series, options, *(page or ()))  # all computed before any write
         atomic_write_text(folder / REPORT_FILE, text)
         atomic_write_json(folder / JSON_FILE, made.data)
         atomic_write_text(folder / LEADERBOARD_CSV, leaderboard_csv(made.leaderboard))

@@ -164,7 +164,11 @@ class ReportInputs:
     read_rules: RuleReader
 
 
-def open_source(runs: Sequence[RunData], options: ReportOptions) -> tuple[ObjectSource | None, str | None, str]:
+OpenedSource = tuple["ObjectSource | None", "str | None", str]
+"""What :func:`open_source` gives: the objects (None when they cannot be read), the benchmark folder, a note."""
+
+
+def open_source(runs: Sequence[RunData], options: ReportOptions) -> OpenedSource:
     """The benchmark objects (read into the runs' vocabulary) the proofs and the KB-gap ledger are about, its
     folder, and a note saying why there are none."""
     from kari.explain.sources import open_objects

@@ -20,7 +20,7 @@ from kari.errors import KariError
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import ReportOptions
+    from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
 
 
@@ -57,9 +57,11 @@ def compact_record(record: Mapping[str, Any], run_index: int) -> dict[str, Any]:
     }
 
 
-def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: ObjectSource | None) -> dict[str, str]:
+def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: ObjectSource | None,
+                read: RuleReader | None = None) -> dict[str, str]:
     """The text proof of each game's target rule on its hidden object (any-part, as the games read rules),
-    keyed by rules, fold, rule and object; each game record gets its key as ``p``."""
+    keyed by rules, fold, rule and object; each game record gets its key as ``p``. ``read``: the reader of the
+    rules the runs were played with (default: :func:`kari.induce.folds.read_rule_sets`)."""
     from kari.explain.proof import explain
     from kari.explain.render import proof_text
     from kari.game.report_inputs import PlayedRules
@@ -67,7 +69,7 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
     proofs: dict[str, str] = {}
     if source is None:
         return proofs
-    rule_sets = PlayedRules(source)
+    rule_sets = PlayedRules(source, read)
     for index, run in enumerate(runs):
         path = run.config.get("rules")
         if not path:
@@ -153,18 +155,21 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
     return out
 
 
-def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions) -> dict[str, Any]:
-    """Everything the page shows, as one JSON-able object."""
-    games = [compact_record(record, i) for i, run in enumerate(runs) for record in run.records]
+def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions,
+              opened: OpenedSource | None = None, read: RuleReader | None = None) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-able object. ``opened``: what
+    :func:`kari.game.report_inputs.open_source` gave the caller, who closes it (default: opened and closed here);
+    ``read`` as in :func:`game_proofs`."""
     from kari.game.report_inputs import open_source
 
-    source, bench, note = open_source(runs, options)
+    games = [compact_record(record, i) for i, run in enumerate(runs) for record in run.records]
+    source, bench, note = opened if opened is not None else open_source(runs, options)
     try:
-        proofs = game_proofs(runs, games, source)
+        proofs = game_proofs(runs, games, source, read)
         path, origin = rules_file(runs, options)
         rules = rules_section(path, source, bench) if path and source is not None and bench else []
     finally:
-        if source is not None:
+        if source is not None and opened is None:
             source.close()
     return {
         "report": data,

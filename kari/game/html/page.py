@@ -12,7 +12,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kari.game.report_inputs import ReportOptions
+    from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
 
 COMPRESS_ABOVE = 200_000
@@ -38,12 +38,13 @@ def embed_data(obj: Any) -> tuple[str, str]:
 
 
 def render_html(runs: Sequence[RunData], data: Mapping[str, Any],
-                series: Mapping[str, tuple[list[float], list[int]]], options: ReportOptions) -> str:
-    """The whole page as one string."""
+                series: Mapping[str, tuple[list[float], list[int]]], options: ReportOptions,
+                opened: OpenedSource | None = None, read: RuleReader | None = None) -> str:
+    """The whole page as one string (``opened``, ``read``: as in :func:`kari.game.html.data.page_data`)."""
     from kari.game.html.data import page_data
     from kari.game.plots import figure_svg, ig_figure
 
-    encoding, payload = embed_data(page_data(runs, data, options))
+    encoding, payload = embed_data(page_data(runs, data, options, opened, read))
     figure = figure_svg(ig_figure(series, title="Information gain over turns, per run"))
     names = ", ".join(run.label for run in runs)
     parts = {"TITLE": html.escape(f"kari report: {names}"), "CSS": _asset("report.css"), "FIGURE": figure,
