@@ -179,11 +179,11 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
                    key=record_key, inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
+        run.check_resume()  # a refused resume stops before any client, call log or solver is made
         client = None
         if _uses_llm(config):
             from kari.llm import CallLog, make_chat_client
 
-            run.check_resume()
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
@@ -206,9 +206,11 @@ def _check_settings(config: SolveConfig) -> None:
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
         raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
     check_sampling(config.solver, config.mode, config.temperatures)
-    if config.goal_text not in GOAL_TEXTS or config.goal_top_k < 1:
-        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} and --goal-top-k >= 1",
+    if config.goal_text not in GOAL_TEXTS:
+        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} (got {config.goal_text!r})",
                         code="creativity-config")
+    if config.goal_top_k < 1:
+        raise KariError("--goal-top-k must be >= 1", code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
 
@@ -236,7 +238,6 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
     from kari.creativity.llm_solver import LLMSolver
     from kari.creativity.symbolic import SymbolicSolver
 
-    run.check_resume()
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     solver = symbolic if is_symbolic else LLMSolver(
