@@ -22,7 +22,7 @@ from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.plan import ItemKey, Plan, Shard
-from kari.io.runlog import SUMMARY_FILE, load_log, paths_as_paths, settings_json
+from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
 from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
 from kari.llm.config import LLM
 
@@ -112,11 +112,6 @@ def read_affordances(path: str | Path | None) -> dict[str, str]:
             raise KariError("field 'id' must be a string", file=str(file), line=line, code="schema")
         out[rec["id"]] = str(rec.get("description") or "")
     return out
-
-
-def load_records(path: Path) -> tuple[list[AnswerRecord], bool]:
-    """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, read_answer)
 
 
 def record_key(record: AnswerRecord) -> ItemKey:
