@@ -23,7 +23,7 @@ from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
-from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
 from kari.llm.config import LLM
 
 if TYPE_CHECKING:
@@ -119,11 +119,15 @@ def record_key(record: AnswerRecord) -> ItemKey:
     return record.task_id, 0
 
 
+ANSWER_LOG = RunLog(ANSWERS_FILE, read_answer, record_key, "task")
+"""``answers.jsonl`` as the run loop, ``kari creativity judge`` and ``kari merge`` read it."""
+
+
 def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
     """A run directory's ``answers.jsonl`` read back and checked as a resume checks it: a task twice, a task
     that is not in the run's task file or one of another shard is an error at FILE:LINE (a directory of an
     older kari, which recorded no plan, is checked for repeats only)."""
-    return read_checked_log(folder, ANSWERS_FILE, read_answer, record_key, "task")
+    return read_checked_log(folder, ANSWER_LOG)
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
@@ -171,8 +175,8 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
     chosen = list(tasks)[: config.limit]
     plan = Plan("task", tuple(t.id for t in tasks), 1, tuple(t.id for t in chosen))
-    spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
-                   key=record_key, inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
+    spec = RunSpec(Path(out), ANSWER_LOG, config.identity(), {"limit": config.limit},
+                   inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
         run.check_resume()  # a refused resume stops before any client, call log or solver is made
         client = None
@@ -269,9 +273,9 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
     (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     from kari.io.shards import join_shards, write_merged
 
-    joined = join_shards(shards, ANSWERS_FILE, read_answer, record_key, "task")
+    joined = join_shards(shards, ANSWER_LOG)
     config = SolveConfig.from_json(joined.config)
-    return write_merged(out, joined, ANSWERS_FILE, shards,
+    return write_merged(out, joined, ANSWER_LOG, shards,
                         lambda folder: finish_run(folder, config, joined.records, joined.llm_usage))
 
 
