@@ -20,12 +20,11 @@ def merge(
     from kari.errors import KariError
     from kari.game.records import GAMES_FILE
 
-    kinds = {GAMES_FILE if (d / GAMES_FILE).is_file() else ANSWERS_FILE if (d / ANSWERS_FILE).is_file() else None
-             for d in shards}
-    if None in kinds:
-        bad = next(d for d in shards if not (d / GAMES_FILE).is_file() and not (d / ANSWERS_FILE).is_file())
+    logs = [next((name for name in (GAMES_FILE, ANSWERS_FILE) if (d / name).is_file()), None) for d in shards]
+    if None in logs:
         raise KariError(f"not a shard of 'kari play' or 'kari creativity solve' (no {GAMES_FILE} or "
-                        f"{ANSWERS_FILE})", file=str(bad), code="merge-shards")
+                        f"{ANSWERS_FILE})", file=str(shards[logs.index(None)]), code="merge-shards")
+    kinds = set(logs)
     if len(kinds) > 1:
         raise KariError("these are shards of different commands (kari play and kari creativity solve)",
                         code="merge-shards")

@@ -22,8 +22,8 @@ from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
 from kari.io.plan import ItemKey, Plan, Shard
-from kari.io.runlog import SUMMARY_FILE, load_log, paths_as_paths, settings_json
-from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
+from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
 from kari.llm.config import LLM
 
 if TYPE_CHECKING:
@@ -114,21 +114,20 @@ def read_affordances(path: str | Path | None) -> dict[str, str]:
     return out
 
 
-def load_records(path: Path) -> tuple[list[AnswerRecord], bool]:
-    """Records already in ``answers.jsonl``, and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    return load_log(path, read_answer)
-
-
 def record_key(record: AnswerRecord) -> ItemKey:
     """An answer record's key in its run: (task id, 0)."""
     return record.task_id, 0
+
+
+ANSWER_LOG = RunLog(ANSWERS_FILE, read_answer, record_key, "task")
+"""``answers.jsonl`` as the run loop, ``kari creativity judge`` and ``kari merge`` read it."""
 
 
 def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
     """A run directory's ``answers.jsonl`` read back and checked as a resume checks it: a task twice, a task
     that is not in the run's task file or one of another shard is an error at FILE:LINE (a directory of an
     older kari, which recorded no plan, is checked for repeats only)."""
-    return read_checked_log(folder, ANSWERS_FILE, read_answer, record_key, "task")
+    return read_checked_log(folder, ANSWER_LOG)
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
@@ -176,14 +175,14 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
     chosen = list(tasks)[: config.limit]
     plan = Plan("task", tuple(t.id for t in tasks), 1, tuple(t.id for t in chosen))
-    spec = RunSpec(Path(out), ANSWERS_FILE, config.identity(), {"limit": config.limit}, read_answer,
-                   key=record_key, inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
+    spec = RunSpec(Path(out), ANSWER_LOG, config.identity(), {"limit": config.limit},
+                   inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
+        run.check_resume()  # a refused resume stops before any client, call log or solver is made
         client = None
         if _uses_llm(config):
             from kari.llm import CallLog, make_chat_client
 
-            run.check_resume()
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
@@ -206,9 +205,11 @@ def _check_settings(config: SolveConfig) -> None:
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
         raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
     check_sampling(config.solver, config.mode, config.temperatures)
-    if config.goal_text not in GOAL_TEXTS or config.goal_top_k < 1:
-        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} and --goal-top-k >= 1",
+    if config.goal_text not in GOAL_TEXTS:
+        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} (got {config.goal_text!r})",
                         code="creativity-config")
+    if config.goal_top_k < 1:
+        raise KariError("--goal-top-k must be >= 1", code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
 
@@ -236,7 +237,6 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
     from kari.creativity.llm_solver import LLMSolver
     from kari.creativity.symbolic import SymbolicSolver
 
-    run.check_resume()
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     solver = symbolic if is_symbolic else LLMSolver(
@@ -273,9 +273,9 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
     (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     from kari.io.shards import join_shards, write_merged
 
-    joined = join_shards(shards, ANSWERS_FILE, read_answer, record_key, "task")
+    joined = join_shards(shards, ANSWER_LOG)
     config = SolveConfig.from_json(joined.config)
-    return write_merged(out, joined, ANSWERS_FILE, shards,
+    return write_merged(out, joined, ANSWER_LOG, shards,
                         lambda folder: finish_run(folder, config, joined.records, joined.llm_usage))
 
 

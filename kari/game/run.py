@@ -25,14 +25,14 @@ from kari.game.settings import LLM_PARTS, PlayConfig, PlayerSettings, check_sett
 from kari.game.summary import RunData, RunSummary
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
-from kari.io.runloop import LoggedRun, ResumableRun, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
 
 if TYPE_CHECKING:
     from kari.bench.model import Benchmark
     from kari.domain.vocabulary import Vocabulary
     from kari.game.match import RuleSource
 
-__all__ = ["CONFIG_FILE", "GAMES_FILE", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
+__all__ = ["CONFIG_FILE", "GAMES_FILE", "GAME_LOG", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
            "check_settings_values", "checked_records", "finish_run", "input_fingerprints", "load_records", "merge_runs",
            "play",
            "play_loaded", "read_inputs", "record_key", "select_games", "uses_llm"]
@@ -129,8 +129,8 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")
     plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
-    spec = RunSpec(Path(out), GAMES_FILE, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
-                   read_game, key=record_key, inputs=input_fingerprints(config), reads=_input_files(config), plan=plan,
+    spec = RunSpec(Path(out), GAME_LOG, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
+                   inputs=input_fingerprints(config), reads=_input_files(config), plan=plan,
                    shard=shard)
     with resumable(spec) as run:
         return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
@@ -140,6 +140,10 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
 def record_key(record: GameRecord) -> ItemKey:
     """A game record's key in its run: (game id, run index)."""
     return record.game, record.run
+
+
+GAME_LOG = RunLog(GAMES_FILE, read_game, record_key, "game")
+"""``games.jsonl`` as the run loop, ``kari report`` and ``kari merge`` read it."""
 
 
 def _jobs(games: Sequence[Any], runs: int) -> list[tuple[int, Any]]:
@@ -218,9 +222,9 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
     :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     from kari.io.shards import join_shards, write_merged
 
-    joined = join_shards(shards, GAMES_FILE, read_game, record_key, "game")
+    joined = join_shards(shards, GAME_LOG)
     config = PlayConfig.from_json(joined.config)
-    return write_merged(out, joined, GAMES_FILE, shards,
+    return write_merged(out, joined, GAME_LOG, shards,
                         lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage))
 
 
@@ -228,7 +232,7 @@ def checked_records(folder: Path) -> LoggedRun[GameRecord]:
     """A run directory's ``games.jsonl`` read back and checked as a resume checks it: a record twice, a game
     that is not in the run's inputs, a run index past its runs or a game of another shard is an error at
     FILE:LINE (a directory of an older kari, which recorded no plan, is checked for repeats only)."""
-    return read_checked_log(folder, GAMES_FILE, read_game, record_key, "game")
+    return read_checked_log(folder, GAME_LOG)
 
 
 def input_fingerprints(config: PlayConfig) -> dict[str, Any]:

@@ -69,8 +69,11 @@ def part_evidence(con: Any) -> dict[str, Evidence]:
         props.setdefault(oid, {})[Property(part, predicate, value, raw if raw and raw != value else None)] = None
         if attribute:
             atom_edges.setdefault(oid, {})[f"{edge(entity, scenario, part)}#{attribute}"] = None
-    objects = {object_id(e, s, p): ObjectRecord(object_id(e, s, p), parts=(p,), properties=tuple(props.get(
-        object_id(e, s, p), {})), source=edge(e, s, p)) for e, s, p in parts}
+    objects: dict[str, ObjectRecord] = {}
+    for entity, scenario, part in parts:
+        oid = object_id(entity, scenario, part)
+        objects[oid] = ObjectRecord(oid, parts=(part,), properties=tuple(props.get(oid, {})),
+                                    source=edge(entity, scenario, part))
     enabling: dict[tuple[str, str, str, int], list[int]] = {}
     for entity, scenario, part, n, position in con.execute(
             "SELECT entity, coalesce(scenario, ''), part, n, position FROM cb_affordance_attributes "

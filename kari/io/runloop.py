@@ -49,8 +49,19 @@ OLD_RUN = ("was made by an older kari that recorded no fingerprints of its input
 
 
 @dataclass(frozen=True)
+class RunLog(Generic[R]):
+    """A command's log of records: its file name (``games.jsonl``), how to read one JSON line into a record (or
+    a ``run-corrupt`` error), the record's key and the noun of an item in messages (``game``)."""
+
+    file: str
+    read: Callable[[dict[str, Any], Path, int], R]
+    key: Callable[[R], ItemKey]
+    noun: str
+
+
+@dataclass(frozen=True)
 class RunSpec(Generic[R]):
-    """One run directory: its log file, its settings and how to read and key its records.
+    """One run directory: its log (:class:`RunLog`) and its settings.
 
     ``settings`` must match on resume; ``counts`` (how many items were asked for) may differ; ``config.json``
     holds both, in that order, then the ``shard`` (when the run is one) and the ``inputs``: the fingerprints
@@ -59,11 +70,9 @@ class RunSpec(Generic[R]):
     be one of its items, once, of this ``shard``."""
 
     folder: Path
-    log: str
+    log: RunLog[R]
     settings: Mapping[str, Any]
     counts: Mapping[str, Any]
-    read: Callable[[dict[str, Any], Path, int], R]
-    key: Callable[[R], ItemKey]
     inputs: Mapping[str, Any] = field(default_factory=dict)
     reads: tuple[Path, ...] = ()
     plan: Plan | None = None
@@ -90,7 +99,7 @@ class ResumableRun(Generic[R]):
 
     @property
     def log_path(self) -> Path:
-        return self.spec.folder / self.spec.log
+        return self.spec.folder / self.spec.log.file
 
     def check_resume(self) -> None:
         """Refuse to go on in a directory made with other settings, as another shard, or over inputs whose
@@ -113,8 +122,8 @@ class ResumableRun(Generic[R]):
         """Read the records already there and check them (nothing is written before they pass), then write
         ``config.json`` and ``plan.json`` (and the log again when a crash left it unclean)."""
         self.check_resume()
-        self.records, lines, dirty = read_log(self.log_path, self.spec.read)
-        check_records(self.records, lines, self.log_path, self.spec.key, self.spec.plan, self.spec.shard)
+        self.records, lines, dirty = read_log(self.log_path, self.spec.log.read)
+        check_records(self.records, lines, self.log_path, self.spec.log.key, self.spec.plan, self.spec.shard)
         atomic_write_json(self.spec.folder / CONFIG_FILE, self.spec.config())
         if self.spec.plan is not None:
             atomic_write_json(self.spec.folder / PLAN_FILE, self.spec.plan.to_json())
@@ -124,7 +133,7 @@ class ResumableRun(Generic[R]):
 
     def todo(self, items: Iterable[T], key: Callable[[T], ItemKey]) -> list[T]:
         """The items of this shard whose key no record of the log has yet, in order."""
-        done = {self.spec.key(r) for r in self.records}
+        done = {self.spec.log.key(r) for r in self.records}
         plan, shard = self.spec.plan, self.spec.shard
         return [item for item in items if (k := key(item)) not in done and (plan is None or plan.owns(shard, k[0]))]
 
@@ -148,7 +157,7 @@ class ResumableRun(Generic[R]):
 def resumable(spec: RunSpec[R]) -> Iterator[ResumableRun[R]]:
     """Create and lock ``spec.folder`` for the block (:func:`kari.io.lock.output_folder`), after checking that
     none of the files the run writes is one of the files it reads."""
-    with output_folder(spec.folder, writes=(spec.log, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE), inputs=spec.reads):
+    with output_folder(spec.folder, writes=(spec.log.file, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE), inputs=spec.reads):
         yield ResumableRun(spec)
 
 
@@ -178,8 +187,7 @@ class LoggedRun(Generic[R]):
     note: str | None = None
 
 
-def read_checked_log(folder: Path, log: str, read: Callable[[dict[str, Any], Path, int], R],
-                     key: Callable[[R], ItemKey], noun: str) -> LoggedRun[R]:
+def read_checked_log(folder: Path, log: RunLog[R]) -> LoggedRun[R]:
     """Read a run directory's log and refuse it when it holds a record twice, a record not in the run's plan
     or one of another shard (FILE:LINE), as a resume does."""
     config_path = folder / CONFIG_FILE
@@ -189,9 +197,9 @@ def read_checked_log(folder: Path, log: str, read: Callable[[dict[str, Any], Pat
     plan, shard = read_plan(folder), shard_of_config(config, config_path)
     if shard is not None and plan is None:
         raise KariError(f"a shard without its {PLAN_FILE}", file=str(folder), code="run-config")
-    path = folder / log
-    records, lines, _ = read_log(path, read)
-    check_records(records, lines, path, key, plan, shard, noun)
+    path = folder / log.file
+    records, lines, _ = read_log(path, log.read)
+    check_records(records, lines, path, log.key, plan, shard, log.noun)
     return LoggedRun(folder, config, plan, shard, records, old_run_note(folder))
 
 
@@ -212,5 +220,5 @@ def usage_of(client: Any) -> dict[str, Any]:
     return {} if client is None else {"llm_usage": client.usage.as_dict()}
 
 
-__all__ = ["LoggedRun", "OLD_RUN", "Record", "ResumableRun", "RunSpec", "old_run_note", "read_checked_log", "read_log",
-           "resumable", "usage_of"]
+__all__ = ["LoggedRun", "OLD_RUN", "Record", "ResumableRun", "RunLog", "RunSpec", "old_run_note", "read_checked_log",
+           "read_log", "resumable", "usage_of"]

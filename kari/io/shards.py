@@ -31,7 +31,7 @@ from kari.errors import KariError
 from kari.io.fingerprint import INPUTS_KEY, changes
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
-from kari.io.runloop import OLD_RUN, LoggedRun, old_run_note, read_checked_log
+from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
 
 R = TypeVar("R")
 
@@ -48,8 +48,7 @@ class Joined(Generic[R]):
     shards: int
 
 
-def join_shards(dirs: Sequence[str | os.PathLike[str]], log: str, read: Callable[[dict[str, Any], Path, int], R],
-                key: Callable[[R], ItemKey], noun: str) -> Joined[R]:
+def join_shards(dirs: Sequence[str | os.PathLike[str]], log: RunLog[R]) -> Joined[R]:
     """Read and check the shards ``dirs`` of one run (see the module docstring) and join their records."""
     if not dirs:
         raise KariError("give the run directories of the shards to merge", code="merge-shards")
@@ -60,23 +59,22 @@ def join_shards(dirs: Sequence[str | os.PathLike[str]], log: str, read: Callable
                             code="merge-shards")
         seen[given.resolve()] = given
     with ExitStack() as stack:
-        runs = [_read_shard(Path(d), log, read, key, noun, stack) for d in dirs]
-        return _join(runs, key)
+        runs = [_read_shard(Path(d), log, stack) for d in dirs]
+        return _join(runs, log.key)
 
 
-def _read_shard(folder: Path, log: str, read: Callable[[dict[str, Any], Path, int], R],
-                key: Callable[[R], ItemKey], noun: str, stack: ExitStack) -> LoggedRun[R]:
+def _read_shard(folder: Path, log: RunLog[R], stack: ExitStack) -> LoggedRun[R]:
     from kari.io.lock import folder_lock
 
-    if not (folder / CONFIG_FILE).is_file() or not (folder / log).is_file():
-        raise KariError(f"not a shard's run directory (no {CONFIG_FILE} or {log})", file=str(folder),
+    if not (folder / CONFIG_FILE).is_file() or not (folder / log.file).is_file():
+        raise KariError(f"not a shard's run directory (no {CONFIG_FILE} or {log.file})", file=str(folder),
                         code="merge-shards")
     note = old_run_note(folder)
     if note is not None:  # an older kari recorded no shard, plan or fingerprints: nothing to check it against
         raise KariError(f"this run directory {OLD_RUN}: merge takes shards played with --shard K/N by this kari",
                         file=str(folder), code="merge-shards")
     stack.enter_context(folder_lock(folder))  # a shard still being played is not merged
-    run = read_checked_log(folder, log, read, key, noun)
+    run = read_checked_log(folder, log)
     if run.shard is None or run.plan is None:
         raise KariError(f"not a shard (its {CONFIG_FILE} records no shard: played without --shard K/N)",
                         file=str(folder), code="merge-shards")
@@ -182,8 +180,8 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: str, shards: Sequence[str | os.PathLike[str]],
-                 finish: Callable[[Path], Any]) -> Any:
+def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[Any],
+                 shards: Sequence[str | os.PathLike[str]], finish: Callable[[Path], Any]) -> Any:
     """Write the joined run as the run directory ``out`` (which must not exist, or be an empty folder, and be
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what
@@ -201,7 +199,7 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: str, sha
     with _staging(target) as folder:
         atomic_write_json(folder / CONFIG_FILE, joined.config)
         atomic_write_json(folder / PLAN_FILE, joined.plan.to_json())
-        atomic_write_jsonl(folder / log, [r.to_json() for r in joined.records])
+        atomic_write_jsonl(folder / log.file, [r.to_json() for r in joined.records])
         return finish(folder)
 
 
