@@ -83,8 +83,8 @@ def load_rule_file(path: str | Path) -> list[Rule]:
     of the ``.jsonl`` beside it (KB verbs, KB positives, evidence counts) for every rule whose body is the same."""
     where = Path(path)
     rules = load_rules(where)
-    beside = where.with_suffix(".jsonl")
-    if where.suffix != ".kari" or not beside.is_file():
+    beside = metadata_twin(where)
+    if beside is None:
         return rules
     recorded = {r.affordance: r for r in load_rules(beside)}
     out = []
@@ -103,10 +103,16 @@ def rule_file_fingerprint(path: str | Path) -> dict[str, Any]:
 
     where = Path(path)
     out = file_input("the rules file", where)
-    beside = where.with_suffix(".jsonl")
-    if where.suffix == ".kari" and beside.is_file():
+    beside = metadata_twin(where)
+    if beside is not None:
         out["metadata"] = file_input("the rules' metadata", beside)
     return out
+
+
+def metadata_twin(path: Path) -> Path | None:
+    """The ``.jsonl`` beside a ``.kari`` file whose metadata :func:`load_rule_file` takes, if there is one."""
+    beside = path.with_suffix(".jsonl")
+    return beside if path.suffix == ".kari" and beside.is_file() else None
 
 
 # --- .kari -------------------------------------------------------------------------------------------------
