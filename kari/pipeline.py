@@ -9,7 +9,7 @@
    cross-fitted rule sets (``DIR/bench_rules.cv``: each induced without one fold of the objects);
 4. ``kari coverage --ledger``: the KB rules x benchmark objects into the same database, the KB coverage
    (benchmark affordances and games whose target has a rule matched by sentence similarity) and the KB-gap
-   ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.game.ledger`);
+   ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.report.ledger`);
 5. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); ``+kb``
    players get the KB rules matched to their candidates, ``+rules`` players (and ``rules``) in each game the
    cross-fitted rules induced without its hidden object, so no number rests on a benchmark label of the object
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.game.names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
+from kari.core.game_names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
                        "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
@@ -62,10 +62,10 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
     (:class:`kari.study.Study`) and handed to the library cores as an object."""
     from kari.bench.reader import canonical_benchmark
-    from kari.game.defaults import MATCH_THRESHOLD
+    from kari.core.game_defaults import MATCH_THRESHOLD
     from kari.game.kb_coverage import TargetMatching
-    from kari.game.report import report_loaded
-    from kari.induce.config import InduceConfig, InputKind
+    from kari.report.writer import report_loaded
+    from kari.core.induce_config import InduceConfig, InputKind
     from kari.induce.folds import cv_dir
     from kari.induce.inputs import bench_evidence
     from kari.induce.run import induce_loaded, jsonl_path, load_evidence
@@ -148,7 +148,7 @@ def _report_inputs(study: Any, bench_dir: Path) -> Any:
     """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
     from kari.explain.proof import RecordEvidence
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import ReportInputs
+    from kari.report.inputs import ReportInputs
 
     objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
     return ReportInputs(objects, study.rules)
@@ -158,7 +158,7 @@ def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
     """The KB-gap ledger of the coverage just stored (the KB rules on the benchmark's games) into the database's
     ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its summary line."""
     from kari.domain.canon import canonical_rules
-    from kari.game.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
+    from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
 
     objects = study.canonical().objects
     with study.connect() as con:
@@ -191,7 +191,7 @@ def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, giv
 
 def parse_player(spec: str) -> tuple[str, int | None, str | None]:
     """``"greedy-ig@10+kb"`` -> ``("greedy-ig", 10, "kb")``: the player, its cap on positives and its rule source
-    (:class:`~kari.game.names.RuleOrigin`: ``kb``, the KB-anchored rules; ``cross-fitted``, the cross-fitted
+    (:class:`~kari.core.game_names.RuleOrigin`: ``kb``, the KB-anchored rules; ``cross-fitted``, the cross-fitted
     benchmark rules; None: no rules). The ``rules`` player always has a source: ``cross-fitted`` unless named
     ``rules+kb``."""
     source = (RuleOrigin.KB if spec.endswith(KB_SUFFIX) else

@@ -18,7 +18,7 @@ import time
 import pytest
 from test_game_support import RULES_TEXT, write_bench, write_vocab
 
-from kari.game.report import ReportOptions, write_report
+from kari.report.writer import ReportOptions, write_report
 from kari.game.run import PlayConfig, play
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kari.bench.parser import Parser
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.resources import bundled_bench_dir
 from kari.study import Study
 

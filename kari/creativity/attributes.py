@@ -23,9 +23,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import PREDICATES, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import PREDICATES, normalise_term
+from kari.vocab.vocabulary import Vocabulary
 
 ATTRIBUTE_TABLE = Path(__file__).with_name("attributes.tsv")
 EMBED_THRESHOLD = 0.6

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kari.creativity.model import Task
-from kari.domain.morphology import singular
+from kari.vocab.morphology import singular
 from kari.errors import KariError
-from kari.game.defaults import MATCH_THRESHOLD
+from kari.core.game_defaults import MATCH_THRESHOLD
 from kari.rules.ast import Rule
 
 METHODS = ("lexical", "embedding", "llm", "oracle", "rules")

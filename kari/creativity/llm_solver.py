@@ -27,7 +27,7 @@ from kari.creativity.prompting import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES,
                                        system_prompt)
 from kari.creativity.scene import Candidate
 from kari.creativity.symbolic import Answer
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from kari.creativity.model import GOLD_MARK, Task
 from kari.creativity.scene import Candidate, check_strict
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
 

@@ -28,7 +28,7 @@ from kari.llm.config import LLM
 
 if TYPE_CHECKING:
     from kari.creativity.model import Task
-    from kari.domain.vocabulary import Vocabulary
+    from kari.vocab.vocabulary import Vocabulary
     from kari.rules.ast import Rule
 
 
@@ -136,7 +136,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     names are read here, each once, then :func:`solve_loaded` answers."""
     from kari.creativity.model import read_tasks
     from kari.domain.canon import canonical_rules
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
 
     _check_settings(config)
     vocab = open_vocabulary(None, config.db)
@@ -283,7 +283,7 @@ def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the task file, the rules,
     the affordance descriptions (the bundled ones by default) and the vocabulary, with the KB database's part
     tables when it is given (read through ``kb_con`` when open)."""
-    from kari.domain.vocabulary import vocabulary_fingerprint
+    from kari.vocab.vocabulary import vocabulary_fingerprint
     from kari.io.fingerprint import file_input
     from kari.rules.rulefile import rule_file_fingerprint
     from kari.resources import asset_path
@@ -305,7 +305,7 @@ KB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_attributes", "cb_part_afforda
 
 
 def _kb_fingerprint(db: Path, con: Any) -> dict[str, Any]:
-    from kari.domain.vocabulary import vocabulary_digest
+    from kari.vocab.vocabulary import vocabulary_digest
     from kari.io.fingerprint import table_digest, table_input
 
     opened = con is None

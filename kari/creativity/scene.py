@@ -12,11 +12,11 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.creativity.attributes import AtomReading, PartState, part_object, part_state, read_attributes
 from kari.creativity.model import PartAffordance, Task
 from kari.creativity.store import KBPart
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Rule
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from kari.creativity.model import Task
 from kari.creativity.scene import Candidate, entity_object
 from kari.domain.objects import object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Atom, Rule
 from kari.solver.compile import compile_rule

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.explain.proof import Evidence, RecordEvidence
 from kari.rules.ast import Rule
@@ -97,7 +97,7 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
     """The objects of a benchmark (``bench``) or of a KB (``db`` alone), read into the vocabulary a command
     would use (the KB's when ``db`` is given); see the module docstring for the evidence of each."""
     from kari.domain.canon import canonical_objects
-    from kari.domain.vocabulary import db_vocabulary, open_vocabulary
+    from kari.vocab.vocabulary import db_vocabulary, open_vocabulary
 
     if bench is None and db is None:
         raise KariError("give --bench DIR (a benchmark's objects) or --db PATH (a KB's objects)", code="bad-option")

@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 from kari.errors import KariError, one_of
 from kari.game.types import CheckResult, Question
-from kari.domain.terms import PREDICATES, PREDICATE_OF_DIMENSION
-from kari.domain.terms import normalise_term
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import FLAGS, CheckerKind
+from kari.core.terms import PREDICATES, PREDICATE_OF_DIMENSION
+from kari.core.terms import normalise_term
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import FLAGS, CheckerKind
 
 CHECKER_MAX_TOKENS = 50
 _STRUCTURED = re.compile(r"^\s*([A-Za-z_]+)\s*:\s*([^?:]+?)\s*\??\s*$")

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.names import Player
+from kari.core.game_names import Player
 
 if TYPE_CHECKING:
-    from kari.bench.model import Benchmark
+    from kari.core.benchmark import Benchmark
 
 
 def next_game_id(bench: Benchmark, out: Path) -> str:

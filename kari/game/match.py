@@ -18,16 +18,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
-from kari.domain.terms import normalise_term
+from kari.core.terms import normalise_term
 from kari.rules.anchors import kb_positives, rule_verbs
-from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import MATCH_THRESHOLD, TOP_K
-from kari.game.names import MatchMode, RuleOrigin
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_defaults import MATCH_THRESHOLD, TOP_K
+from kari.core.game_names import MatchMode, RuleOrigin
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
@@ -208,7 +208,7 @@ class RuleSource:
 
 def rules_kind(rules: Sequence[Rule]) -> str:
     """``kb`` for rules ``kari induce --db`` induced from a KB, ``bench`` for rules induced from a benchmark's
-    labels, else ``file`` (hand-written or from elsewhere): :class:`~kari.game.names.RuleOrigin`."""
+    labels, else ``file`` (hand-written or from elsewhere): :class:`~kari.core.game_names.RuleOrigin`."""
     inputs = {(r.metadata or {}).get("input") for r in rules}
     if RuleOrigin.KB in inputs or any((r.metadata or {}).get("kb_positives") is not None for r in rules):
         return RuleOrigin.KB

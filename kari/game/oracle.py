@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property
 from kari.game.types import Question
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import OracleKind
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import OracleKind
 
 ORACLE_MAX_TOKENS = 20
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)

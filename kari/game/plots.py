@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
-from kari.game.names import RULE_SUFFIXES
+from kari.core.game_names import RULE_SUFFIXES
 from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 

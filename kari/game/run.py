@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.names import Player
-from kari.game.records import GAMES_FILE, GameRecord, read_game, read_games
-from kari.game.settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.core.game_names import Player
+from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games
+from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
 from kari.game.summary import RunData, RunSummary
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
 from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
 
 if TYPE_CHECKING:
-    from kari.bench.model import Benchmark
-    from kari.domain.vocabulary import Vocabulary
+    from kari.core.benchmark import Benchmark
+    from kari.vocab.vocabulary import Vocabulary
     from kari.game.match import RuleSource
 
 __all__ = ["CONFIG_FILE", "GAMES_FILE", "GAME_LOG", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
@@ -85,7 +85,7 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
     """What the config names, each read once and checked in the order a user meets it: the vocabulary, the
     benchmark (its words read into the vocabulary), the games and players asked for, the rules matched."""
     from kari.bench.reader import read_benchmark
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
     from kari.game.match import RuleSource
 
     check_settings_values(config)
@@ -239,8 +239,8 @@ def input_fingerprints(config: PlayConfig) -> dict[str, Any]:
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the benchmark's files, the
     rules file or the fold files of a ``RULES.cv`` folder, the question list, and the vocabulary (the KB
     database's, a vocabulary folder's or the shipped one)."""
-    from kari.bench.model import BENCH_FILES
-    from kari.domain.vocabulary import vocabulary_fingerprint
+    from kari.core.benchmark import BENCH_FILES
+    from kari.vocab.vocabulary import vocabulary_fingerprint
     from kari.io.fingerprint import file_input, folder_input
 
     inputs = {"bench": folder_input("the benchmark", config.bench, BENCH_FILES)}

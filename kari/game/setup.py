@@ -15,14 +15,14 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kari.bench.model import Benchmark, Game, ObjectRecord
+from kari.core.benchmark import Benchmark, Game, ObjectRecord
 from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
-from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING, SMOOTHING
+from kari.core.game_defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING, SMOOTHING
 from kari.game.match import RuleSource, combined_body, coverage_record
 from kari.game.rule_weights import match_weights
 from kari.game.types import GameSetup, Question
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 def game_rng(seed: int, run: int, game_id: str) -> random.Random:

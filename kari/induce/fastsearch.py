@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import object_view
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import SOLVER_TIME_LIMIT
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import SOLVER_TIME_LIMIT
 from kari.rules.ast import And, Atom, Node
 
 Key = tuple[str, str]  # (PREDICATE, value)
@@ -203,7 +203,7 @@ class VectorBranchSearch:
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                  settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
         from kari.induce.branches import umbrella_values
-        from kari.induce.config import ProposerSettings
+        from kari.core.induce_config import ProposerSettings
 
         self.settings = settings if settings is not None else ProposerSettings()
         known = list({o.id: o for o in positives}.values())

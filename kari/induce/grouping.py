@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kari.errors import KariError
-from kari.induce.config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
+from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce.inputs import Evidence
 from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
 
@@ -163,7 +163,7 @@ def wordnet_head(word: str) -> str:
 
 def _wordnet_key(verb: str) -> tuple[str, str]:
     """``(grouping key, head lemma)``: a light verb with its object, else the head's first WordNet sense."""
-    from kari.domain.morphology import singular
+    from kari.vocab.morphology import singular
 
     verbs, _, _ = wordnet_verbs()
     words = content_words(verb) or [verb]

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import WHOLE
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import WHOLE
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
 from kari.rules.ast import And, Atom, Node, Or, Part, all_of, any_of
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve

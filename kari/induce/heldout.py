@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kari.domain.objects import evaluate_rule, object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.inputs import Evidence
 from kari.induce.report import RuleScore, Truth, score_on
 from kari.rules.ast import Node, Rule
-from kari.domain.terms import Semantics
-from kari.induce.config import Negatives
+from kari.core.terms import Semantics
+from kari.core.induce_config import Negatives
 from kari.induce.records import CVSummary
 
 FAILING_PRECISION = 0.5

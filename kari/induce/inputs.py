@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark, ObjectRecord, object_to_json
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import Benchmark, ObjectRecord, object_to_json
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
 
@@ -48,7 +48,7 @@ class Evidence:
         return source == "closed-world"
 
     def negatives(self, source: str) -> tuple[ObjectRecord, ...]:
-        """Known negatives by ``source`` (see :class:`kari.induce.config.InduceConfig`)."""
+        """Known negatives by ``source`` (see :class:`kari.core.induce_config.InduceConfig`)."""
         if not self.uses_closed_world(source):
             return self.labelled_negatives
         positive = {o.id for o in self.positives}

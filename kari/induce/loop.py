@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.induce.auditor import Auditor, VocabEvent
-from kari.induce.config import InduceConfig, Negatives
+from kari.core.induce_config import InduceConfig, Negatives
 from kari.induce.guards import Guard
 from kari.induce.inputs import Evidence
 from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
@@ -27,8 +27,8 @@ from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
 from kari.rules.ast import Atom, Node, Or, Rule, any_of
-from kari.domain.terms import Semantics, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import Semantics, normalise_term
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.records import InductionResult
 
 

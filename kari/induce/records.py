@@ -1,6 +1,6 @@
 """Typed records of an induction run: one affordance's result (``RUN/affordances/<verb>.json``) and the
 cross-validation summary (``RULES.cv/cv.json``), each read from and written to its JSON object key for key
-(:mod:`kari.records`)."""
+(:mod:`kari.core.records`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
 from kari.rules.ast import Node
 
 

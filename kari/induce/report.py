@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence
 from kari.induce.records import InductionResult
 from kari.rules.ast import Rule
-from kari.domain.vocabulary import Vocabulary
-from kari.domain.terms import Semantics
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.terms import Semantics
 
 
 @dataclass(frozen=True)

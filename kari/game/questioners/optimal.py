@@ -14,9 +14,9 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import Player
-from kari.game.defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import Player
+from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
 
 
 class OptimalQuestioner(Questioner):

@@ -117,7 +117,7 @@ def normalise_term(raw: str) -> str:
 
 def word_class_from_unicode() -> str:
     """The body of ``kari_word_class()`` from this Python's Unicode tables (general categories L* and N*), as RE2
-    ranges, wrapped as the SQL string literals of kb/macros.sql (run ``python -m kari.domain.terms``)."""
+    ranges, wrapped as the SQL string literals of kb/macros.sql (run ``python -m kari.core.terms``)."""
     import sys
     import unicodedata
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.defaults import MATCH_THRESHOLD
-from kari.game.names import MatchMode, RuleOrigin
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.core.game_names import MatchMode, RuleOrigin
 from kari.game.summary import RunData
 from kari.stats import RESAMPLES
 

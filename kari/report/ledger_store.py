@@ -1,4 +1,4 @@
-"""Where the KB-gap ledger's games come from and where it goes (:mod:`kari.game.ledger` computes it).
+"""Where the KB-gap ledger's games come from and where it goes (:mod:`kari.report.ledger` computes it).
 
 Games come either from a coverage database (``kari coverage --bench``'s ``coverage_games`` and ``rule_matches``
 tables: each game's target with the rule matched to it, read under the coverage's own PART reading, and every
@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.game.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
+from kari.report.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import ReportInputs, RuleReader
+    from kari.report.inputs import ReportInputs, RuleReader
     from kari.game.summary import RunData
 
 CSV_COLUMNS = ("rank", "target", "rule", "object", "part", "predicate", "value", "games", "branch", "game_ids",
@@ -101,7 +101,7 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
     """The ledger of a run played with rules (its records' matched rules for their targets, read by ``read`` into
     the source's vocabulary) on the source's benchmark objects, under the ``any-part`` reading the games use,
     and a note: why there is none, or how many games' verdicts differ from the run's own record of them."""
-    from kari.game.report_inputs import PlayedRules
+    from kari.report.inputs import PlayedRules
 
     path = run.config.get("rules")
     if not path:
@@ -189,9 +189,9 @@ def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
 def report_ledger(runs: Sequence[RunData], source: Any, options: Any,
                   inputs: ReportInputs | None = None) -> tuple[Ledger | None, str]:
     """The ledger ``kari report`` shows: of the coverage split's source run (``source``: a
-    :class:`~kari.game.report_inputs.CoverageSource`, None for none) on the runs' benchmark objects (``inputs``
-    when the caller holds them, else :func:`kari.game.report_inputs.open_source` with ``options``), and a note."""
-    from kari.game.report_inputs import open_source
+    :class:`~kari.report.inputs.CoverageSource`, None for none) on the runs' benchmark objects (``inputs``
+    when the caller holds them, else :func:`kari.report.inputs.open_source` with ``options``), and a note."""
+    from kari.report.inputs import open_source
 
     if source is None:
         return None, ""

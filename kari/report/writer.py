@@ -6,7 +6,7 @@ target has a matched rule vs. not). The covered/uncovered split of every row fol
 (in the order given) whose records carry rule facts, and the report names that run, its rules file and how
 many rules it holds. A second table pivots SR and turns per questioner, without and with rules; its delta is
 "with rules minus without rules" for a questioner that has both kinds of run. The last section is the KB-gap
-ledger of that same source run (:mod:`kari.game.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
+ledger of that same source run (:mod:`kari.report.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
 in the report itself.
 """
 
@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.ledger_store import LEDGER_FILE
+from kari.report.ledger_store import LEDGER_FILE
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
-from kari.game.names import RuleColumn
-from kari.game.report_inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source
+from kari.core.game_names import RuleColumn
+from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source
 from kari.game.summary import RunData, RunSummary
 
 if TYPE_CHECKING:
-    from kari.game.ledger import Ledger
-    from kari.game.report_inputs import OpenedSource, RuleReader
+    from kari.report.ledger import Ledger
+    from kari.report.inputs import OpenedSource, RuleReader
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -94,12 +94,12 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     """The Markdown report text (``figure``: the IG figure's file name, to point to; ``data``: the
     ``report.json`` object to show the intervals of, computed with default settings when None; ``source``: the
     coverage split's source when already found, None for none)."""
-    from kari.game.report_intervals import sections
+    from kari.report.intervals import sections
 
     if source is _FIND:
         source = coverage_source(runs)
     if data is None:
-        from kari.game.comparisons import Settings, report_data
+        from kari.report.comparisons import Settings, report_data
 
         data = report_data(runs, source, Settings())
     covered = source.covered if source else None
@@ -146,7 +146,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
                   "and `fix20q` never do)."]
     lines += sections(data)
     if "kb_gaps" in data:
-        from kari.game.ledger import markdown_section
+        from kari.report.ledger import markdown_section
 
         gaps = markdown_section(data["kb_gaps"], data.get("kb_gaps_note", ""))
         lines += ["", *gaps] if gaps else []
@@ -161,16 +161,16 @@ class Report:
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
     source: CoverageSource | None = None
-    ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.game.ledger_store.report_ledger)
+    ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.report.ledger_store.report_ledger)
 
 
 def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions(),
                    inputs: ReportInputs | None = None) -> tuple[list[RunData], Report]:
     """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
     nothing is written. ``inputs``: the benchmark objects and rule sets the caller already holds."""
-    from kari.game.comparisons import Settings, report_data
-    from kari.game.leaderboard import leaderboard_rows
-    from kari.game.ledger_store import REPORT_TOP, report_ledger
+    from kari.report.comparisons import Settings, report_data
+    from kari.report.leaderboard import leaderboard_rows
+    from kari.report.ledger_store import REPORT_TOP, report_ledger
 
     if not runs:
         raise KariError("give at least one run directory", code="report-run")
@@ -219,7 +219,7 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
         return _write_report_loaded(runs, out, options, inputs)
     from functools import cache
 
-    from kari.game.report_inputs import open_source
+    from kari.report.inputs import open_source
     from kari.induce.folds import read_rule_sets
 
     opened = open_source(runs, options)
@@ -240,7 +240,7 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
     made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
     if out is not None:
-        from kari.game.leaderboard import leaderboard_csv
+        from kari.report.leaderboard import leaderboard_csv
         from kari.game.plots import plot_ig
         from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
 
@@ -252,7 +252,7 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
         series = _ig_series(runs)
         html = None
         if options.html:
-            from kari.game.html.page import render_html
+            from kari.report.html.page import render_html
 
             html = render_html(runs, made.data, series, options, *(page or ()))  # all computed before any write
         atomic_write_text(folder / REPORT_FILE, text)
@@ -263,7 +263,7 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
         if html is not None:
             atomic_write_text(folder / HTML_FILE, html)
         if made.ledger is not None:
-            from kari.game.ledger_store import write_ledger_file
+            from kari.report.ledger_store import write_ledger_file
 
             write_ledger_file(made.ledger, folder / LEDGER_FILE)
     return made

@@ -20,7 +20,7 @@ from kari.errors import KariError
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
+    from kari.report.inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
 
 
@@ -64,7 +64,7 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
     rules the runs were played with (default: :func:`kari.induce.folds.read_rule_sets`)."""
     from kari.explain.proof import explain
     from kari.explain.render import proof_text
-    from kari.game.report_inputs import PlayedRules
+    from kari.report.inputs import PlayedRules
 
     proofs: dict[str, str] = {}
     if source is None:
@@ -158,9 +158,9 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
 def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions,
               opened: OpenedSource | None = None, read: RuleReader | None = None) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able object. ``opened``: what
-    :func:`kari.game.report_inputs.open_source` gave the caller, who closes it (default: opened and closed here);
+    :func:`kari.report.inputs.open_source` gave the caller, who closes it (default: opened and closed here);
     ``read`` as in :func:`game_proofs`."""
-    from kari.game.report_inputs import open_source
+    from kari.report.inputs import open_source
 
     games = [compact_record(record, i) for i, run in enumerate(runs) for record in run.records]
     source, bench, note = opened if opened is not None else open_source(runs, options)

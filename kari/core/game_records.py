@@ -1,7 +1,7 @@
 """Typed records of a played game: its record (one ``games.jsonl`` line) with its turns and the Checker's
 verdicts, and the reader of ``games.jsonl`` (the run's summary is in :mod:`kari.game.summary`).
 
-Each record is read from and written to its JSON object key for key (:mod:`kari.records`): a file written by
+Each record is read from and written to its JSON object key for key (:mod:`kari.core.records`): a file written by
 an older kari reads into these records and writes back byte for byte. The metrics, the report and the plots
 read the typed fields; ``record["success"]`` still reads the JSON form.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from kari.errors import KariError
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
 
 GAMES_FILE = "games.jsonl"
 

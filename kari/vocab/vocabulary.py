@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kari.domain.morphology import lemma, variants
-from kari.domain.terms import PREDICATES, normalise_term
+from kari.vocab.morphology import lemma, variants
+from kari.core.terms import PREDICATES, normalise_term
 from kari.errors import KariError
 from kari.io.text import iter_text_lines
 from kari.resources import asset_path
@@ -315,7 +315,7 @@ class Vocabulary:
 
     def canonicalise(self, predicate: str, raw: str, provenance: str = "") -> Resolution:
         """Read the raw word ``raw`` as a value of ``predicate``: a known value (:meth:`lookup`), ``banned``
-        (value None), or else a NEW value in its :func:`~kari.domain.morphology.lemma` form, added with
+        (value None), or else a NEW value in its :func:`~kari.vocab.morphology.lemma` form, added with
         ``provenance`` (file:line); a new compound whose last word is a known value is-a that value
         (``forged_iron`` is-a ``iron``). An unknown word is never an error."""
         _check_predicate(predicate)
