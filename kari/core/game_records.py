@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from kari.errors import KariError
 from kari.core.records import JsonRecord, Layout
+from kari.io.runlog import load_log
 
 GAMES_FILE = "games.jsonl"
 
@@ -153,6 +154,4 @@ def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:
 
 def read_games(path: Path) -> tuple[list[GameRecord], bool]:
     """The records in ``games.jsonl`` and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    from kari.io.runlog import load_log
-
     return load_log(path, read_game)

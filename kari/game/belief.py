@@ -42,7 +42,7 @@ from kari.core.terms import History, Question, Semantics
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_defaults import EPS, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
 from kari.rules.ast import Node, Rule
-
+from kari.solver.compile import branch_disjuncts
 
 
 def _entropy(mass: np.ndarray) -> np.ndarray:
@@ -91,8 +91,6 @@ class CompiledRules:
     that is-a ``q`` false (:func:`kari.domain.objects.answered`)."""
 
     def __init__(self, evidence: RuleEvidence, candidates: Sequence[str], pool: Sequence[Question]) -> None:
-        from kari.solver.compile import branch_disjuncts
-
         vocab = evidence.vocab
         self.evidence = evidence
         index: dict[tuple[str, str], int] = {}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kari.core.benchmark import Benchmark
 from kari.core.game_defaults import MATCH_THRESHOLD
 from kari.core.game_names import MatchMode
+from kari.game.match import RuleMatcher, kb_positives
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ def kb_coverage(rules: Sequence[Rule], affordances: Sequence[str], games: Sequen
                 threshold: float = MATCH_THRESHOLD, mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> KBCoverage:
     """Match every benchmark affordance to ``rules`` and count the covered affordances and games (``games``:
     objects with ``object`` and ``target``)."""
-    from kari.game.match import RuleMatcher, kb_positives
-
     matcher = RuleMatcher(rules, threshold, 1, embedder=embedder, mode=mode)
     found = matcher.match(affordances)
     matches = {a: (ms[0].to_json() if ms else None) for a, ms in found.items()}

@@ -28,6 +28,9 @@ from kari.rules.anchors import kb_positives, rule_verbs
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_defaults import MATCH_THRESHOLD, TOP_K
 from kari.core.game_names import MatchMode, RuleOrigin
+from kari.domain.canon import canonical_rules
+from kari.induce.folds import read_rule_sets
+from kari.rules.rulefile import load_rule_file
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
@@ -150,9 +153,6 @@ def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabula
     ``threshold``. ``rules`` is a list of rules or a rules file (read into ``vocab``, the shipped vocabulary
     when None). Each :class:`~kari.game.types.RuleMatch` names the rule, the verb and the similarity."""
     if isinstance(rules, (str, Path)):
-        from kari.domain.canon import canonical_rules
-
-        from kari.rules.rulefile import load_rule_file
 
         rules = canonical_rules(load_rule_file(rules), vocab or Vocabulary.load())
     return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
@@ -182,8 +182,6 @@ class RuleSource:
              mode: str = MatchMode.EMBEDDING) -> RuleSource:
         """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
         matched (:meth:`of`)."""
-        from kari.induce.folds import read_rule_sets
-
         return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
 
     @classmethod
@@ -192,8 +190,6 @@ class RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
         fold's, loaded on first use)."""
-        from kari.domain.canon import canonical_rules
-
         matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
                     for fold, rules in sorted(rule_sets.folds.items())}
         first = matchers[min(matchers)]

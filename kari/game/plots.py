@@ -6,6 +6,7 @@ fewer than :data:`~kari.game.metrics.MIN_GAMES_PER_TURN` games (a mean over two 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,6 @@ def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: P
 
 def figure_svg(fig: Any) -> str:
     """A figure as an SVG document (text kept as text, so it stays small and sharp), and close it."""
-    import io
-
     plt = _pyplot()
     buffer = io.StringIO()
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "kari"}):

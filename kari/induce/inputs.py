@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.bench.reader import read_labelled
 from kari.core.benchmark import Benchmark, ObjectRecord, object_to_json
+from kari.domain.canon import canonical_objects
 from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
@@ -89,8 +91,6 @@ def select(
 
 def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
-    from kari.bench.reader import read_labelled
-
     return bench_evidence(read_labelled(root, vocab))
 
 
@@ -117,7 +117,6 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
     (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
-    from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db
 
     if not Path(path).is_file():

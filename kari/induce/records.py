@@ -10,6 +10,7 @@ from typing import Any
 
 from kari.core.records import JsonRecord, Layout
 from kari.rules.ast import Node
+from kari.rules.jsonform import node_from_json
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,8 +48,6 @@ class InductionResult(JsonRecord):
     @property
     def body(self) -> Node | None:
         """The rule's body as a node (None when no rule was found)."""
-        from kari.rules.jsonform import node_from_json
-
         return None if self.rule is None else node_from_json(self.rule)
 
 

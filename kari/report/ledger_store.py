@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 from kari.core.benchmark import ObjectRecord
 from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
+from kari.explain.sources import open_objects, read_rules
+from kari.io.atomic import atomic_write_text
 from kari.report.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
+from kari.resources import asset_path
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
@@ -78,7 +81,6 @@ def coverage_ledger(con: Any, rules: Sequence[Rule], objects: Mapping[str, Objec
 def write_ledger(rules_file: str | Path, db: str | Path, bench: str | Path, out: str | Path | None = None) -> Ledger:
     """The ledger of the coverage ``kari coverage --bench bench`` wrote into ``db`` from ``rules_file``, written
     into ``db`` (tables ``kb_gaps``, ``kb_gap_games``) and, with ``out``, into a CSV or JSONL file."""
-    from kari.explain.sources import open_objects, read_rules
     from kari.kb import open_db
 
     if out is not None:
@@ -139,7 +141,6 @@ def write_ledger_tables(con: Any, ledger: Ledger) -> None:
     """Replace the rows of ``kb_gaps`` and ``kb_gap_games`` (``kb/ledger.sql``) with ``ledger``, in one
     transaction (or the caller's)."""
     from kari.io.transaction import transaction
-    from kari.resources import asset_path
 
     with transaction(con):
         con.execute(asset_path("kb", "ledger.sql").read_text(encoding="utf-8"))
@@ -177,8 +178,6 @@ def ledger_csv(ledger: Ledger) -> str:
 
 def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
     """The ledger's rows as CSV or JSONL (by the suffix), written atomically."""
-    from kari.io.atomic import atomic_write_text
-
     if ledger_format(path) == "csv":
         atomic_write_text(path, ledger_csv(ledger))
     else:

@@ -16,7 +16,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.bench.reader import load_benchmark
+from kari.domain.canon import canonical_rules
 from kari.errors import KariError
+from kari.explain.proof import explain
+from kari.explain.render import proof_text
+from kari.rules import load_rules
+from kari.rules.printer import to_text
+from kari.solver.coverage import compute_coverage
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
@@ -62,8 +69,6 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
     """The text proof of each game's target rule on its hidden object (any-part, as the games read rules),
     keyed by rules, fold, rule and object; each game record gets its key as ``p``. ``read``: the reader of the
     rules the runs were played with (default: :func:`kari.induce.folds.read_rule_sets`)."""
-    from kari.explain.proof import explain
-    from kari.explain.render import proof_text
     from kari.report.inputs import PlayedRules
 
     proofs: dict[str, str] = {}
@@ -114,14 +119,6 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
 def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str, Any]]:
     """Every rule with its coverage of the benchmark's objects (the solver's, any-part reading), its recall and
     precision on the labelled objects, and the proof of each labelled positive and each covered negative."""
-    from kari.bench.reader import load_benchmark
-    from kari.domain.canon import canonical_rules
-    from kari.explain.proof import explain
-    from kari.explain.render import proof_text
-    from kari.rules import load_rules
-    from kari.rules.printer import to_text
-    from kari.solver.coverage import compute_coverage
-
     rules = canonical_rules(load_rules(path), source.vocab)
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels

@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from kari.game.plots import figure_svg, ig_figure
+from kari.report.html.data import page_data
+
 if TYPE_CHECKING:
     from kari.report.inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
@@ -41,9 +44,6 @@ def render_html(runs: Sequence[RunData], data: Mapping[str, Any],
                 series: Mapping[str, tuple[list[float], list[int]]], options: ReportOptions,
                 opened: OpenedSource | None = None, read: RuleReader | None = None) -> str:
     """The whole page as one string (``opened``, ``read``: as in :func:`kari.report.html.data.page_data`)."""
-    from kari.report.html.data import page_data
-    from kari.game.plots import figure_svg, ig_figure
-
     encoding, payload = embed_data(page_data(runs, data, options, opened, read))
     figure = figure_svg(ig_figure(series, title="Information gain over turns, per run"))
     names = ", ".join(run.label for run in runs)
