@@ -26,6 +26,22 @@ HEAVY = frozenset({"torch", "sentence_transformers", "transformers", "matplotlib
 (and in CLI command bodies)."""
 
 
+HELP_PROBE = """
+import runpy, sys
+sys.argv = ["kari", "--help"]
+try:
+    runpy.run_module("kari", run_name="__main__")
+except SystemExit:
+    pass
+print("LOADED", *sorted(name for name in {names!r} if name in sys.modules), file=sys.stderr)
+"""
+"""A ``python -c`` program: ``kari --help``, then, as the last line of stderr, which of ``names`` it imported."""
+
+
+def help_probe(names: list[str]) -> str:
+    return HELP_PROBE.format(names=sorted(names))
+
+
 @dataclass(frozen=True)
 class FunctionImport:
     """One ``import`` / ``from ... import`` statement written inside a function."""
@@ -213,3 +229,47 @@ class ImportGraph:
         if len(parts) == 2 and not self.is_package(module):
             return module
         return ".".join(parts[:2])
+
+    def folder_edges(self) -> dict[str, set[str]]:
+        """Folder -> the other folders its modules import (anywhere in their source)."""
+        edges: dict[str, set[str]] = {}
+        for module in self.modules:
+            for target in self.imports(module):
+                if self.folder(target) != self.folder(module):
+                    edges.setdefault(self.folder(module), set()).add(self.folder(target))
+        return edges
+
+
+def strongly_connected(nodes: list[str], successors: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), each as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(successors.get(node, ())):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(nodes):
+        if node not in index:
+            visit(node)
+    return found
