@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import canonical_benchmark
 from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
@@ -46,11 +46,16 @@ from kari.induce.inputs import bench_evidence
 from kari.induce.run import induce_loaded, jsonl_path, load_evidence
 from kari.io.atomic import prepare_output_dir
 from kari.kb.textfile import check_readable
+from kari.report.inputs import ReportInputs
+from kari.report.writer import report_loaded
 from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
 from kari.resources import bundled_bench_dir, bundled_kb_file
 from kari.rules.ast import Atom, Rule
 from kari.solver.run import coverage_loaded
 from kari.study import Study
+
+if TYPE_CHECKING:
+    from kari.vocab.vocabulary import Vocabulary
 
 FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
@@ -76,7 +81,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
     """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
     (:class:`kari.study.Study`) and handed to the library cores as an object."""
-    from kari.report.writer import report_loaded
     from kari.kb import load_into
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
@@ -129,7 +133,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
     step(_ledger_step(study, vocab, kb_rules, out))
 
-    given = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
+    given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     runs, play_dirs = [], {}
     for name in questioners:
         run = _play(study, name, out / "play" / name, seed, games, given, progress)
@@ -145,15 +149,14 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
 
-def _report_inputs(study: Any, bench_dir: Path) -> Any:
+def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
     """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
-    from kari.report.inputs import ReportInputs
-
-    objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
+    objects = ObjectSource(dict(study.canonical().objects), study.vocabulary(), RecordEvidence(),
+                           f"the benchmark {bench_dir}")
     return ReportInputs(objects, study.rules)
 
 
-def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
+def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path) -> str:
     """The KB-gap ledger of the coverage just stored (the KB rules on the benchmark's games) into the database's
     ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its summary line."""
     objects = study.canonical().objects
@@ -164,7 +167,7 @@ def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
     return f"{ledger.line()} -> tables kb_gaps, kb_gap_games and {out / LEDGER_FILE}"
 
 
-def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],
+def _play(study: Study, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],
           progress: bool) -> Any:
     """Play ``name`` (``NAME[@K][+kb|+rules]``) on the study's benchmark with a copy of its vocabulary; players
     that see rules get the rule set of their source in ``given`` (the KB rules, or the cross-fitted benchmark
@@ -172,7 +175,7 @@ def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, giv
     player, model_reps, source = parse_player(name)
     path = given[source] if source is not None else None
     config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=seed, games=games, rules=path,
-                        db=study.db.resolve(), model_reps=model_reps)
+                        db=study.database().resolve(), model_reps=model_reps)
     bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
     vocab = study.fork()
     rules = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -16,6 +16,9 @@ from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_
                                        LEXICAL_GOALS, MODES, RULES, Mode, SolverKind)
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
+
+if TYPE_CHECKING:
+    from kari.llm.config import LLMConfig
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
@@ -132,7 +135,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _llm_config(base_url: Optional[str], model: Optional[str], api_key_env: str, no_cache: bool,
-                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int) -> object:
+                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int) -> LLMConfig:
     from kari.llm import LLMConfig
     from kari.llm.config import call_limits
 

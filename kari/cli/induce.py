@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -105,7 +106,7 @@ def induce(
     from kari.llm.config import call_limits
 
     limits = call_limits(llm_timeout, llm_attempts)
-    given = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
+    given: dict[str, Any] = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
              "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
              "beta": beta}
     config = InduceConfig(

@@ -60,7 +60,7 @@ class finite:  # noqa: N801 - used like a function: finite(0, 1)(text)
 
     def __call__(self, value: Any) -> float:
         if value is None or isinstance(value, bool):
-            return value  # type: ignore[return-value]
+            return value  # type: ignore[return-value]  # typer hands defaults (None, a flag) through unparsed
         try:
             number = float(value)
         except (TypeError, ValueError):

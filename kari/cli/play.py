@@ -83,6 +83,7 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
+    from kari.core.game_settings import PlayerSettings
     from kari.game.run import PlayConfig, uses_llm
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
@@ -101,8 +102,8 @@ def play(
         questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
-        extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
-        if questioner == Player.GREEDY_IG else {},
+        extra=PlayerSettings(min_gain=min_gain, lookahead=lookahead, stop_belief=stop_belief)
+        if questioner == Player.GREEDY_IG else PlayerSettings(),
         vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
         base_url=base_url if llm_parts else None)
     llm_config = None

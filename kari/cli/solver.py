@@ -68,9 +68,9 @@ def register(app: typer.Typer) -> None:
             from kari.explain.coverage import write_coverage_proofs
 
             typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")
-        if ledger is not None:
+        if ledger is not None and bench is not None:  # --ledger without --bench was refused above
             from kari.report.ledger_store import write_ledger
 
-            made = write_ledger(rules, db, bench, ledger)  # type: ignore[arg-type]
+            made = write_ledger(rules, db, bench, ledger)
             typer.echo(f"{made.line()}; wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status "
                        f"into {db} and {ledger}")

@@ -133,8 +133,8 @@ class GameRecord(JsonRecord):
         return None if self.rules is None else self.rules.get("target_has_rule")
 
 
-RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
-TURN_FIELDS = {"turn": int, "ig": (int, float), "checker": dict}
+RECORD_FIELDS: dict[str, type] = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
+TURN_FIELDS: dict[str, type | tuple[type, ...]] = {"turn": int, "ig": (int, float), "checker": dict}
 
 
 def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:

@@ -201,7 +201,8 @@ class InduceConfig:
         """The settings for ``kind`` of input (:class:`InputKind`): the fields left unset (None) get the defaults
         of that kind (:data:`BENCH_DEFAULTS`, :data:`KB_DEFAULTS`)."""
         defaults = KB_DEFAULTS if kind == InputKind.DB else BENCH_DEFAULTS
-        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+        precision = defaults["min_precision"] if self.min_precision is None else self.min_precision
+        return replace(self, min_precision=precision, beta=defaults["beta"] if self.beta is None else self.beta)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready copy (the manifest's ``config``)."""

@@ -26,17 +26,15 @@ rest), ``judge_config.json`` (a rerun with other settings is refused), ``judge_s
 from __future__ import annotations
 
 import json
-import time
-from collections import Counter
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answering import headline_sample
+from kari.creativity.answers import AnswerRecord
 from kari.creativity.exchange import benchmark_sample, outputs_name
+from kari.creativity.judgements import JUDGEMENTS_FILE, JudgeSummary, Judgement, read_judgement, summarise_judgements
 from kari.creativity.metrics import name_core, predicted_judge_entry
 from kari.creativity.model import Task, read_file, read_tasks
 from kari.creativity.prompting import PROMPTS
@@ -44,13 +42,16 @@ from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, s
 from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
 from kari.creativity.store import kb_parts, open_kb
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-from kari.io.lock import folder_lock
-from kari.io.runlog import CONFIG_FILE, append, check_settings, load_log
+from kari.io.atomic import atomic_write_json
+from kari.io.runlog import CONFIG_FILE
+from kari.io.runloop import RunFiles, RunLog, RunSpec, resumable, usage_of
 from kari.io.text import load_json, read_text
-from kari.llm import CallLog, extract_json_object, load_prompt, make_chat_client
+from kari.llm import extract_json_object, load_prompt, optional_chat_client, require_client, session_log
 
-JUDGEMENTS_FILE = "judgements.jsonl"
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
+    from kari.llm.config import LLMConfig
+
 JUDGE_CONFIG_FILE = "judge_config.json"
 JUDGE_SUMMARY_FILE = "judge_summary.json"
 JUDGED_DIR = "judged_outputs"
@@ -126,7 +127,7 @@ def _texts(mapping: Mapping[str, str]) -> str:
 class Judge:
     """Judges answer records; ``client`` is None for the symbolic judge."""
 
-    def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes) -> None:
+    def __init__(self, config: JudgeConfig, client: ChatClient | None, attributes: PartAttributes) -> None:
 
         self.config = config
         self.client = client
@@ -136,15 +137,19 @@ class Judge:
 
     def _ask(self, prompt: str) -> tuple[dict[str, Any] | None, str]:
         """The reply's JSON object (None when it has none) and the reply text."""
-        reply = self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens,
-                                 temperature=0.0, role="creativity-judge")
+        reply = require_client(self.client, "the LLM judge").chat(
+            [{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens, temperature=0.0,
+            role="creativity-judge")
         try:
             return extract_json_object(reply.text), reply.text
         except KariError:
             return None, reply.text
 
-    def judge(self, task: Task, record: Mapping[str, Any]) -> dict[str, Any]:
-        """The judgement record of one answer record."""
+    def judge(self, task: Task, record: Mapping[str, Any]) -> Judgement:
+        """The judgement of one answer record (its JSON object in the order the benchmark's judge reads)."""
+        return Judgement.from_json(self._judgement(task, record))
+
+    def _judgement(self, task: Task, record: Mapping[str, Any]) -> dict[str, Any]:
         sample = headline_sample(dict(record))
         answer, scored = sample["answer"], sample["score"]
         out: dict[str, Any] = {"task_id": task.id, "sample": sample["sample"], "temperature": sample["temperature"],
@@ -207,47 +212,25 @@ class Judge:
                 "reason": str(reply.get("prediction_reasonable_reason", "") or "")}
 
 
-def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``judge_summary.json``: per field, the mean of the scores given, and how many were NA or not scored; split
-    into gold and other answers; the reasonability levels; how each record was judged."""
-    def fields(group: list[dict[str, Any]]) -> dict[str, Any]:
-        out = {}
-        for name in FIELDS:
-            values = [r["rubric"][name] for r in group if "rubric" in r]
-            numbers = [v for v in values if isinstance(v, int)]
-            out[name] = {"mean": round(sum(numbers) / len(numbers), 4) if numbers else None,
-                         "scored": len(numbers), "na": sum(1 for v in values if v == "NA"),
-                         "not_scored": sum(1 for v in values if v is None)}
-        return out
-
-    judged = [r for r in records if "rubric" in r]
-    levels = [r["reasonability"]["level"] for r in judged if isinstance(r.get("reasonability"), dict)
-              and r["reasonability"].get("level") is not None]
-    return {"tasks": len(records), "judged": len(judged),
-            "how": dict(sorted(Counter(r["how"] for r in records).items())),
-            "gold": fields([r for r in judged if r["gold"]]), "other": fields([r for r in judged if not r["gold"]]),
-            "reasonability_levels": dict(sorted(Counter(str(v) for v in levels).items())),
-            "relations": dict(sorted(Counter(r["relation"] for r in records).items()))}
-
-
-def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
+def judged_outputs(tasks: Mapping[str, Task], answers: Sequence[AnswerRecord], judgements: Sequence[Judgement],
                    mode: str | None) -> dict[str, list[dict[str, Any]]]:
     """The judgements in the benchmark judge's output format (one judged sample per task)."""
-    by_task = {r["task_id"]: r for r in answers}
+    by_task = {r.task_id: r for r in answers}
     out: dict[str, list[dict[str, Any]]] = {}
     for judged in judgements:
-        record = by_task.get(judged["task_id"])
-        if record is None or "rubric" not in judged:
+        record = by_task.get(judged.task_id)
+        if record is None or judged.rubric is None:
             continue
         sample = headline_sample(record)
         base = benchmark_sample(sample, mode)
         if base is None:
             continue
-        task, scored = tasks[judged["task_id"]], sample["score"]
-        rubric = {k: v for name in FIELDS for k, v in ((f"{name}_reason", judged["reasons"][name]),
-                                                       (name, judged["rubric"][name]))}
-        reasonability = judged.get("reasonability")
-        out[judged["task_id"]] = [{**base, "task_uid": task.id, "setting": dict(task.setting),
+        task, scored = tasks[judged.task_id], sample["score"]
+        reasons = judged.reasons or {}
+        rubric = {k: v for name in FIELDS for k, v in ((f"{name}_reason", reasons[name]),
+                                                       (name, judged.rubric[name]))}
+        reasonability = judged.reasonability
+        out[judged.task_id] = [{**base, "task_uid": task.id, "setting": dict(task.setting),
                                    "best_matching_entity": scored["best_entity"],
                                    "best_matching_part": scored["best_part"],
                                    "entity_correct": scored["entity_correct"], "part_correct": scored["part_correct"],
@@ -260,8 +243,8 @@ def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], jud
     return out
 
 
-def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None,
-              progress: bool = True) -> dict[str, Any]:
+def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: LLMConfig | None = None,
+              progress: bool = True) -> JudgeSummary:
     """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
     run = Path(run_dir)
     if config.method not in METHODS:
@@ -289,53 +272,42 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
         attributes.close()
 
 
-def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: bool, settings: dict[str, Any],
-                  solve_config: Any, tasks: dict[str, Task], answers: list[dict[str, Any]],
-                  attributes: PartAttributes) -> dict[str, Any]:
+JUDGE_LOG: RunLog[Judgement] = RunLog(JUDGEMENTS_FILE, read_judgement, lambda j: (j.task_id, 0), "task")
+"""``judgements.jsonl``: one judgement per task of the run."""
+JUDGE_FILES = RunFiles(config=JUDGE_CONFIG_FILE, summary=JUDGE_SUMMARY_FILE, plan=None)
+"""The judge's own settings and summary beside the run's (it writes no plan: the run's answers are its items)."""
 
-    with folder_lock(run):
-        check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
-        client = None
-        if config.method == "llm":
-            client = make_chat_client(llm_config, CallLog(run / f"judge_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        judge = Judge(config, client, attributes)
-        atomic_write_json(run / JUDGE_CONFIG_FILE, {**config.identity(), "limit": config.limit})
-        path = run / JUDGEMENTS_FILE
-        judgements, dirty = load_log(path, _checked)
-        if dirty:
-            atomic_write_jsonl(path, judgements)
-        done = {j["task_id"] for j in judgements}
-        todo = [r for r in answers if r["task_id"] not in done][: config.limit]
-        for record in todo:
-            if record["task_id"] not in tasks:
-                raise KariError(f"task {record['task_id']!r} of the run is not in its task file",
-                                file=settings["tasks"], code="creativity-record")
-        bar = tqdm(total=len(todo), desc=f"creativity judge {config.method}", unit="task", disable=not progress,
-                   leave=False)
-        try:
-            with path.open("a", encoding="utf-8") as handle:
-                for record in todo:
-                    judged = judge.judge(tasks[record["task_id"]], record)
-                    append(handle, judged)
-                    judgements.append(judged)
-                    bar.update(1)
-        finally:
-            bar.close()
-        summary = summarise_judgements(judgements)
-        summary["config"] = config.identity()
-        if client is not None:
-            summary["llm_usage"] = client.usage.as_dict()
+
+def _judge_locked(run: Path, config: JudgeConfig, llm_config: LLMConfig | None, progress: bool,
+                  settings: dict[str, Any],
+                  solve_config: SolveConfig, tasks: dict[str, Task], answers: Sequence[AnswerRecord],
+                  attributes: PartAttributes) -> JudgeSummary:
+    """Judge the answers not judged yet on the resumable run loop (:mod:`kari.io.runloop`): ``judge_config.json``
+    (the settings, then ``limit``) refuses a rerun with other settings, ``judgements.jsonl`` is read back as a
+    resume reads its log, each judgement is appended as it is made."""
+    reads = (run / ANSWERS_FILE, Path(settings["tasks"]), *(Path(p) for p in config.entities),
+             *((Path(config.db),) if config.db else ()))
+    spec = RunSpec(run, JUDGE_LOG, config.identity(), {"limit": config.limit}, inputs=None, reads=reads,
+                   files=JUDGE_FILES)
+    with resumable(spec) as judging:
+        judging.check_resume()  # a refused resume stops before any client or call log is made
+        endpoint = llm_config if config.method == "llm" else None
+        with optional_chat_client(endpoint, session_log(run, "judge_calls")) as client:
+            judge = Judge(config, client, attributes)
+            judgements = judging.start()
+            todo = judging.todo(answers, key=lambda answer: (answer.task_id, 0))[: config.limit]
+            for record in todo:
+                if record.task_id not in tasks:
+                    raise KariError(f"task {record.task_id!r} of the run is not in its task file",
+                                    file=settings["tasks"], code="creativity-record")
+            judgements = judging.record((judge.judge(tasks[r.task_id], r) for r in todo), len(todo),
+                                        desc=f"creativity judge {config.method}", unit="task", progress=progress)
+            usage = usage_of(client).get("llm_usage")
         mode = None if solve_config.solver == "symbolic" else solve_config.mode
         (run / JUDGED_DIR).mkdir(exist_ok=True)
         name = outputs_name(solve_config)
         atomic_write_json(run / JUDGED_DIR / name, judged_outputs(tasks, answers, judgements, mode))
-        summary["judged_outputs"] = f"{JUDGED_DIR}/{name}"
-        atomic_write_json(run / JUDGE_SUMMARY_FILE, summary)
+        summary = replace(summarise_judgements(judgements), config=config.identity(), llm_usage=usage,
+                          judged_outputs=f"{JUDGED_DIR}/{name}")
+        atomic_write_json(run / JUDGE_SUMMARY_FILE, summary.to_json())
     return summary
-
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    if not isinstance(record.get("task_id"), str) or not isinstance(record.get("how"), str) \
-            or not isinstance(record.get("relation"), str):
-        raise KariError("corrupt record (not a judgement record)", file=str(path), line=line, code="run-corrupt")
-    return record

@@ -19,7 +19,7 @@ tool choice. A reply without a readable answer object is an empty answer (scored
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES
 from kari.creativity.interactive import explore
@@ -32,11 +32,14 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
 
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
+
 
 class LLMSolver:
     """Answers a task in one of :data:`MODES`; ``with_rules`` adds the goal's matched rule to the prompt."""
 
-    def __init__(self, client: Any, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
+    def __init__(self, client: ChatClient, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
                  mode: str = "static", max_tokens: int = DEFAULT_MAX_TOKENS, max_turns: int = DEFAULT_TURNS,
                  seed: int = 0) -> None:
         if with_rules and not rules:

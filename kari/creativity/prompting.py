@@ -15,7 +15,7 @@ from kari.creativity.model import GOLD_MARK, Task
 from kari.creativity.scene import Candidate, check_strict
 from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.llm import extract_json_object, load_prompt
+from kari.llm import Prompt, extract_json_object, load_prompt
 from kari.rules import verbalise
 from kari.rules.ast import Rule
 
@@ -75,11 +75,11 @@ def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocab
             f"{verbalise(rule)}\nParts that meet it: {found}\n")
 
 
-def load_mode_prompt(name: str) -> Any:
+def load_mode_prompt(name: str) -> Prompt:
     return load_prompt(name, PROMPTS)
 
 
-def system_prompt(prompt: Any, **values: Any) -> str:
+def system_prompt(prompt: Prompt, **values: Any) -> str:
     """The ``system:`` header line of a prompt file, its ``$name`` fields filled."""
     text = prompt.meta.get("system", "")
     if not text:

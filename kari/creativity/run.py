@@ -37,7 +37,7 @@ from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
 from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
 from kari.io.shards import join_shards, write_merged
-from kari.llm import CallLog, make_chat_client
+from kari.llm import optional_chat_client, require_client, session_log
 from kari.llm.config import LLM
 from kari.resources import asset_path
 from kari.rules.rulefile import load_rule_file, rule_file_fingerprint
@@ -47,6 +47,10 @@ if TYPE_CHECKING:
     from kari.creativity.model import Task
     from kari.vocab.vocabulary import Vocabulary
     from kari.rules.ast import Rule
+    from duckdb import DuckDBPyConnection
+    from kari.embeddings import Embedder
+    from kari.llm.client import ChatClient
+    from kari.llm.config import LLMConfig
 
 
 GOAL_MAX_TOKENS = 64
@@ -130,8 +134,8 @@ def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
     return read_checked_log(folder, ANSWER_LOG)
 
 
-def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-                embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
+def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: LLMConfig | None = None, progress: bool = True,
+                embedder: Embedder | None = None, shard: Shard | None = None) -> dict[str, Any]:
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
     _check_settings(config)
@@ -154,8 +158,9 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
 
 def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
-                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: Any = None, llm_config: Any = None,
-                 progress: bool = True, embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
+                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: DuckDBPyConnection | None = None,
+                 llm_config: LLMConfig | None = None,
+                 progress: bool = True, embedder: Embedder | None = None, shard: Shard | None = None) -> dict[str, Any]:
     """:func:`solve_tasks` on loaded inputs: the task file's tasks (the first ``config.limit`` are answered;
     the others may have answers from an earlier session with a larger limit), the rules read into ``vocab``,
     the affordance descriptions and an open KB connection (None: parts from the tasks' descriptions).
@@ -169,14 +174,12 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
                    inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
         run.check_resume()  # a refused resume stops before any client, call log or solver is made
-        client = None
-        if _uses_llm(config):
-            client = make_chat_client(llm_config,
-                                      CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
-                            rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k,
-                            text=config.goal_text)
-        return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
+        endpoint = llm_config if _uses_llm(config) else None
+        with optional_chat_client(endpoint, session_log(run.spec.folder)) as client:
+            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client,
+                                max_tokens=GOAL_MAX_TOKENS, rules=rules, threshold=config.goal_threshold,
+                                top_k=config.goal_top_k, text=config.goal_text)
+            return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
 
 
 def _uses_llm(config: SolveConfig) -> bool:
@@ -201,7 +204,7 @@ def _check_settings(config: SolveConfig) -> None:
 
 
 def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapping[str, str],
-                  llm_config: Any) -> dict[str, str]:
+                  llm_config: LLMConfig | None) -> dict[str, str]:
     """The affordances goals are mapped to (those with a rule, else every described one), once the goal
     mapping and the endpoint fit them; before the run directory exists."""
     affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
@@ -215,12 +218,14 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
     return affordances
 
 
-def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Any, mapper: Any,
-                  client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
+def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Vocabulary,
+                  mapper: GoalMapper, client: ChatClient | None, kb_con: DuckDBPyConnection | None, tasks: list[Any],
+                  progress: bool) -> dict[str, Any]:
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     solver = symbolic if is_symbolic else LLMSolver(
-        client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
+        require_client(client, f"the {config.solver} solver"), vocab, rules,
+        with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
         max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed)
     answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
                         None if is_symbolic else config.mode, symbolic if is_symbolic else None)
@@ -253,7 +258,7 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
                         lambda folder: finish_run(folder, config, joined.records, joined.llm_usage))
 
 
-def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any]:
+def input_fingerprints(config: SolveConfig, kb_con: DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the task file, the rules,
     the affordance descriptions (the bundled ones by default) and the vocabulary, with the KB database's part
     tables when it is given (read through ``kb_con`` when open)."""
@@ -273,10 +278,9 @@ KB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_attributes", "cb_part_afforda
 """The tables of the KB database a run reads the scenes' parts from (:func:`kari.creativity.store.kb_parts`)."""
 
 
-def _kb_fingerprint(db: Path, con: Any) -> dict[str, Any]:
-    opened = con is None
-    if opened:
-        con = open_kb(db)
+def _kb_fingerprint(db: Path, kb_con: DuckDBPyConnection | None) -> dict[str, Any]:
+    opened = kb_con is None
+    con = open_kb(db) if kb_con is None else kb_con
     try:
         present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         digests = {name: table_digest(con, name) if name in present else "none" for name in KB_TABLES}

@@ -26,7 +26,7 @@ from kari.errors import KariError
 from kari.rules.ast import Atom, Rule
 from kari.rules.printer import to_text
 from kari.solver.compile import compile_rule
-from kari.solver.control import solve
+from kari.solver.control import number, solve
 from kari.solver.facts import object_facts, taxonomy_facts
 
 TIME_LIMIT = 10.0
@@ -93,9 +93,9 @@ def choose(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affor
         return None, "none", None
     part_branch = next((a[2] for a in outcome.atoms if a[0] == "part_branch"), None)
     if part_branch is not None:
-        return int(chosen), "part", int(part_branch)
+        return number(chosen), "part", number(part_branch)
     entity_branch = next((a[2] for a in outcome.atoms if a[0] == "entity_branch"), None)
-    return int(chosen), "entity", None if entity_branch is None else int(entity_branch)
+    return number(chosen), "entity", None if entity_branch is None else number(entity_branch)
 
 
 def proof(candidate: Candidate, rule: Rule, branch: int, vocab: Vocabulary, reading: str,
@@ -148,7 +148,7 @@ class SymbolicSolver:
         """The best candidate of ``task`` for ``affordance``'s rule (``temperature`` is ignored: the solver is
         deterministic)."""
         rule = self.rules.get(affordance) if affordance else None
-        if rule is None:
+        if rule is None or affordance is None:
             return Answer("", "", "", affordance, "none", None, {"reason": "no rule for the goal's affordance"})
         words = set(affordance.replace("_", " ").split())
         index, reading, branch = choose(candidates, rule, self.vocab, words, self.time_limit)

@@ -34,6 +34,7 @@ from kari.rules.rulefile import load_rule_file
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
+    from kari.embeddings import Embedder
 
 DEFAULT_THRESHOLD = MATCH_THRESHOLD
 MATCH_MODES: tuple[str, ...] = tuple(MatchMode)
@@ -50,7 +51,7 @@ class RuleMatcher:
     """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
 
     def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-                 embedder: Any = None, mode: str = MatchMode.EMBEDDING) -> None:
+                 embedder: Embedder | None = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
         if mode not in MATCH_MODES:
@@ -147,7 +148,7 @@ class RuleMatcher:
 
 def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabulary | None = None,
                threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K, mode: str = MatchMode.EMBEDDING,
-               embedder: Any = None) -> tuple[RuleMatch, ...]:
+               embedder: Embedder | None = None) -> tuple[RuleMatch, ...]:
     """The rules for a goal text (CreativityBench: "I need something to cut this rope"), best first: each rule's
     similarity is its best verb's to the whole text (the rule verbs as in :class:`RuleMatcher`); a match needs
     ``threshold``. ``rules`` is a list of rules or a rules file (read into ``vocab``, the shipped vocabulary
@@ -186,7 +187,7 @@ class RuleSource:
 
     @classmethod
     def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-           mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> RuleSource:
+           mode: str = MatchMode.EMBEDDING, embedder: Embedder | None = None) -> RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
         fold's, loaded on first use)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property
@@ -18,6 +18,9 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import OracleKind
 from kari.errors import KariError, one_of
 from kari.llm import load_prompt
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 ORACLE_MAX_TOKENS = 20
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -83,7 +86,7 @@ class LLMOracle:
 
     name = OracleKind.LLM
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: ChatClient) -> None:
         self.client = client
 
     def answer(self, hidden: ObjectRecord, question: str, pair: Question) -> OracleReply:
@@ -94,7 +97,7 @@ class LLMOracle:
         return OracleReply(bool(parse_yes_no(reply.text)), reply.text)
 
 
-def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
+def make_oracle(name: str, vocab: Vocabulary, client: ChatClient | None = None) -> Oracle:
     """``kb`` or ``llm`` (the latter needs a chat client)."""
     if name == OracleKind.KB:
         return KBOracle(vocab)

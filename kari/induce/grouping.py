@@ -24,6 +24,7 @@ records.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +37,9 @@ from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, l
 from kari.resources import asset_path
 from kari.rules.syntax import KEYWORDS
 from kari.vocab.morphology import singular
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
 
 DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
@@ -70,7 +74,7 @@ def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> N
 
 
 def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
-                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> list[VerbGroup]:
+                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: Embedder | None = None) -> list[VerbGroup]:
     """Groups of the verbs ``positives`` counts (verb -> its number of positive objects), by ``method``, sorted
     by name; every verb is in exactly one group."""
     check_grouping(method, threshold)
@@ -176,7 +180,7 @@ def _wordnet_key(verb: str) -> tuple[str, str]:
 # --- embedding clusters ----------------------------------------------------------------------------------------
 
 def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: float,
-              embedder: object) -> list[list[str]]:
+              embedder: Embedder | None) -> list[list[str]]:
     """Greedy centroid clustering of the phrases (see the module docstring)."""
     import numpy as np
 
@@ -185,7 +189,7 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 
         embedder = Embedder()
     order = sorted(verbs, key=lambda v: (-positives.get(v, 0), len(v), v))
-    vectors = np.asarray(embedder.encode([v.replace("_", " ") for v in order]), dtype=np.float64)  # type: ignore[attr-defined]
+    vectors = np.asarray(embedder.encode([v.replace("_", " ") for v in order]), dtype=np.float64)
     sums = np.zeros_like(vectors)
     centroids = np.zeros_like(vectors)  # row k: cluster k's mean direction (unit length)
     members: list[list[str]] = []
@@ -208,7 +212,7 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 # --- evidence ----------------------------------------------------------------------------------------------------
 
 def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUPING, *,
-                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> dict[str, Evidence]:
+                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: Embedder | None = None) -> dict[str, Evidence]:
     """One :class:`Evidence` per group of ``evidence``'s verbs: the members' positives and edges pooled, labelled
     negatives that no member names as positive, and the members (:class:`VerbMember`) recorded."""
     counts = {verb: len(ev.positives) for verb, ev in evidence.items()}

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.llm import extract_json_object, load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
 from kari.llm.types import ChatRequest
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 ROLES = ("proposer", "validator", "auditor")
 
@@ -30,7 +33,7 @@ class JSONReply:
 class LLMSession:
     """A chat client plus the induction prompts and the run's call log."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: ChatClient) -> None:
         self.client = client
         self.prompts = {role: load_prompt(role) for role in ROLES}
 

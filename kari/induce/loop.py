@@ -13,6 +13,7 @@ recorded. The finished rule is tidied (subsumed branches dropped) and every bran
 from __future__ import annotations
 
 import time
+from functools import partial
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -61,7 +62,9 @@ class _State:
     events: list[VocabEvent] = field(default_factory=list)
 
     def rule(self) -> Rule:
-        return Rule(self.evidence.affordance, self.body)  # type: ignore[arg-type]
+        if self.body is None:
+            raise ValueError(f"no rule body for {self.evidence.affordance} yet")
+        return Rule(self.evidence.affordance, self.body)
 
 
 def branches_of(body: Node | None) -> tuple[Node, ...]:
@@ -127,7 +130,7 @@ def _check(
     first_new = len(branches_of(state.body))
     with timers("audit"):
         audit = comps.auditor.audit(proposal.body, first_new, affordance=state.evidence.affordance, round=task.round)
-    if audit.errors:
+    if audit.errors or audit.body is None:
         return None, audit.errors, None, []
     guard = comps.guard if comps.guard is not None else Guard(comps.vocab)  # every path is guarded
     with timers("guard"):
@@ -191,8 +194,8 @@ def induce_affordance(
     *,
     affordances: Sequence[str] = (),
     timers: Timers | None = None,
-) -> dict[str, Any]:
-    """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
+) -> InductionResult:
+    """Run the loop for one affordance; returns its result (rule, provenance, rounds, events)."""
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
     state = _State(evidence)
@@ -244,7 +247,7 @@ def _result(
     to_json: Any,
     seconds: float,
     timers: Timers,
-) -> dict[str, Any]:
+) -> InductionResult:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
     (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
@@ -253,7 +256,7 @@ def _result(
         covers = [
             o.id
             for o in evidence.positives
-            if o.id in state.labels and branch.evaluate(lambda a, oid=o.id: state.labels[oid].get(a, False))
+            if o.id in state.labels and branch.evaluate(partial(_label, state.labels[o.id]))
         ]
         meta["evidence"] = branch_evidence(Rule(evidence.affordance, branch), evidence.positives, negatives,
                                            vocab, config.semantics)
@@ -291,6 +294,11 @@ def _result(
         seconds=round(seconds, 3),
         **_kb_group(evidence),
     )
+
+
+def _label(labels: Mapping[Atom, bool], atom: Atom) -> bool:
+    """An atom's answer among one object's labels (an atom not asked about: False)."""
+    return labels.get(atom, False)
 
 
 def _kb_group(evidence: Evidence) -> dict[str, Any]:

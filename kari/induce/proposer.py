@@ -87,7 +87,7 @@ class LLMProposer:
                 + (f" ({task.description})" if task.description else "")
                 + f"\nRound {task.round}: draft the seed rule from these positive objects.\n{objects}"
             )
-        else:
+        elif task.current is not None:
             current = json.dumps(to_json(task.current), separators=(",", ":"))
             request = (
                 f"Affordance: {task.affordance}"

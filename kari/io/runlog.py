@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
 from kari.errors import KariError
 from kari.io.text import holds_nul, load_json, read_text
@@ -24,7 +24,9 @@ CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 """A run directory's scores, rewritten at the end of every session."""
 
-RecordCheck = Callable[[dict[str, Any], Path, int], Any]
+T = TypeVar("T")
+
+RecordCheck = Callable[[dict[str, Any], Path, int], T]
 """Returns the (typed) record when the line has the fields its readers need, else raises a ``run-corrupt``
 :class:`KariError`."""
 
@@ -67,7 +69,7 @@ def read_config(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
+def load_log(path: Path, check: RecordCheck[T]) -> tuple[list[T], bool]:
     """Records already in the log at ``path`` and whether the file must be rewritten to be clean again: a last
     line without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a
     line holding several records back to back (glued by a resume after such a crash) is split."""
@@ -79,9 +81,9 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     try:
         lines = body.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
-        line = body.count(b"\n", 0, exc.start) + 1
-        raise KariError("corrupt record (not UTF-8)", file=str(path), line=line, code="run-corrupt") from None
-    records: list[dict[str, Any]] = []
+        at = body.count(b"\n", 0, exc.start) + 1
+        raise KariError("corrupt record (not UTF-8)", file=str(path), line=at, code="run-corrupt") from None
+    records: list[T] = []
     dirty = False
     for number, line in enumerate(lines, 1):
         if line.strip():
@@ -102,7 +104,7 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     return records, dirty
 
 
-def append(handle: Any, record: Mapping[str, Any]) -> None:
+def append(handle: IO[str], record: Mapping[str, Any]) -> None:
     """Append one record to an open log as one whole line and flush it (a crash loses at most this line). A full
     disk or another write failure is a :class:`KariError` naming the log file."""
     data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")

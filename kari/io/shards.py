@@ -33,9 +33,10 @@ from kari.io.fingerprint import INPUTS_KEY, changes
 from kari.io.lock import folder_lock
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
-from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
+from kari.io.runloop import OLD_RUN, LoggedRun, Record, RunLog, old_run_note, read_checked_log
 
-R = TypeVar("R")
+R = TypeVar("R", bound=Record)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,8 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(a)
     for k, v in b.items():
         if isinstance(v, Mapping):
-            out[k] = _add(out.get(k) if isinstance(out.get(k), Mapping) else {}, v)
+            prior = out.get(k)
+            out[k] = _add(prior if isinstance(prior, Mapping) else {}, v)
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(out.get(k, 0), (int, float)):
             out[k] = out.get(k, 0) + v
             if isinstance(out[k], float):
@@ -180,8 +182,8 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[Any],
-                 shards: Sequence[str | os.PathLike[str]], finish: Callable[[Path], Any]) -> Any:
+def write_merged(out: str | os.PathLike[str], joined: Joined[R], log: RunLog[R],
+                 shards: Sequence[str | os.PathLike[str]], finish: Callable[[Path], T]) -> T:
     """Write the joined run as the run directory ``out`` (which must not exist, or be an empty folder, and be
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what

@@ -9,12 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.kb.textfile import iter_lines
 from kari.resources import asset_path
 from kari.core.terms import PREDICATES
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 ROLES = ("made_of", "has_property", "has_part", "part_of", "affordance_pos", "affordance_neg")
 
@@ -75,7 +78,7 @@ def read_lexicon(path: Path | None = None) -> list[tuple[str, str, str]]:
     return out
 
 
-def refresh_maps(con: Any, relation_map: Path | None = None, lexicon: Path | None = None) -> None:
+def refresh_maps(con: DuckDBPyConnection, relation_map: Path | None = None, lexicon: Path | None = None) -> None:
     """Replace the contents of the ``relation_map`` and ``value_lexicon`` tables (inside the caller's transaction)
     unless they already hold exactly these rows (their digest is kept in ``kari_meta``): an open that changes
     nothing writes nothing."""

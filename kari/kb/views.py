@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from kari.io.sql import scalar
 from kari.core.benchmark import ObjectRecord, Property
 from kari.domain.canon import canonical_objects
 from kari.io.transaction import transaction
@@ -39,7 +40,7 @@ def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
     :func:`kari.domain.canon.canonical_objects`); each object's ``source`` is the FILE:LINE of its first edge.
     A KB whose edges the lexicon types nowhere has no objects: that is found first, at a fraction of the cost of
     the part joins."""
-    if not con.execute("SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL)").fetchone()[0]:
+    if not scalar(con, "SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL)"):
         return []
     props = con.execute("SELECT object, part, predicate, value, min(file || ':' || line) FROM object_property "
                         "WHERE predicate IS NOT NULL GROUP BY ALL ORDER BY ALL").fetchall()

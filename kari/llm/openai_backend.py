@@ -21,6 +21,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from kari.errors import KariError
@@ -84,7 +85,7 @@ class OpenAIBackend:
         while True:
             try:
                 outcome = call_with_retries(
-                    lambda mode=mode: self._attempt(client, request, mode),
+                    partial(self._attempt, client, request, mode),
                     max_retries=self.config.max_retries,
                     base=self.config.backoff_base,
                     cap=self.config.backoff_max,
@@ -167,7 +168,7 @@ class OpenAIBackend:
         if not isinstance(choices, list) or not choices:
             raise Transient("the server returned no choices")
         message = getattr(choices[0], "message", None)
-        if not hasattr(message, "content"):
+        if message is None or not hasattr(message, "content"):
             raise Transient("the reply's first choice has no message object")
         content = message.content
         if content is not None and not isinstance(content, str):

@@ -124,11 +124,10 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     cells = list(diff.values())
     pairs = len(keys)
     both = sum(c[3] for c in cells)
-    boot = {"resamples": settings.resamples, "seed": settings.seed, "level": settings.level}
     sr_a = sum(bool(left[k]["success"]) for k in keys) / pairs if pairs else None
     sr_b = sum(bool(right[k]["success"]) for k in keys) / pairs if pairs else None
-    delta = (sr_b - sr_a) if pairs else None  # type: ignore[operator]
-    interval = bootstrap_ratio([c[0] for c in cells], [c[1] for c in cells], **boot) if pairs else None
+    delta = sr_b - sr_a if sr_a is not None and sr_b is not None else None
+    interval = _bootstrap([c[0] for c in cells], [c[1] for c in cells], settings) if pairs else None
     return {
         "games": len(cells), "pairs": pairs,
         "a_success_rate": _rounded(sr_a), "b_success_rate": _rounded(sr_b),
@@ -137,7 +136,7 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
         "discordant": {"b": only_a, "c": only_b},
         "turn_pairs": int(both),
         "delta_turns": _rounded(sum(c[2] for c in cells) / both) if both else None,
-        "delta_turns_ci": _interval(bootstrap_ratio([c[2] for c in cells], [c[3] for c in cells], **boot))
+        "delta_turns_ci": _interval(_bootstrap([c[2] for c in cells], [c[3] for c in cells], settings))
         if both else None,
     }
 
@@ -147,7 +146,12 @@ SOURCE_LABELS = {RuleColumn.KB: "KB rules", RuleColumn.RULES: "benchmark rules"}
 cross-fitted ``RULES.cv`` of ``kari induce --bench --cv``, or any other rules file)."""
 
 
-def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
+def _bootstrap(num: Sequence[float], den: Sequence[float], settings: Settings) -> tuple[float, float] | None:
+    """The paired bootstrap interval of ``sum(num) / sum(den)`` with the report's settings."""
+    return bootstrap_ratio(num, den, resamples=settings.resamples, seed=settings.seed, level=settings.level)
+
+
+def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, RuleColumn]]:
     """``(without rules, with rules, source)`` per questioner and rule source (:data:`SOURCE_LABELS`) that has
     both: the first run of each kind (Table 1)."""
     first: dict[str, dict[str | None, RunData]] = {}

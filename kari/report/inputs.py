@@ -57,7 +57,7 @@ class CoverageSource:
 
     @property
     def threshold(self) -> float:
-        return self.run.config.get("rule_threshold", MATCH_THRESHOLD)
+        return float(self.run.config.get("rule_threshold", MATCH_THRESHOLD))
 
     def match_mode(self) -> str:
         """How the recorded matches were made (the records say; older runs: the run's configuration)."""
@@ -114,7 +114,7 @@ def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
         facts = [r for r in run.records if r.rules is not None]
         if facts:
             rules_file = str(run.config.get("rules"))
-            flag = (lambda key: {r.game: bool(r.rules.get(key)) for r in facts})  # type: ignore[union-attr]
+            flag = (lambda key: {r.game: bool((r.rules or {}).get(key)) for r in facts})
             return CoverageSource(run, rules_file, _rule_count(rules_file), flag("target_has_rule"),
                                   flag("target_rule_covers_object"), flag("target_rule_kb_positive"),
                                   {r.game: r.target for r in facts})

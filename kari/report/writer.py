@@ -114,8 +114,8 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     for run in runs:
         overall = score(run.records)
         split = coverage_split(run.records, covered) if covered else None
-        cov = (split or {}).get("covered", {})
-        unc = (split or {}).get("uncovered", {})
+        cov: Mapping[str, Any] = (split or {}).get("covered", {})
+        unc: Mapping[str, Any] = (split or {}).get("uncovered", {})
         cfg = run.config
         lines.append(f"| {run.label} | {cfg.get('questioner')} | {cfg.get('oracle')} | {cfg.get('checker')} | "
                      f"{'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
@@ -130,7 +130,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
               "| questioner | SR % | turns | SR % +KB rules | turns +KB rules | delta (points) | SR % +benchmark "
               "rules | turns +benchmark rules | delta (points) |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    table: dict[str, dict[str | None, dict[str, Any]]] = {}
+    table: dict[str, dict[str | None, Mapping[str, Any]]] = {}
     for run in runs:
         table.setdefault(run.questioner, {}).setdefault(run.table_source, score(run.records))
     for name, cells in table.items():

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
 from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError
@@ -127,10 +127,11 @@ def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
     return ordered
 
 
-class Asked(NamedTuple):
+@dataclass(frozen=True)
+class Asked:
     """``ask(Q)``: question Q is in the optimal plan."""
 
-    ATOM = "ask"
+    ATOM: ClassVar[str] = "ask"
     question: int
 
 
@@ -155,7 +156,7 @@ def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mappin
                         f"raise the time limit", code="time-limit")
     chosen = [answer.question for answer in outcome.answers(Asked)]
     reached = outcome.holds("reached")
-    ordered = _order(matrix, chosen, target)  # type: ignore[arg-type]
+    ordered = _order(matrix, chosen, target)
     belief = belief_after(matrix, ordered)
     guess = None if belief is None else max(matrix.candidates, key=lambda a: belief[a])
     questions = tuple(matrix.questions[i] for i in ordered)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import read_labelled
 from kari.core.benchmark import Benchmark, Game
@@ -21,6 +21,9 @@ from kari.rules import load_rule_file
 from kari.rules.anchors import rule_verbs
 from kari.solver.consistency import select_representatives
 from kari.solver.coverage import compute_coverage
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 MatchRow = tuple[str, str, str, float, str]
 """A ``rule_matches`` row: (target affordance, rule affordance, the rule verb that matched, similarity, mode)."""
@@ -125,7 +128,7 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
             remove_database(db)        # a failed command leaves no new database behind
 
 
-def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: Benchmark | None = None,
+def coverage_loaded(rules: Sequence[Rule], con: DuckDBPyConnection, vocab: Vocabulary, bench: Benchmark | None = None,
                     semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *, folder: Path | None = None,
                     db: Path | None = None, match_targets: TargetMatcher | None = None) -> CoverageSummary:
     """:func:`coverage` on loaded inputs: ``rules`` as read (their words and ``bench``'s, as written, are read

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kari.game.questioners.base import Questioner, argmax_belief
+from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import Player
@@ -33,7 +33,7 @@ class OptimalQuestioner(Questioner):
         self.time_limit = time_limit
 
     @classmethod
-    def from_options(cls, options: Any) -> OptimalQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> OptimalQuestioner:
         return cls(options.vocab, options.threshold, options.time_limit)
 
     def start(self, setup: GameSetup) -> None:
@@ -48,7 +48,9 @@ class OptimalQuestioner(Questioner):
     def _replan(self, state: GameState) -> None:
         setup = self.setup
         pool = [q for q in setup.pool if not state.was_asked(q)]
-        result = optimal_target_aware(setup.hidden, setup.target, setup.reps, self.vocab, pool,  # type: ignore[arg-type]
+        if setup.hidden is None or setup.target is None:
+            raise ValueError("the Optimal player is given the hidden object and its target (uses_hidden_object)")
+        result = optimal_target_aware(setup.hidden, setup.target, setup.reps, self.vocab, pool,
                                       threshold=self.threshold, time_limit=self.time_limit, history=state.history)
         self.plan = list(zip(result.questions, result.answers))
         self.plans += 1
