@@ -33,7 +33,7 @@ from kari.induce.roles import components
 from kari.induce.tuning import Tuning, choose_settings
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_dir, check_output_file
 from kari.io.lock import output_folder
-from kari.llm import CallLog, load_prompt, make_chat_client
+from kari.llm import load_prompt, optional_chat_client
 from kari.rules import dump_rules_jsonl, dump_rules_kari
 from kari.rules.ast import Rule
 from kari.vocab.vocabulary import Vocabulary, open_vocabulary
@@ -452,17 +452,14 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job:
     config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
-    log = client = None
-    if llm is not None and todo:
-        log = CallLog(run.call_log_path())
-        client = make_chat_client(llm, log=log)
     try:
-        comps = _components(config, vocab, LLMSession(client) if client is not None else None)
-        names = checked_names(chosen)
-        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
-            results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
-            run.save(results[ev.affordance])
-            interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
+        with optional_chat_client(llm if todo else None, run.call_log_path()) as client:
+            comps = _components(config, vocab, LLMSession(client) if client is not None else None)
+            names = checked_names(chosen)
+            for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
+                results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
+                run.save(results[ev.affordance])
+                interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
     except KeyboardInterrupt:
         raise KariError(
             f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
@@ -470,7 +467,4 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job:
             code="interrupted",
             exit_code=130,
         ) from None
-    finally:
-        if log is not None:
-            log.close()
     return results
