@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.core.benchmark import ObjectRecord
+from kari.core.game_records import RuleFacts
 from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
@@ -219,17 +220,14 @@ def combined_body(matches: Sequence[RuleMatch]) -> Node:
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,
-                    vocab: Vocabulary) -> dict[str, Any]:
+                    vocab: Vocabulary, source: str | None = None) -> RuleFacts:
     """The per-game rule facts: matches per candidate (rule, verb, similarity, mode), whether the target has a
     rule, whether it covers o*, and whether o* is itself one of the KB's positives of the target's rule (the KB
     evidence names the very object the game hides) or of another candidate's."""
     target_rules = matches.get(target, ())
     evidence_of = [c for c, ms in matches.items() if any(hidden.id in kb_positives(m.rule) for m in ms)]
-    return {
-        "matched": {c: [m.to_json() for m in ms] for c, ms in matches.items()},
-        "target_has_rule": bool(target_rules),
-        "target_match": target_rules[0].to_json() if target_rules else None,
-        "target_rule_covers_object": any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
-        "target_rule_kb_positive": target in evidence_of,
-        "kb_positive_candidates": evidence_of,
-    }
+    return RuleFacts(source=source, matched={c: tuple(m.fact() for m in ms) for c, ms in matches.items()},
+                     target_has_rule=bool(target_rules),
+                     target_match=target_rules[0].fact() if target_rules else None,
+                     target_rule_covers_object=any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
+                     target_rule_kb_positive=target in evidence_of, kb_positive_candidates=tuple(evidence_of))

@@ -124,7 +124,7 @@ class RunData:
             return None
         for record in self.records:
             if record.rules is not None:
-                return str(record.rules.get("source") or RuleOrigin.FILE)
+                return str(record.rules.source or RuleOrigin.FILE)
         return RuleOrigin.CROSS_FITTED if str(self.config.get("rules", "")).endswith(".cv") else RuleOrigin.FILE
 
     @property

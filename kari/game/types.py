@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kari.core.benchmark import ObjectRecord
 from kari.core.terms import History, Question, structured
 from kari.rules.ast import Rule
-from kari.core.game_records import CheckRecord, TurnRecord
+from kari.core.game_records import CheckRecord, MatchFact, TurnRecord
 
 if TYPE_CHECKING:
     from kari.game.belief import BeliefModel
@@ -35,9 +35,13 @@ class RuleMatch:
     verb: str | None = None
     mode: str = "embedding"
 
+    def fact(self) -> MatchFact:
+        """The match as a game record keeps it."""
+        return MatchFact(self.rule.affordance, self.verb or self.rule.affordance, round(self.similarity, 4),
+                         self.mode)
+
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule.affordance, "verb": self.verb or self.rule.affordance,
-                "similarity": round(self.similarity, 4), "match": self.mode}
+        return self.fact().to_json()
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar
 if TYPE_CHECKING:
     from kari.report.inputs import CoverageSource
     from kari.game.summary import RunData
+    from kari.core.game_records import RuleFacts
 
 Record = Mapping[str, Any]
 REPORT_FORMAT = "kari-report/1"
@@ -161,9 +162,9 @@ def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, RuleCol
             if None in cells and src in cells]
 
 
-def _rule_flags(run: RunData, key: str) -> dict[str, bool]:
-    """A per-game flag of a run's own rule facts (``target_has_rule``, ``target_rule_covers_object``)."""
-    return {r.game: bool(r.rules.get(key)) for r in run.records if r.rules is not None}
+def _rule_flags(run: RunData, flag: Callable[[RuleFacts], bool]) -> dict[str, bool]:
+    """A per-game flag of a run's own rule facts (whether the target has a rule, whether it covers the object)."""
+    return {r.game: flag(r.rules) for r in run.records if r.rules is not None}
 
 
 def _split(a: RunData, b: RunData, flags: Mapping[str, bool], names: tuple[str, str],
@@ -183,9 +184,10 @@ def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings
     for a, b, src in table:
         entry = {"kind": "rules", "source": src, "label": f"{a.questioner}: +{SOURCE_LABELS[src]}", "a": a.label,
                  "b": b.label, **paired(a.records, b.records, settings)}
-        entry["by_rule_coverage"] = _split(a, b, _rule_flags(b, "target_has_rule"), ("covered", "uncovered"),
+        has_rule = _rule_flags(b, lambda f: f.target_has_rule)
+        entry["by_rule_coverage"] = _split(a, b, has_rule, ("covered", "uncovered"),
                                            settings)
-        entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, "target_rule_covers_object"),
+        entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, lambda f: f.target_rule_covers_object),
                                                 ("covers", "does_not_cover"), settings)
         if kb_evidence:
             entry["without_kb_evidence"] = paired(a.records, b.records, settings,

@@ -62,9 +62,9 @@ class CoverageSource:
     def match_mode(self) -> str:
         """How the recorded matches were made (the records say; older runs: the run's configuration)."""
         for record in self.run.records:
-            for matches in ((record.rules or {}).get("matched") or {}).values():
-                for match in matches:
-                    return str(match.get("match", MatchMode.EMBEDDING))
+            mode = record.rules.match_mode() if record.rules is not None else None
+            if mode is not None:
+                return mode
         return MatchMode.EXACT if self.run.config.get("rule_match") == MatchMode.EXACT else MatchMode.EMBEDDING
 
     def kb_summary(self) -> dict[str, Any]:
@@ -111,13 +111,14 @@ def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
     whose records carry rule facts (None when no run has any)."""
     ordered = [r for r in runs if r.rule_source == RuleOrigin.KB] + [r for r in runs if r.rule_source != RuleOrigin.KB]
     for run in ordered:
-        facts = [r for r in run.records if r.rules is not None]
+        facts = [(r, r.rules) for r in run.records if r.rules is not None]
         if facts:
             rules_file = str(run.config.get("rules"))
-            flag = (lambda key: {r.game: bool((r.rules or {}).get(key)) for r in facts})
-            return CoverageSource(run, rules_file, _rule_count(rules_file), flag("target_has_rule"),
-                                  flag("target_rule_covers_object"), flag("target_rule_kb_positive"),
-                                  {r.game: r.target for r in facts})
+            return CoverageSource(run, rules_file, _rule_count(rules_file),
+                                  {r.game: f.target_has_rule for r, f in facts},
+                                  {r.game: f.target_rule_covers_object for r, f in facts},
+                                  {r.game: f.target_rule_kb_positive for r, f in facts},
+                                  {r.game: r.target for r, _ in facts})
     return None
 
 

@@ -120,12 +120,12 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
         if record.object not in source.objects:
             return None, f"the hidden object {record.object!r} of game {record.game} is not in {source.where}: " \
                          "no KB-gap ledger"
-        names = [m["rule"] for m in (facts.get("matched") or {}).get(record.target) or []]
-        chosen = tuple(r for r in (rules.rule(str(path), facts.get("fold"), n) for n in names) if r is not None)
+        names = facts.matched_rules(record.target)
+        chosen = tuple(r for r in (rules.rule(str(path), facts.fold, n) for n in names) if r is not None)
         if len(chosen) < len(names):
             return None, f"the rules {path} no longer hold every rule run {run.label} was matched to: no KB-gap ledger"
         games[record.game] = GameRules(record.game, record.object, record.target, chosen)
-        recorded[record.game] = bool(facts.get("target_rule_covers_object"))
+        recorded[record.game] = facts.target_rule_covers_object
     if not games:
         return None, f"run {run.label} records no rule facts: no KB-gap ledger"
     ledger = kb_gap_ledger(games.values(), source.objects, source.vocab)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
+from kari.core.game_records import QuestionerInfo
 from kari.core.game_settings import PlayerSettings
 from kari.core.terms import normalise_term
 from kari.game.types import Action, GameSetup, GameState, Guess
@@ -66,9 +67,9 @@ class Questioner(ABC):
         """The guess requested after the budget is spent or after repeated rejections (default: top belief)."""
         return Guess(argmax_belief(state))
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> QuestionerInfo:
         """Extra per-game facts for the record (e.g. whether a plan was proven optimal)."""
-        return {}
+        return QuestionerInfo()
 
 
 def argmax_belief(state: GameState, beliefs: Mapping[str, float] | None = None) -> str:

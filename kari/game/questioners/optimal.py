@@ -16,6 +16,7 @@ from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_bel
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import Player
+from kari.core.game_records import QuestionerInfo
 from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
 from kari.solver import optimal_target_aware
 
@@ -81,5 +82,6 @@ class OptimalQuestioner(Questioner):
     def forced_guess(self, state: GameState, reason: str) -> Guess:
         return Guess(argmax_belief(state))
 
-    def info(self) -> dict[str, Any]:
-        return {"proven_optimal": all(self.proven), "planned_turns": self.planned_turns, "plans": self.plans}
+    def info(self) -> QuestionerInfo:
+        return QuestionerInfo.stated(proven_optimal=all(self.proven), planned_turns=self.planned_turns,
+                                     plans=self.plans)

@@ -21,6 +21,7 @@ from kari.domain.objects import answered, rule_status
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.core.game_names import Player
+from kari.core.game_records import QuestionerInfo
 
 Truth = bool | None
 
@@ -103,5 +104,5 @@ class RulesQuestioner(Questioner):
         soft = state.soft_beliefs  # ties: the soft belief over the representatives, then the game's random stream
         return Guess(argmax_belief(state, {c: soft.get(c, 0.0) for c in tied} if soft else None))
 
-    def info(self) -> dict[str, Any]:
-        return {"candidates_with_rules": len(self.bodies)}
+    def info(self) -> QuestionerInfo:
+        return QuestionerInfo(candidates_with_rules=len(self.bodies))

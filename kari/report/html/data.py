@@ -80,19 +80,19 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
         if not path:
             continue
         for record, compact in zip(run.records, (g for g in games if g["r"] == index), strict=True):
-            facts = record.get("rules") or {}
-            matched = (facts.get("matched") or {}).get(record["target"]) or []
-            if not matched or record.get("object") not in source.objects:
+            facts = record.rules
+            matched = facts.matched_rules(record.target) if facts is not None else []
+            if facts is None or not matched or record.object not in source.objects:
                 continue
-            name, fold = matched[0]["rule"], facts.get("fold")
-            key = f"{path}|{fold}|{name}|{record['object']}"
+            name, fold = matched[0], facts.fold
+            key = f"{path}|{fold}|{name}|{record.object}"
             if key not in proofs:
                 rule = rule_sets.rule(str(path), fold, name)
                 if rule is None:
                     continue
-                proof = explain(rule, source.objects[record["object"]], source.vocab, "any-part", source.evidence)
+                proof = explain(rule, source.objects[record.object], source.vocab, "any-part", source.evidence)
                 fold_note = "" if fold is None else f" (fold {fold}'s rules: induced without this object's fold)"
-                proofs[key] = f"rule given to the player for {record['target']}{fold_note}:\n" + proof_text(proof)
+                proofs[key] = f"rule given to the player for {record.target}{fold_note}:\n" + proof_text(proof)
             compact["p"] = key
     return proofs
 
