@@ -125,8 +125,14 @@ class PlayConfig:
         return {**self.identity(), "games": self.games, "game_ids": list(self.game_ids)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PlayConfig:
-        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored)."""
+    def from_json(cls, data: Mapping[str, Any], file: str | None = None) -> PlayConfig:
+        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored; a
+        setting it lacks takes its default); one without ``bench`` and ``questioner`` is a ``run-config`` error
+        naming ``file``."""
+        missing = [key for key in ("bench", "questioner") if not isinstance(data.get(key), str)]
+        if missing:
+            raise KariError(f"the run configuration names no {' and no '.join(missing)}", file=file,
+                            code="run-config")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**{**known, "game_ids": tuple(known.get("game_ids") or ())})
 

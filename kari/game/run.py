@@ -11,7 +11,6 @@ command on a directory another one is writing fails at once (the directory is lo
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -213,7 +212,7 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Bench
 
         records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
         summary = finish_run(out, config, records, runs, usage_of(client).get("llm_usage"))
-        return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
+        return RunData(out, config, summary, records)
 
 
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
@@ -221,7 +220,7 @@ def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], 
     """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged)."""
     summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
-    plot_run(summary, folder)
+    plot_run(summary, config, folder)
     return summary
 
 

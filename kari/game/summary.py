@@ -15,6 +15,7 @@ from typing import Any
 from kari.core.game_names import RULE_SUFFIXES, RuleColumn, RuleOrigin
 from kari.game.questioners.registry import sees_rules
 from kari.core.game_records import GameRecord
+from kari.core.game_settings import PlayConfig
 from kari.core.records import JsonRecord, Layout
 
 
@@ -92,7 +93,7 @@ class RunData:
     """A run directory's configuration, summary and records."""
 
     path: Path
-    config: dict[str, Any]
+    config: PlayConfig
     summary: RunSummary
     records: list[GameRecord]
 
@@ -104,10 +105,10 @@ class RunData:
     def questioner(self) -> str:
         """The questioner without a ``+rules`` / ``+kb`` suffix (the Table 1 row), with the positives its soft
         belief may use when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
-        name = str(self.config.get("questioner"))
+        name = str(self.config.questioner)
         for suffix in RULE_SUFFIXES:
             name = name.removesuffix(suffix)
-        reps = self.config.get("model_reps")
+        reps = self.config.model_reps
         return f"{name}@{reps}" if reps else name
 
     @property
@@ -125,7 +126,7 @@ class RunData:
         for record in self.records:
             if record.rules is not None:
                 return str(record.rules.source or RuleOrigin.FILE)
-        return RuleOrigin.CROSS_FITTED if str(self.config.get("rules", "")).endswith(".cv") else RuleOrigin.FILE
+        return RuleOrigin.CROSS_FITTED if str(self.config.rules).endswith(".cv") else RuleOrigin.FILE
 
     @property
     def table_source(self) -> str | None:

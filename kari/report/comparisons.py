@@ -205,8 +205,8 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
     """One run's row of ``report.json``."""
     cfg = run.config
     row: dict[str, Any] = {
-        "run": run.label, "path": str(run.path), "questioner": cfg.get("questioner"), "player": run.questioner,
-        "rules": run.with_rules, "oracle": cfg.get("oracle"), "checker": cfg.get("checker"),
+        "run": run.label, "path": str(run.path), "questioner": cfg.questioner, "player": run.questioner,
+        "rules": run.with_rules, "oracle": cfg.oracle, "checker": cfg.checker,
         "runs_per_game": max((len(rs) for rs in by_game(run.records).values()), default=0),
         **row_scores(run.records, settings),
     }

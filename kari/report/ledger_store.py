@@ -108,7 +108,7 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
     and a note: why there is none, or how many games' verdicts differ from the run's own record of them."""
     from kari.report.inputs import PlayedRules
 
-    path = run.config.get("rules")
+    path = run.config.rules
     if not path:
         return None, f"run {run.label} was played without rules: no KB-gap ledger"
     rules = PlayedRules(source, read)

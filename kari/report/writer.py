@@ -22,6 +22,7 @@ from kari.errors import KariError
 from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, write_ledger_file
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.core.game_names import RuleColumn
+from kari.core.game_settings import PlayConfig
 from kari.game.plots import plot_ig, run_title
 from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, checked_records
 from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
@@ -58,7 +59,7 @@ def load_run(path: str | Path) -> RunData:
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     records = checked_records(root).records  # a repeated record, or one not of the run's inputs: FILE:LINE
-    return RunData(root, config, RunSummary.from_json(summary), records)
+    return RunData(root, PlayConfig.from_json(config, str(root / CONFIG_FILE)), RunSummary.from_json(summary), records)
 
 
 def _pct(value: float | None) -> str:
@@ -117,7 +118,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         cov: Mapping[str, Any] = (split or {}).get("covered", {})
         unc: Mapping[str, Any] = (split or {}).get("uncovered", {})
         cfg = run.config
-        lines.append(f"| {run.label} | {cfg.get('questioner')} | {cfg.get('oracle')} | {cfg.get('checker')} | "
+        lines.append(f"| {run.label} | {cfg.questioner} | {cfg.oracle} | {cfg.checker} | "
                      f"{'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
@@ -261,6 +262,6 @@ def _ig_series(runs: Sequence[RunData]) -> Mapping[str, tuple[list[float], list[
     series = {}
     for run in runs:
         who = run_title(run.config)
-        label = who if run.label == run.config.get("questioner") else f"{run.label}: {who}"
+        label = who if run.label == run.config.questioner else f"{run.label}: {who}"
         series[label] = ig_by_turn(run.records)
     return series

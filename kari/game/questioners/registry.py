@@ -9,6 +9,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.core.game_names import RULE_SUFFIXES, Player
+from kari.core.game_settings import PlayConfig
 from kari.game.questioners.base import Questioner, QuestionerOptions
 
 QUESTIONERS: dict[str, str] = {
@@ -22,11 +23,11 @@ QUESTIONERS: dict[str, str] = {
 """Each player's class, by name (:class:`~kari.core.game_names.Player`)."""
 
 
-def sees_rules(config: Mapping[str, Any]) -> bool:
-    """Did a run's questioner see matched rules (its ``config.json``): given a rules file, and a player that uses
-    them (its class says ``sees_rules``: llm, rules, greedy-ig) or a ``*+rules`` / ``*+kb`` name?"""
-    name = str(config.get("questioner"))
-    if not config.get("rules"):
+def sees_rules(config: PlayConfig) -> bool:
+    """Did a run's questioner see matched rules: given a rules file, and a player that uses them (its class says
+    ``sees_rules``: llm, rules, greedy-ig) or a ``*+rules`` / ``*+kb`` name?"""
+    name = str(config.questioner)
+    if not config.rules:
         return False
     return questioner_class(name).sees_rules if name in QUESTIONERS else name.endswith(RULE_SUFFIXES)
 

@@ -76,7 +76,7 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
         return proofs
     rule_sets = PlayedRules(source, read)
     for index, run in enumerate(runs):
-        path = run.config.get("rules")
+        path = run.config.rules
         if not path:
             continue
         for record, compact in zip(run.records, (g for g in games if g["r"] == index), strict=True):
@@ -102,7 +102,7 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
     if options.rules is not None:
         return str(options.rules), f"rules of {options.rules} (--rules)"
     for run in runs:
-        path = run.config.get("rules")
+        path = run.config.rules
         if path:
             where = Path(str(path))
             if where.is_dir() or where.suffix == ".cv":
@@ -171,8 +171,8 @@ def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportO
     return {
         "report": data,
         "runs": [{"label": run.label, "player": run.questioner, "rules": run.with_rules,
-                  "questioner": run.config.get("questioner"), "oracle": run.config.get("oracle"),
-                  "checker": run.config.get("checker")} for run in runs],
+                  "questioner": run.config.questioner, "oracle": run.config.oracle,
+                  "checker": run.config.checker} for run in runs],
         "games": games, "proofs": proofs, "rules": rules,
         "rules_origin": origin if rules else (note or origin), "bench": bench,
     }
