@@ -4,6 +4,7 @@ benchmark's judge and its output formats."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -115,22 +116,22 @@ def solve(
         if uses_llm else None
     summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
                           shard=shard)
-    rate = summary["gold_correct_rate"]
-    entity = summary["entity_correct_rate"]
-    text = (f"{summary['tasks']} tasks ({summary['answered']} answered): entity correct "
+    rate = summary.gold_correct_rate
+    entity = summary.entity_correct_rate
+    text = (f"{summary.tasks} tasks ({summary.answered} answered): entity correct "
             f"{100 * (entity or 0):.1f}%, gold correct {100 * (rate or 0):.1f}% (random: "
-            f"{100 * (summary['random_entity_rate'] or 0):.1f}% / {100 * (summary['random_gold_rate'] or 0):.1f}%); "
-            f"relations {_counts(summary['relations'])}")
-    matched = summary.get("goal_rules")
+            f"{100 * (summary.random_entity_rate or 0):.1f}% / {100 * (summary.random_gold_rate or 0):.1f}%); "
+            f"relations {_counts(summary.relations)}")
+    matched = summary.goal_rules
     if matched:
         text += f"; goals above the rule threshold {matched['above_threshold']}, fallbacks {matched['fallback']}"
-    oracle = summary.get("oracle_affordance")
+    oracle = summary.oracle_affordance
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
     typer.echo(f"{text} -> {out}" + (f" (shard {shard})" if shard is not None else ""))
 
 
-def _counts(counts: dict[str, int]) -> str:
+def _counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
 
@@ -179,9 +180,9 @@ def judge(
     from kari.cli.play import echo_old_run_notes
 
     echo_old_run_notes([run_dir])
-    means = {k: v["mean"] for k, v in summary["gold"].items()}
-    typer.echo(f"{summary['judged']} of {summary['tasks']} tasks judged ({_counts(summary['how'])}); gold answers' "
-               f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])} -> {run_dir}")
+    means = {k: v["mean"] for k, v in summary.gold.items()}
+    typer.echo(f"{summary.judged} of {summary.tasks} tasks judged ({_counts(summary.how)}); gold answers' "
+               f"rubric means {means}; reasonability levels {_counts(summary.reasonability_levels)} -> {run_dir}")
 
 
 @creativity_app.command("score")
@@ -198,12 +199,12 @@ def score(
     from kari.creativity.scoring import score_file
 
     summary = score_file(answers, tasks, out)
-    head = summary["headline"]
-    text = (f"{summary['tasks_answered']} of {summary['tasks_in_file']} tasks answered: entity correct "
+    head = summary.headline
+    text = (f"{summary.tasks_answered} of {summary.tasks_in_file} tasks answered: entity correct "
             f"{head['entity_correct_rate']}, gold correct {head['gold_correct_rate']}; relations "
             f"{_counts(head['relations'])}")
-    if "judge" in summary:
-        text += f"; agrees with the judge: {json.dumps(summary['judge']['agree'])} of {summary['judge']['samples']}"
+    if summary.judge is not None:
+        text += f"; agrees with the judge: {json.dumps(summary.judge['agree'])} of {summary.judge['samples']}"
     typer.echo(text + (f" -> {out}" if out else ""))
 
 

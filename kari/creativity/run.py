@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from kari.creativity.llm_solver import LLMSolver
 from kari.creativity.model import read_tasks
 from kari.creativity.prompting import check_sampling
 from kari.creativity.store import open_kb
-from kari.creativity.summary import summarise
+from kari.creativity.summary import SolveSummary, summarise
 from kari.creativity.symbolic import SymbolicSolver
 from kari.domain.canon import canonical_rules
 from kari.errors import KariError
@@ -135,7 +135,7 @@ def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
 
 
 def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: LLMConfig | None = None, progress: bool = True,
-                embedder: Embedder | None = None, shard: Shard | None = None) -> dict[str, Any]:
+                embedder: Embedder | None = None, shard: Shard | None = None) -> SolveSummary:
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
     _check_settings(config)
@@ -160,7 +160,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: LLMConfig |
 def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
                  vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: DuckDBPyConnection | None = None,
                  llm_config: LLMConfig | None = None,
-                 progress: bool = True, embedder: Embedder | None = None, shard: Shard | None = None) -> dict[str, Any]:
+                 progress: bool = True, embedder: Embedder | None = None, shard: Shard | None = None) -> SolveSummary:
     """:func:`solve_tasks` on loaded inputs: the task file's tasks (the first ``config.limit`` are answered;
     the others may have answers from an earlier session with a larger limit), the rules read into ``vocab``,
     the affordance descriptions and an open KB connection (None: parts from the tasks' descriptions).
@@ -220,7 +220,7 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
 
 def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Vocabulary,
                   mapper: GoalMapper, client: ChatClient | None, kb_con: DuckDBPyConnection | None, tasks: list[Any],
-                  progress: bool) -> dict[str, Any]:
+                  progress: bool) -> SolveSummary:
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     solver = symbolic if is_symbolic else LLMSolver(
@@ -237,18 +237,17 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
 
 
 def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord],
-               llm_usage: Any = None) -> dict[str, Any]:
+               llm_usage: Mapping[str, Any] | None = None) -> SolveSummary:
     """Write a run directory's ``summary.json`` and its answers in the benchmark runner's format from its
     records (a solved run, or shards merged); returns the summary."""
     answers = [r.to_json() for r in records]
-    summary = {**summarise(answers), "config": config.identity(),
-               **({"llm_usage": llm_usage} if llm_usage is not None else {}),
-               "benchmark_outputs": write_benchmark_outputs(folder, config, answers)}
-    atomic_write_json(folder / SUMMARY_FILE, summary)
+    summary = replace(summarise(answers), config=config.identity(), llm_usage=llm_usage,
+                      benchmark_outputs=write_benchmark_outputs(folder, config, answers))
+    atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     return summary
 
 
-def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
+def merge_runs(shards: Sequence[str | Path], out: str | Path) -> SolveSummary:
     """``kari merge``: join the run directories of the shards of one ``kari creativity solve`` run into the run
     directory ``out``, whose ``answers.jsonl`` and ``summary.json`` are those of the run made unsharded
     (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""

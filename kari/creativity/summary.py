@@ -6,15 +6,55 @@ rule each task was answered with) and, for the symbolic solver, the oracle-affor
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from kari.core.records import JsonRecord, Layout
 from kari.creativity.answering import headline_sample
 from kari.creativity.metrics import rate, rates
 
 
-def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The summary of a run's answer records."""
+@dataclass(frozen=True, eq=False)
+class SolveSummary(JsonRecord):
+    """A ``kari creativity solve`` run's ``summary.json`` (docs/creativity.md): the headline rates over the tasks
+    (their headline sample), the relation counts, the random-choice rates, the goal mapping's accuracy, and the
+    sections a run has only sometimes (``--goal rules`` counts, several temperatures, the oracle-affordance bound
+    of the symbolic solver, the interactive mode's turns), then the run's settings, its token usage and the
+    benchmark runner's output file."""
+
+    tasks: int
+    answered: int
+    answered_share: float | None
+    entity_correct_rate: float | None
+    part_correct_rate: float | None
+    gold_correct_rate: float | None
+    gold_rate_when_answered: float | None
+    relations: Mapping[str, int]
+    normalised_only: Any
+    random_entity_rate: float | None
+    random_gold_rate: float | None
+    readings: Mapping[str, int]
+    goal_mapped_correctly: float | None
+    goal_rules: Mapping[str, Any] | None = None
+    by_temperature: Mapping[str, Any] | None = None
+    all_samples: Mapping[str, Any] | None = None
+    oracle_affordance: Mapping[str, Any] | None = None
+    mean_turns: float | None = None
+    config: Mapping[str, Any] | None = None
+    llm_usage: Mapping[str, Any] | None = None
+    benchmark_outputs: str | None = None
+    layout: Layout | None = None
+
+    KEYS = ("tasks", "answered", "answered_share", "entity_correct_rate", "part_correct_rate", "gold_correct_rate",
+            "gold_rate_when_answered", "relations", "normalised_only", "random_entity_rate", "random_gold_rate",
+            "readings", "goal_mapped_correctly", "goal_rules", "by_temperature", "all_samples", "oracle_affordance",
+            "mean_turns", "config", "llm_usage", "benchmark_outputs")
+    OPTIONAL = KEYS[13:]
+
+
+def summarise(records: Iterable[Mapping[str, Any]]) -> SolveSummary:
+    """The summary of a run's answer records (without the run's settings, usage and output file)."""
     records = list(records)
     heads = [headline_sample(r) for r in records]
     scores = [s["score"] for s in heads]
@@ -58,4 +98,4 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     turns = [s["answer"]["turns"] for s in heads if isinstance(s["answer"].get("turns"), int)]
     if turns:
         summary["mean_turns"] = round(sum(turns) / len(turns), 2)
-    return summary
+    return SolveSummary(**summary)
