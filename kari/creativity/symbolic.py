@@ -27,7 +27,7 @@ from kari.rules.ast import Atom, Rule
 from kari.rules.printer import to_text
 from kari.solver.compile import compile_rule
 from kari.solver.control import number, solve
-from kari.solver.facts import object_facts, taxonomy_facts
+from kari.solver.facts import asp_fact, object_facts, taxonomy_facts
 
 TIME_LIMIT = 10.0
 
@@ -63,19 +63,19 @@ def program(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affo
     entities = list(dict.fromkeys(c.entity for c in candidates))
     wholes = [entity_object(e, [c for c in candidates if c.entity == e]) for e in entities]
     objects = [c.object for c in candidates] + wholes
-    lines = [object_facts(objects, vocab), taxonomy_facts(vocab), *compile_rule(rule, 0, "strict"), "goal(0)."]
+    lines = [object_facts(objects, vocab), taxonomy_facts(vocab), *compile_rule(rule, 0, "strict"), asp_fact("goal", 0)]
     n = len(candidates)
     index = {e: i for i, e in enumerate(entities)}
     for o, cand in enumerate(candidates):
-        lines.append(f"cand({o},{index[cand.entity]}). order({o},{cand.order}).")
+        lines.append(f"{asp_fact('cand', o, index[cand.entity])} {asp_fact('order', o, cand.order)}")
         if cand.state.accessible is False:
-            lines.append(f"inaccessible({o}).")
+            lines.append(asp_fact("inaccessible", o))
         if cand.state.safe is False:
-            lines.append(f"unsafe({o}).")
+            lines.append(asp_fact("unsafe", o))
         level = typicality(cand, affordance_words)
         if level:
-            lines.append(f"typicality({o},{level}).")
-    lines += [f"whole({i},{n + i})." for i in range(len(entities))]
+            lines.append(asp_fact("typicality", o, level))
+    lines += [asp_fact("whole", i, n + i) for i in range(len(entities))]
     return "\n".join(lines)
 
 

@@ -32,7 +32,7 @@ from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError
 from kari.solver.control import solve
 from kari.domain.objects import object_view
-from kari.solver.facts import asp_string
+from kari.solver.facts import asp_fact, asp_string
 from kari.core.terms import History, Question
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.solver_types import THRESHOLD
@@ -105,11 +105,11 @@ def belief_after(matrix: GameMatrix, asked: Sequence[int]) -> dict[str, float] |
 
 
 def _program(matrix: GameMatrix, target: int, threshold: Fraction) -> str:
-    lines = [f"threshold({threshold.numerator},{threshold.denominator}).", f"target({target})."]
-    lines += [f"rep({r},{c})." for r, c in enumerate(matrix.rep_candidate)]
+    lines = [asp_fact("threshold", threshold.numerator, threshold.denominator), asp_fact("target", target)]
+    lines += [asp_fact("rep", r, c) for r, c in enumerate(matrix.rep_candidate)]
     for q, out in enumerate(matrix.eliminates):
-        lines.append(f"question({q}). % {asp_string(':'.join(matrix.questions[q]))}")
-        lines += [f"elim({q},{r})." for r in sorted(out)]
+        lines.append(f"{asp_fact('question', q)} % {asp_string(':'.join(matrix.questions[q]))}")
+        lines += [asp_fact("elim", q, r) for r in sorted(out)]
     return "\n".join(lines)
 
 
