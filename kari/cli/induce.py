@@ -8,12 +8,12 @@ from typing import Any
 
 import typer
 
-from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, number, timeout
+from kari.cli.options import (LLM_DEFAULTS, MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, ApiKeyEnv, BaseUrl, CacheDir,
+                               LLMAttempts, LLMTimeout, Model, NoCache, count, llm_options, number)
 from kari.cli.options import seed as seed_option
 from kari.core.terms import Semantics
 from kari.errors import one_of
-from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, Grouping, InduceConfig, Negatives
 
 DEFAULTS = InduceConfig()
 """The defaults the options below show and fall back to."""
@@ -29,7 +29,9 @@ def induce(
                                     "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
-    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
+    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help=f"Backend, {one_of(Backend)}: offline symbolic (no "
+                            "network), openai any OpenAI-compatible server (the --base-url ... --llm-attempts "
+                            "options)."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
     seed: int = seed_option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
@@ -59,10 +61,10 @@ def induce(
                               "taxonomy while its precision holds (both backends)."),
     groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
-    grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help="KB input: how verbs that mean the same "
-                                 "are grouped before induction (one rule per group): wordnet (head word's first "
-                                 "WordNet sense), lemma (head word in base form), embedding (MiniLM clusters; needs "
-                                 "kari[embed]) or none."),
+    grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help=f"KB input, {one_of(Grouping)}: how verbs "
+                                 "that mean the same are grouped before induction (one rule per group): wordnet "
+                                 "the head word's first WordNet sense, lemma the head word in base form, embedding "
+                                 "MiniLM clusters (needs kari[embed])."),
     group_threshold: float = number(DEFAULTS.group_threshold, "--group-threshold", low=0, high=1,
                                     help="--group embedding: the cosine a verb needs to join a cluster."),
     tune_min_positives: int = count(DEFAULTS.tune_min_positives, "--tune-min-positives", high=MAX_ITEMS,
@@ -76,17 +78,13 @@ def induce(
     ),
     repair_attempts: int = count(DEFAULTS.repair_attempts, "--repair-attempts", low=0, high=MAX_ATTEMPTS,
                                  help="Repair attempts for an invalid proposal."),
-    base_url: str | None = typer.Option(None, "--base-url", help="openai: server URL (default $KARI_LLM_BASE_URL)."),
-    model: str | None = typer.Option(None, "--model", help="openai: model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option(
-        "OPENAI_API_KEY", "--api-key-env", help="openai: environment variable holding the key."
-    ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="openai: reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
-                                      "before the attempt counts as failed."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
-                                     "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
@@ -103,9 +101,8 @@ def induce(
     docs/formats.md.
     """
     from kari.induce.run import induce as run_induce
-    from kari.llm.config import call_limits
 
-    limits = call_limits(llm_timeout, llm_attempts)
+    llm_connection = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
     given: dict[str, Any] = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
              "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
              "beta": beta}
@@ -125,14 +122,7 @@ def induce(
         tune_min_positives=tune_min_positives,
         **{k: v for k, v in given.items() if v is not None},
     )
-    llm_config = None
-    if llm == Backend.OPENAI:
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(
-            base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache, cache_dir=cache_dir,
-            **limits,
-        )
+    llm_config = llm_connection.config() if llm == Backend.OPENAI else None
     outcome = run_induce(
         out=out,
         db=db,

@@ -1,17 +1,28 @@
 """Typed option checkers shared by every command: counts with an upper bound and finite numbers in a range,
-checked when the command line is parsed (before any work), with the bound shown in ``--help``.
+checked when the command line is parsed (before any work), with the bound shown in ``--help``; and the options
+several commands share, each declared once as an ``Annotated`` alias (a command writes ``model: Model = None``).
 
 A count past its bound (``--runs 100000000``) or a number that is not finite (``nan``, ``inf``) is a usage
 error (exit 2), never a run that eats the machine's memory or an internal error later on.
+
+The LLM connection (:data:`BaseUrl`, :data:`Model`, :data:`ApiKeyEnv`, :data:`NoCache`, :data:`CacheDir`,
+:data:`LLMTimeout`, :data:`LLMAttempts`, defaults :data:`LLM_DEFAULTS`) is gathered into one
+:class:`kari.llm.config.LLMOptions`, whose ``config()`` builds the command's ``LLMConfig``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
+
+from kari.core import game_defaults
+from kari.core.game_names import MatchMode
+from kari.errors import one_of
+from kari.llm.config import LLMOptions
 
 # Upper bounds of count options: far above any real use, low enough that nothing is allocated per unit
 # before the first step can fail.
@@ -100,3 +111,50 @@ def parse_shard(value: Any) -> Any:
 
 
 Parser = Callable[[Any], Any]
+
+
+def _range_text(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    return finite(low, high, low_open, high_open).range_text
+
+
+# --- options several commands share, declared once ------------------------------------------------------------
+
+LLM_DEFAULTS = LLMOptions()
+"""The defaults of the LLM connection options."""
+
+BaseUrl = Annotated[Optional[str], typer.Option(  # noqa: UP007 - typer reads the annotation at run time
+    "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL, else OpenAI's API).")]
+Model = Annotated[Optional[str], typer.Option("--model", help="LLM model name (default $KARI_LLM_MODEL).")]
+ApiKeyEnv = Annotated[str, typer.Option("--api-key-env", help="Environment variable holding the LLM API key.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM reply cache.")]
+CacheDir = Annotated[Optional[Path], typer.Option(
+    "--cache-dir", help="LLM reply cache folder (default $KARI_CACHE_DIR, else ~/.cache/kari/llm).")]
+LLMTimeout = Annotated[float, typer.Option(
+    "--llm-timeout", parser=finite(0.0, MAX_SECONDS, low_open=True), metavar="FLOAT",
+    help="Seconds to wait for one LLM reply before the attempt counts as failed "
+         f"[{_range_text(0.0, MAX_SECONDS, low_open=True)}].")]
+LLMAttempts = Annotated[int, typer.Option(
+    "--llm-attempts", min=1, max=MAX_ATTEMPTS,
+    help="Attempts per LLM call (timeouts, connection errors, HTTP 429 and 5xx are retried with backoff).")]
+
+
+def llm_options(base_url: str | None, model: str | None, api_key_env: str, no_cache: bool, cache_dir: Path | None,
+                llm_timeout: float, llm_attempts: int) -> LLMOptions:
+    """The LLM connection options of a command line, gathered."""
+    return LLMOptions(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
+
+
+MATCH_RANGE = (0.0, 1.0)
+"""``--match-threshold``: a sentence similarity, the range :class:`kari.game.match.RuleMatcher` accepts."""
+MatchThreshold = Annotated[float, typer.Option(
+    "--match-threshold", parser=finite(*MATCH_RANGE), metavar="FLOAT",
+    help="Rule matching: the minimum sentence similarity of a rule verb and an affordance for a match "
+         f"[{_range_text(*MATCH_RANGE)}].")]
+RuleMatch = Annotated[str, typer.Option(
+    "--rule-match", "--match",
+    help=f"Rule matching, {one_of(MatchMode)}: embedding by MiniLM sentence similarity (needs kari[embed]), "
+         "exact by identical verb ids.")]
+TopK = Annotated[int, typer.Option("--top-k", min=1, max=MAX_ITEMS, help="Rules matched per candidate.")]
+MATCH_DEFAULTS = (game_defaults.MATCH_THRESHOLD, MatchMode.EMBEDDING.value, game_defaults.TOP_K)
+"""The defaults of ``--match-threshold``, ``--rule-match`` and ``--top-k``."""
+

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
-                               MAX_RUNS, MAX_TOKENS, count, number, timeout)
+from kari.cli.options import (LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS,
+                               MAX_RESAMPLES, MAX_RUNS, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir, LLMAttempts,
+                               LLMTimeout, MatchThreshold, Model, NoCache, RuleMatch, TopK, count, llm_options, number)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
 from kari.core import game_defaults as defaults
-from kari.core.game_names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.core.formats import ReportFormat
+from kari.core.game_names import CheckerKind, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
+from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
+
+if TYPE_CHECKING:
+    from kari.game.summary import RunSummary
 
 QUESTIONER_HELP = f"{one_of(Player)}."
-MATCH_HELP = "Rule matching: embedding (MiniLM sentence similarity; needs kari[embed]) or exact (verb ids only)."
 WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (precision and support; docs/method.md) or "
                 f"fixed ({defaults.RULE_SATISFIED:g} satisfied / {defaults.RULE_FALSIFIED:g} falsified for every rule); "
                 f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
@@ -34,10 +38,9 @@ def play(
     seed: int = seed_option(0, "--seed", help="Seed of representatives and of random choices."),
     runs: Optional[int] = count(None, "--runs", high=MAX_RUNS, help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
-                                    help="Min. verb similarity of a rule match."),
-    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+    top_k: TopK = MATCH_DEFAULTS[2],
+    match: RuleMatch = MATCH_DEFAULTS[1],
     rule_weights: Optional[str] = typer.Option(None, "--rule-weights", help=WEIGHTS_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
@@ -64,15 +67,13 @@ def play(
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
-    model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
-                                      "before the attempt counts as failed."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
-                                     "connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
@@ -85,10 +86,9 @@ def play(
     docs/formats.md; the game and its metrics: docs/method.md)."""
     from kari.core.game_settings import PlayerSettings
     from kari.game.run import PlayConfig, uses_llm
-    from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
-    limits = call_limits(llm_timeout, llm_attempts)
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
     if questions is not None:
         from kari.io.text import read_text
 
@@ -106,13 +106,7 @@ def play(
         if questioner == Player.GREEDY_IG else PlayerSettings(),
         vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
         base_url=base_url if llm_parts else None)
-    llm_config = None
-    if uses_llm(config):
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
-                                        concurrency=concurrency if concurrency > 1 else None)
+    llm_config = llm.config(concurrency=concurrency if concurrency > 1 else None) if uses_llm(config) else None
     if interactive:
         from kari.errors import KariError
         from kari.game.interactive import play_interactive
@@ -130,7 +124,7 @@ def play(
     typer.echo(summary_line(summary, out) + (f" (shard {shard})" if shard is not None else ""))
 
 
-def summary_line(summary: Any, out: Path) -> str:
+def summary_line(summary: RunSummary, out: Path) -> str:
     """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
     sr, turns = summary.success_rate, summary.avg_turns_solved
     text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
@@ -145,8 +139,9 @@ def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md, report.json, leaderboard.csv, "
                                        "leaderboard.json and ig_over_turns.png here."),
-    output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
-                                      "(the leaderboard: one row per run, best SR first)."),
+    output_format: str = typer.Option(ReportFormat.MD.value, "--format", help=f"What to print: {one_of(ReportFormat)}: "
+                                      "md the Markdown report, csv or json the leaderboard (one row per run, best SR "
+                                      "first)."),
     resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
     seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
     html: bool = typer.Option(False, "--html", help="Also write report.html (one self-contained page: tables, "
@@ -161,18 +156,17 @@ def report(
     """Compare runs side by side: SR and turns with 95% intervals, paired deltas with McNemar's test (Markdown,
     report.json, a leaderboard as CSV / JSON), IG over turns, the KB-gap ledger of the run whose rules split the
     games (kb_gaps.csv), and with --html a browsable page."""
-    from kari.errors import KariError
+    from kari.errors import choice
     from kari.report.leaderboard import leaderboard_csv
     from kari.report.writer import ReportOptions, write_report
 
-    if output_format not in ("md", "csv", "json"):
-        raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")
+    choice(output_format, ReportFormat, "format", code="bad-option")
     made = write_report(runs, out, ReportOptions(resamples=resamples, seed=seed, html=html, rules=rules,
                                                   bench=bench, db=db))
     echo_old_run_notes(runs)
-    if output_format == "md":
+    if output_format == ReportFormat.MD:
         typer.echo(made.markdown, nl=False)
-    elif output_format == "csv":
+    elif output_format == ReportFormat.CSV:
         typer.echo(leaderboard_csv(made.leaderboard), nl=False)
     else:
         import json
@@ -195,10 +189,9 @@ def export_prompts(
     out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
-    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
-                                    help="Min. verb similarity of a rule match."),
-    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+    top_k: TopK = MATCH_DEFAULTS[2],
+    match: RuleMatch = MATCH_DEFAULTS[1],
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""

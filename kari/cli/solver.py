@@ -6,11 +6,9 @@ from pathlib import Path
 
 import typer
 
-from kari.cli.options import number, timeout
+from kari.cli.options import MATCH_DEFAULTS, MatchThreshold, RuleMatch, timeout
 from kari.core.terms import Semantics
 from kari.errors import KariError, one_of
-from kari.core.game_defaults import MATCH_THRESHOLD
-from kari.core.game_names import MatchMode
 
 
 def register(app: typer.Typer) -> None:
@@ -32,14 +30,11 @@ def register(app: typer.Typer) -> None:
                                            "KB does not state that would make a game's rule cover its hidden "
                                            "object, ranked by games decided) into tables kb_gaps, kb_gap_games "
                                            "and this file (.csv or .jsonl)."),
-        match_threshold: float = number(MATCH_THRESHOLD, "--match-threshold", low=0, high=1,
-                                        help="--bench: min. sentence similarity of a benchmark affordance and a "
-                                        "rule verb."),
-        match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help="--bench: match "
-                                  "benchmark affordances to rules by embedding (MiniLM; needs kari[embed]) or exact "
-                                  "(ids)."),
+        match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+        match: RuleMatch = MATCH_DEFAULTS[1],
     ) -> None:
-        """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
+        """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`); with
+        --bench, benchmark affordances are matched to rule verbs (--match-threshold, --rule-match)."""
         from kari.game.kb_coverage import TargetMatching
         from kari.solver.run import coverage as run_coverage
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.errors import KariError, one_of
+from kari.errors import KariError, choice
 from kari.core import game_defaults as defaults
 from kari.core.game_names import CheckerKind, MatchMode, OracleKind, RuleWeighting
 from kari.io.runlog import paths_as_paths, settings_json
@@ -155,5 +155,4 @@ def check_settings_values(config: PlayConfig) -> None:
 
 def check_weighting(weighting: str) -> None:
     """A :class:`KariError` for an unknown rule weighting (:class:`~kari.core.game_names.RuleWeighting`)."""
-    if weighting not in tuple(RuleWeighting):
-        raise KariError(f"unknown rule weighting {weighting!r} (expected {one_of(RuleWeighting)})", code="game-config")
+    choice(weighting, RuleWeighting, "rule weighting", code="game-config")

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.core.creativity_names import JudgeMethod
 from kari.creativity.answering import headline_sample
 from kari.creativity.answers import AnswerRecord
 from kari.creativity.exchange import benchmark_sample, outputs_name
@@ -41,7 +42,7 @@ from kari.creativity.prompting import PROMPTS
 from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
 from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
 from kari.creativity.store import kb_parts, open_kb
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.io.atomic import atomic_write_json
 from kari.io.runlog import CONFIG_FILE
 from kari.io.runloop import RunFiles, RunLog, RunSpec, resumable, usage_of
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 JUDGE_CONFIG_FILE = "judge_config.json"
 JUDGE_SUMMARY_FILE = "judge_summary.json"
 JUDGED_DIR = "judged_outputs"
-METHODS = ("llm", "symbolic")
+METHODS: tuple[str, ...] = tuple(JudgeMethod)
 DEFAULT_JUDGE_TOKENS = 1024
 
 
@@ -63,7 +64,7 @@ DEFAULT_JUDGE_TOKENS = 1024
 class JudgeConfig:
     """One judging's settings (``judge_config.json``); all but ``limit`` must match on resume."""
 
-    method: str = "llm"
+    method: str = JudgeMethod.LLM
     model: str | None = None
     base_url: str | None = None
     max_tokens: int = DEFAULT_JUDGE_TOKENS
@@ -247,12 +248,10 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: LLMConfig
               progress: bool = True) -> JudgeSummary:
     """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
     run = Path(run_dir)
-    if config.method not in METHODS:
-        raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
+    choice(config.method, JudgeMethod, "judge", code="creativity-config")
     if config.max_tokens < 1 or (config.limit is not None and config.limit < 1):
         raise KariError("--max-tokens and --limit must be >= 1", code="creativity-config")
-    if config.method == "llm" and llm_config is None:
+    if config.method == JudgeMethod.LLM and llm_config is None:
         raise KariError("the LLM judge needs an endpoint: pass --model (and --base-url), or use --judge symbolic",
                         code="creativity-config")
     if not (run / ANSWERS_FILE).is_file():
@@ -291,7 +290,7 @@ def _judge_locked(run: Path, config: JudgeConfig, llm_config: LLMConfig | None, 
                    files=JUDGE_FILES)
     with resumable(spec) as judging:
         judging.check_resume()  # a refused resume stops before any client or call log is made
-        endpoint = llm_config if config.method == "llm" else None
+        endpoint = llm_config if config.method == JudgeMethod.LLM else None
         with optional_chat_client(endpoint, session_log(run, "judge_calls")) as client:
             judge = Judge(config, client, attributes)
             judgements = judging.start()

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES
+from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.creativity.interactive import explore
 from kari.creativity.model import Task
 from kari.creativity.prompting import (REPLY_KEPT, build_prompt, load_mode_prompt, parse_answer, prompt_id,
@@ -29,7 +29,7 @@ from kari.creativity.prompting import (REPLY_KEPT, build_prompt, load_mode_promp
 from kari.creativity.scene import Candidate
 from kari.creativity.symbolic import Answer
 from kari.vocab.vocabulary import Vocabulary
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
@@ -44,8 +44,7 @@ class LLMSolver:
                  seed: int = 0) -> None:
         if with_rules and not rules:
             raise KariError("the llm+rules solver needs a rules file (--rules FILE)", code="creativity-config")
-        if mode not in MODES:
-            raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
+        choice(mode, Mode, "mode", code="creativity-config")
         self.client = client
         self.vocab = vocab
         self.rules = {r.affordance: r for r in rules}

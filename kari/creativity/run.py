@@ -10,7 +10,6 @@ the directory is locked while a command writes it. ``--shard K/N`` answers only 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kari.bench.reader import read_jsonl
 from kari.creativity.answering import Answerer
 from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
-                                       LEXICAL_GOALS, METHODS, SOLVERS, Mode, SolverKind)
+                                       LEXICAL_GOALS, GoalMethod, GoalText, Mode, SolverKind)
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
 from kari.creativity.exchange import write_benchmark_outputs
 from kari.creativity.goals import GoalMapper
@@ -30,7 +29,7 @@ from kari.creativity.store import open_kb
 from kari.creativity.summary import SolveSummary, summarise
 from kari.creativity.symbolic import SymbolicSolver
 from kari.domain.canon import canonical_rules
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.io.atomic import atomic_write_json
 from kari.io.fingerprint import file_input, table_digest, table_input
 from kari.io.plan import ItemKey, Plan, Shard
@@ -188,15 +187,11 @@ def _uses_llm(config: SolveConfig) -> bool:
 
 def _check_settings(config: SolveConfig) -> None:
     """A :class:`KariError` for settings that do not fit together (before anything is read)."""
-    if config.solver not in SOLVERS:
-        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
-                        code="creativity-config")
+    choice(config.solver, SolverKind, "solver", code="creativity-config")
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
         raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
     check_sampling(config.solver, config.mode, config.temperatures)
-    if config.goal_text not in GOAL_TEXTS:
-        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} (got {config.goal_text!r})",
-                        code="creativity-config")
+    choice(config.goal_text, GoalText, "goal text", code="creativity-config")
     if config.goal_top_k < 1:
         raise KariError("--goal-top-k must be >= 1", code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
@@ -208,9 +203,7 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
     """The affordances goals are mapped to (those with a rule, else every described one), once the goal
     mapping and the endpoint fit them; before the run directory exists."""
     affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
-    if config.goal not in METHODS:
-        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
+    choice(config.goal, GoalMethod, "goal mapping", code="creativity-config")
     if _uses_llm(config) and llm_config is None:
         raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
                         code="creativity-config")

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kari.errors import KariError, one_of
+from kari.errors import KariError, unknown
 from kari.game.types import CheckResult, Question
 from kari.core.terms import PREDICATES, PREDICATE_OF_DIMENSION
 from kari.core.terms import normalise_term
@@ -232,4 +232,4 @@ def make_checker(name: str, vocab: Vocabulary, client: ChatClient | None = None)
         if client is None:
             raise KariError("the llm Checker needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMChecker(client, vocab)
-    raise KariError(f"unknown checker {name!r} (expected {one_of(CheckerKind)})", code="game-config")
+    raise unknown("checker", name, CheckerKind, code="game-config")

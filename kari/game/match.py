@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from kari.core.benchmark import ObjectRecord
 from kari.core.game_records import RuleFacts
-from kari.errors import KariError, one_of
+from kari.errors import KariError, choice
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
@@ -55,8 +55,7 @@ class RuleMatcher:
                  embedder: Embedder | None = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
-        if mode not in MATCH_MODES:
-            raise KariError(f"unknown rule match mode {mode!r} (expected {one_of(MatchMode)})", code="game-config")
+        choice(mode, MatchMode, "rule match mode", code="game-config")
         self.mode = mode
         self.threshold = threshold
         self.top_k = top_k

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property
 from kari.game.types import Question
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import OracleKind
-from kari.errors import KariError, one_of
+from kari.errors import KariError, unknown
 from kari.llm import load_prompt
 
 if TYPE_CHECKING:
@@ -105,4 +105,4 @@ def make_oracle(name: str, vocab: Vocabulary, client: ChatClient | None = None) 
         if client is None:
             raise KariError("the llm Oracle needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMOracle(client)
-    raise KariError(f"unknown oracle {name!r} (expected {one_of(OracleKind)})", code="game-config")
+    raise unknown("oracle", name, OracleKind, code="game-config")

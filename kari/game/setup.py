@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from kari.core.benchmark import Benchmark, Game, ObjectRecord
 from kari.core.game_records import RuleFacts

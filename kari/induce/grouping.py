@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce.inputs import Evidence
 from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
@@ -66,9 +66,7 @@ class VerbGroup:
 
 def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> None:
     """A :class:`KariError` for an unknown method or a threshold outside [0, 1]."""
-    if method not in GROUPINGS:
-        raise KariError(f"unknown verb grouping {method!r} (expected one of {', '.join(GROUPINGS)})",
-                        code="induce-config")
+    choice(method, GROUPINGS, "verb grouping", code="induce-config")
     if not 0.0 <= threshold <= 1.0:
         raise KariError(f"the grouping threshold must be in [0, 1], got {threshold:g}", code="induce-config")
 

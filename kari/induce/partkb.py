@@ -13,7 +13,7 @@ are about the part that carries the use: :attr:`Evidence.part_level` makes each 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kari.io.sql import count
 from kari.core.benchmark import ObjectRecord, Property

@@ -302,7 +302,7 @@ def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: LLMConfi
     if k is None:
         raise KariError("--fold k needs --cv K (the folds it is one of)", code="induce-config")
     if not 0 <= fold < k:
-        raise KariError(f"--fold must be one of 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
+        raise KariError(f"--fold must be in 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
     evidence, _, chosen, vocab = inputs
     key, _, _ = _run_key(config, llm, evidence)
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)

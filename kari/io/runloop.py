@@ -81,7 +81,7 @@ class RunSpec(Generic[R]):
     holds both, in that order, then the ``shard`` (when the run is one) and the ``inputs``: the fingerprints
     of what the run reads, which must match on resume too (None: the run records none). ``reads`` are the
     files the command reads: no file the run writes may be one of them. ``plan`` is what the run is made of
-    (``plan.json``): every record must be one of its items, once, of this ``shard``. ``files`` names the
+    (``plan.json``): every record must be an item of it, once, of this ``shard``. ``files`` names the
     directory's files (:class:`RunFiles`)."""
 
     folder: Path

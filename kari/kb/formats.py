@@ -21,10 +21,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kari.errors import KariError
+from kari.core.formats import KBFormat
+from kari.errors import KariError, choice
 from kari.kb import textfile
 
-FORMATS = ("auto", "kgtk", "cskg5", "aristo", "triples")
+FORMATS: tuple[str, ...] = tuple(KBFormat)
 
 CSKG5_HEADER = ("node1", "label", "node2", "datasource", "weight")
 ARISTO_HEADER = ("qstrength", "quantifier", "arg1", "pred", "arg2", "sentence", "score", "inferred?",
@@ -76,8 +77,7 @@ def _strip_gz(name: str) -> str:
 
 def detect(path: Path, fmt: str = "auto") -> Source:
     """Work out the format and columns of ``path`` (``fmt`` forces a format; ``auto`` looks at the header)."""
-    if fmt not in FORMATS:
-        raise KariError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", code="kb-format")
+    choice(fmt, KBFormat, "format", code="kb-format")
     textfile.check_readable(path)
     suffix = Path(_strip_gz(path.name)).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json") and fmt in ("auto", "triples"):

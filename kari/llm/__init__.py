@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on
     from kari.llm.client import (
         ChatClient, chat_client, make_chat_client, optional_chat_client, require_client, session_log
     )
-    from kari.llm.config import JSON_MODES, LLMConfig, default_cache_dir
+    from kari.llm.config import JSON_MODES, JsonMode, LLMConfig, LLMOptions, default_cache_dir
     from kari.llm.jsonreply import extract_json_object
     from kari.llm.prompts import Prompt, list_prompts, load_prompt
     from kari.llm.types import ChatReply, ChatRequest, Message, Usage
@@ -25,7 +25,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.llm.calllog": ("CallLog",),
     "kari.llm.client": ("ChatClient", "chat_client", "make_chat_client", "optional_chat_client", "require_client",
                         "session_log"),
-    "kari.llm.config": ("JSON_MODES", "LLMConfig", "default_cache_dir"),
+    "kari.llm.config": ("JSON_MODES", "JsonMode", "LLMConfig", "LLMOptions", "default_cache_dir"),
     "kari.llm.jsonreply": ("extract_json_object",),
     "kari.llm.prompts": ("Prompt", "list_prompts", "load_prompt"),
     "kari.llm.types": ("ChatReply", "ChatRequest", "Message", "Usage"),

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
-from kari.errors import KariError
+from kari.errors import KariError, choice
 
 from .cache import CachedReply, ReplyCache, cache_key, request_fingerprint
 from .calllog import CallLog
@@ -160,8 +160,7 @@ def optional_chat_client(config: LLMConfig | None, log_path: Path) -> Iterator[C
 
 def make_chat_client(config: LLMConfig, log: CallLog | None = None) -> ChatClient:
     """The client for ``config.backend`` (``openai``); replay-only configs never touch the network."""
-    if config.backend != "openai":
-        raise KariError(f"unknown LLM backend {config.backend!r} (known: openai)", code="llm-config")
+    choice(config.backend, ("openai",), "LLM backend", code="llm-config")
 
     if not config.offline_replay:
         config.api_key()  # fail early and clearly when OpenAI's API has no key

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.errors import KariError
+from kari.core.formats import RuleForm
+from kari.errors import KariError, unknown
 from kari.io.fingerprint import file_input
 from kari.io.text import BadJSON, decode_json, read_text
 from kari.rules.ast import And, Node, Or, Part, Rule
@@ -299,7 +300,7 @@ def dump_rules_kari(rules: Iterable[Rule], pretty: bool = False) -> str:
     return separator.join(blocks) + ("\n" if blocks else "")
 
 
-FORMS = ("text", "pretty", "json", "english")
+FORMS: tuple[str, ...] = tuple(RuleForm)
 
 
 def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
@@ -312,7 +313,7 @@ def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
         return dump_rules_jsonl(rules)
     if form == "english":
         return "".join(verbalise(rule) + "\n" for rule in rules)
-    raise KariError(f"unknown output form {form!r} (expected {', '.join(FORMS)})", code="bad-option")
+    raise unknown("output form", form, RuleForm, code="bad-option")
 
 
 def dump_rules_jsonl(rules: Iterable[Rule]) -> str:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kari.io.sql import count
 from kari.vocab.morphology import lemma, variants
 from kari.core.terms import PREDICATES, normalise_term
-from kari.errors import KariError
+from kari.errors import KariError, unknown
 from kari.io.dbfile import connect
 from kari.io.fingerprint import folder_input, query_digest, table_input
 from kari.io.text import iter_text_lines
@@ -502,7 +502,7 @@ def vocabulary_fingerprint(folder: str | Path | None = None, db: str | Path | No
 
 def _check_predicate(predicate: str) -> None:
     if predicate not in PREDICATES:
-        raise KariError(f"unknown predicate {predicate!r} (expected one of {', '.join(PREDICATES)})", code="vocab-predicate")
+        raise unknown("predicate", predicate, PREDICATES, code="vocab-predicate")
 
 
 def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str]]]:

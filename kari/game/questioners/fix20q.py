@@ -13,7 +13,6 @@ import csv
 import math
 import random
 from pathlib import Path
-from typing import Any
 
 from kari.errors import KariError
 from kari.game.checker import predicate_of_dimension

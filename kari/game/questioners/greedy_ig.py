@@ -16,7 +16,7 @@ questions that decide the candidates' rules gain more and are asked first.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 

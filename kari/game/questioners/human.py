@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from kari.game.questioners.base import Questioner, QuestionerOptions, resolve_guess
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kari.game.questioners.base import Questioner, QuestionerOptions
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn

@@ -4,10 +4,8 @@ imports another's dependencies)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from typing import Any
 
-from kari.errors import KariError
+from kari.errors import unknown
 from kari.core.game_names import RULE_SUFFIXES, Player
 from kari.core.game_settings import PlayConfig
 from kari.game.questioners.base import Questioner, QuestionerOptions
@@ -36,7 +34,7 @@ def questioner_class(name: str) -> type[Questioner]:
     """The class registered as ``name`` (a clear error for unknown names)."""
     target = QUESTIONERS.get(name)
     if target is None:
-        raise KariError(f"unknown questioner {name!r} (expected one of {', '.join(QUESTIONERS)})", code="game-config")
+        raise unknown("questioner", name, QUESTIONERS, code="game-config")
     module, _, attr = target.partition(":")
     cls: type[Questioner] = getattr(importlib.import_module(module), attr)
     return cls

@@ -12,7 +12,6 @@ stream. Its questions come from the rules only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.match import combined_body
