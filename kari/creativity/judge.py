@@ -44,9 +44,8 @@ from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
 from kari.creativity.store import kb_parts, open_kb
 from kari.errors import KariError, choice
 from kari.io.atomic import atomic_write_json
-from kari.io.runlog import CONFIG_FILE
+from kari.io.runlog import CONFIG_FILE, read_config
 from kari.io.runloop import RunFiles, RunLog, RunSpec, resumable, usage_of
-from kari.io.text import load_json, read_text
 from kari.llm import extract_json_object, load_prompt, optional_chat_client, require_client, session_log
 
 if TYPE_CHECKING:
@@ -257,9 +256,8 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: LLMConfig
     if not (run / ANSWERS_FILE).is_file():
         raise KariError(f"not a 'kari creativity solve' run directory (no {ANSWERS_FILE})", file=str(run),
                         code="missing-file")
-    settings = load_json(read_text(run / CONFIG_FILE, "run configuration"), file=str(run / CONFIG_FILE),
-                         code="run-config")
-    if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
+    settings = read_config(run / CONFIG_FILE)  # a run of a newer kari is refused by its format version
+    if settings is None or not isinstance(settings.get("tasks"), str):
         raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
     solve_config = SolveConfig.from_json(settings)
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}

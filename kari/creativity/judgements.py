@@ -17,6 +17,7 @@ from typing import Any
 from kari.core.records import JsonRecord, Layout
 from kari.creativity.rubric import FIELDS
 from kari.errors import KariError
+from kari.io.versions import RUN_FORMAT
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 
@@ -87,11 +88,12 @@ class JudgeSummary(JsonRecord):
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
     judged_outputs: str | None = None
+    format: str | None = RUN_FORMAT.written_tag
     layout: Layout | None = None
 
-    KEYS = ("tasks", "judged", "how", "gold", "other", "reasonability_levels", "relations", "config", "llm_usage",
-            "judged_outputs")
-    OPTIONAL = ("config", "llm_usage", "judged_outputs")
+    KEYS = ("format", "tasks", "judged", "how", "gold", "other", "reasonability_levels", "relations", "config",
+            "llm_usage", "judged_outputs")
+    OPTIONAL = ("format", "config", "llm_usage", "judged_outputs")
 
 
 def _field_scores(group: Sequence[Judgement]) -> dict[str, dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import Any
 from kari.core.records import JsonRecord, Layout
 from kari.creativity.answering import headline_sample
 from kari.creativity.metrics import rate, rates
+from kari.io.versions import RUN_FORMAT
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,13 +45,14 @@ class SolveSummary(JsonRecord):
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
     benchmark_outputs: str | None = None
+    format: str | None = RUN_FORMAT.written_tag
     layout: Layout | None = None
 
-    KEYS = ("tasks", "answered", "answered_share", "entity_correct_rate", "part_correct_rate", "gold_correct_rate",
-            "gold_rate_when_answered", "relations", "normalised_only", "random_entity_rate", "random_gold_rate",
-            "readings", "goal_mapped_correctly", "goal_rules", "by_temperature", "all_samples", "oracle_affordance",
-            "mean_turns", "config", "llm_usage", "benchmark_outputs")
-    OPTIONAL = KEYS[13:]
+    KEYS = ("format", "tasks", "answered", "answered_share", "entity_correct_rate", "part_correct_rate",
+            "gold_correct_rate", "gold_rate_when_answered", "relations", "normalised_only", "random_entity_rate",
+            "random_gold_rate", "readings", "goal_mapped_correctly", "goal_rules", "by_temperature", "all_samples",
+            "oracle_affordance", "mean_turns", "config", "llm_usage", "benchmark_outputs")
+    OPTIONAL = ("format", *KEYS[14:])
 
 
 def summarise(records: Iterable[Mapping[str, Any]]) -> SolveSummary:

@@ -17,6 +17,7 @@ from kari.game.questioners.registry import sees_rules
 from kari.core.game_records import GameRecord
 from kari.core.game_settings import PlayConfig
 from kari.core.records import JsonRecord, Layout
+from kari.io.versions import RUN_FORMAT
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,13 +63,14 @@ class RunSummary(JsonRecord):
     target_covered_share: float | None = None
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
+    format: str | None = RUN_FORMAT.written_tag
     layout: Layout | None = None
 
-    KEYS = ("games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
+    KEYS = ("format", "games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
             "success_rate_sd_over_runs", "avg_turns", "ig_by_turn", "ig_by_turn_games", "dimension_share",
             "dimension_share_by_turn", "by_affordance", "rejected_questions", "forced_guesses", "invalid_guesses",
             "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage")
-    OPTIONAL = ("by_rule_coverage", "target_covered_share", "config", "llm_usage")
+    OPTIONAL = ("format", "by_rule_coverage", "target_covered_share", "config", "llm_usage")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:

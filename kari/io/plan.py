@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from kari.errors import KariError
 from kari.io.text import load_json, read_text
+from kari.io.versions import RUN_FORMAT
 
 PLAN_FILE = "plan.json"
 """A run directory's plan (written by the run loop at the start of each session)."""
@@ -114,11 +115,15 @@ class Plan:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"noun": self.noun, "ids": list(self.ids), "runs": self.runs, "selected": list(self.selected)}
+        return RUN_FORMAT.stamped({"noun": self.noun, "ids": list(self.ids), "runs": self.runs,
+                                   "selected": list(self.selected)})
 
     @classmethod
     def from_json(cls, data: Any, file: Path) -> Plan:
-        """A ``plan.json`` object; a malformed one is a ``run-config`` error naming the file."""
+        """A ``plan.json`` object; a malformed one is a ``run-config`` error naming the file, one of a newer
+        format a ``format-version`` error."""
+        if isinstance(data, dict):
+            RUN_FORMAT.version_of(data, str(file))
         try:
             plan = cls(str(data["noun"]), tuple(data["ids"]), data["runs"], tuple(data["selected"]))
             valid = all(isinstance(i, str) for i in (*plan.ids, *plan.selected)) and type(plan.runs) is int \

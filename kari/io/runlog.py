@@ -17,6 +17,7 @@ from typing import IO, Any, TypeVar
 
 from kari.errors import KariError
 from kari.io.text import holds_nul, load_json, read_text
+from kari.io.versions import FORMAT_KEY, RUN_FORMAT
 
 CONFIG_FILE = "config.json"
 """A run directory's settings."""
@@ -53,19 +54,22 @@ def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[s
     if old is None:
         return
     new = json.loads(json.dumps(dict(settings)))
-    diff = sorted(k for k in set(old) | set(new) if k not in ignore and old.get(k) != new.get(k))
+    skip = {*ignore, FORMAT_KEY}   # the file's format version is no setting (read_config checked it)
+    diff = sorted(k for k in set(old) | set(new) if k not in skip and old.get(k) != new.get(k))
     if diff:
         raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
                         file=str(path), code="run-config")
 
 
 def read_config(path: Path) -> dict[str, Any] | None:
-    """A run directory's ``config.json`` (None when there is none yet); not a JSON object: ``run-config``."""
+    """A run directory's ``config.json`` (or another of its records: ``summary.json``); None when there is none
+    yet; not a JSON object: ``run-config``; of a newer format than this kari reads: ``format-version``."""
     if not path.exists():
         return None
     data = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
     if not isinstance(data, dict):
         raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
+    RUN_FORMAT.version_of(data, str(path))
     return data
 
 

@@ -37,6 +37,7 @@ from kari.io.fingerprint import INPUTS_KEY, check_unchanged
 from kari.io.lock import output_folder
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan, Shard, check_records, read_plan, shard_of_config
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, read_config
+from kari.io.versions import RUN_FORMAT
 
 
 class Record(Protocol):
@@ -99,9 +100,10 @@ class RunSpec(Generic[R]):
         return {**self.settings, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {})}
 
     def config(self) -> dict[str, Any]:
-        """The ``config.json`` object."""
-        return {**self.settings, **self.counts, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {}),
-                **({INPUTS_KEY: dict(self.inputs)} if self.inputs is not None else {})}
+        """The ``config.json`` object (its format version first)."""
+        return RUN_FORMAT.stamped({**self.settings, **self.counts,
+                                   **({SHARD_KEY: str(self.shard)} if self.shard is not None else {}),
+                                   **({INPUTS_KEY: dict(self.inputs)} if self.inputs is not None else {})})
 
     def writes(self) -> tuple[str, ...]:
         """The files the run writes into its directory."""

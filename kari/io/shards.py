@@ -34,6 +34,7 @@ from kari.io.lock import folder_lock
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
 from kari.io.runloop import OLD_RUN, LoggedRun, Record, RunLog, old_run_note, read_checked_log
+from kari.io.versions import FORMAT_KEY, RUN_FORMAT
 
 R = TypeVar("R", bound=Record)
 T = TypeVar("T")
@@ -122,7 +123,8 @@ def _same_run(first: LoggedRun[Any], run: LoggedRun[Any]) -> None:
         raise KariError(f"this shard read other inputs than {first.folder}: {changes(old, new)[0]}", file=where,
                         code="merge-shards")
     keys = set(first.config) | set(run.config)
-    diff = sorted(k for k in keys if k not in (SHARD_KEY, INPUTS_KEY) and first.config.get(k) != run.config.get(k))
+    diff = sorted(k for k in keys if k not in (SHARD_KEY, INPUTS_KEY, FORMAT_KEY)
+                  and first.config.get(k) != run.config.get(k))
     if diff or old != new:
         raise KariError(f"this shard was made with other settings than {first.folder} "
                         f"({', '.join(diff) or INPUTS_KEY})", file=where, code="merge-shards")
@@ -197,7 +199,7 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[R], log: RunLog[R],
         raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
                         code="output-kind")
     with _staging(target) as folder:
-        atomic_write_json(folder / CONFIG_FILE, joined.config)
+        atomic_write_json(folder / CONFIG_FILE, RUN_FORMAT.stamped(joined.config))
         atomic_write_json(folder / PLAN_FILE, joined.plan.to_json())
         atomic_write_jsonl(folder / log.file, [r.to_json() for r in joined.records])
         return finish(folder)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kari.core.game_names import RuleColumn, RuleOrigin
+from kari.io.versions import REPORT_FORMAT
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from kari.core.game_records import RuleFacts
 
 Record = Mapping[str, Any]
-REPORT_FORMAT = "kari-report/1"
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,7 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
 def report_data(runs: Sequence[RunData], source: CoverageSource | None, settings: Settings) -> dict[str, Any]:
     """The whole ``report.json`` object."""
     return {
-        "format": REPORT_FORMAT,
+        "format": REPORT_FORMAT.tag,
         "level": settings.level, "resamples": settings.resamples, "seed": settings.seed,
         "coverage_source": None if source is None else source.to_json(),
         "kb_coverage": None if source is None or source.kind != RuleOrigin.KB else source.kb_summary(),

@@ -30,6 +30,7 @@ from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import read_rule_sets
 from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
 from kari.io.text import load_json, read_text
+from kari.io.versions import RUN_FORMAT
 from kari.report.comparisons import Settings, report_data
 from kari.report.html.page import render_html
 from kari.report.intervals import sections
@@ -58,6 +59,8 @@ def load_run(path: str | Path) -> RunData:
                        for name in (CONFIG_FILE, SUMMARY_FILE))
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
+    for name, data in ((CONFIG_FILE, config), (SUMMARY_FILE, summary)):
+        RUN_FORMAT.version_of(data, str(root / name))  # a run of a newer kari is refused, never misread
     records = checked_records(root).records  # a repeated record, or one not of the run's inputs: FILE:LINE
     return RunData(root, PlayConfig.from_json(config, str(root / CONFIG_FILE)), RunSummary.from_json(summary), records)
 
