@@ -33,5 +33,5 @@ def components(config: InduceConfig, vocab: Vocabulary, session: LLMSession | No
     from kari.induce.proposer import LLMProposer
     from kari.induce.validator import LLMValidator
 
-    return Components(LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor,
-                      vocab, guard(config, vocab))
+    validator = LLMValidator(session, repair_attempts=config.repair_attempts, batch=config.validator_batch)
+    return Components(LLMProposer(session), validator, auditor, vocab, guard(config, vocab))
