@@ -118,6 +118,10 @@ def outputs(rules: Path, run_dir: Path | None = None, db: Path | None = None) ->
     return found
 
 
+def without_run_key(jsonl: bytes) -> list[dict[str, Any]]:
+    return [{k: v for k, v in json.loads(line).items() if k != "run"} for line in jsonl.splitlines()]
+
+
 def assert_same(a: dict[str, Any], b: dict[str, Any]) -> None:
     for key in a:
         assert a[key] == b[key], f"{key} differs"
@@ -367,7 +371,8 @@ def test_several_objects_per_validator_request_keep_the_labels(kb: Path, kb_mast
         induce(capfd, db, out, groups, *llm_args(server, tmp_path / f"cache{batch}", "--validator-batch", batch))
         requests[batch] = server.requests - before
         found[batch] = outputs(out, db=db)
-    assert found[1]["rules"] == found[4]["rules"] and found[1]["jsonl"] == found[4]["jsonl"]
+    assert found[1]["rules"] == found[4]["rules"] and found[1]["coverage.jsonl"] == found[4]["coverage.jsonl"]
+    assert without_run_key(found[1]["jsonl"]) == without_run_key(found[4]["jsonl"])  # the key names the batch
     for name, one in found[1]["affordances"].items():
         four = found[4]["affordances"][name]
         assert {k: v for k, v in one.items() if k != "llm"} == {k: v for k, v in four.items() if k != "llm"}
@@ -385,3 +390,18 @@ def test_a_junk_batch_reply_falls_back_to_one_object_per_request(kb: Path, group
     server.respond = model
     induce(capfd, kb, tmp_path / "one" / "rules.kari", groups, *llm_args(server, tmp_path / "c1"))
     assert (tmp_path / "b" / "rules.kari").read_bytes() == (tmp_path / "one" / "rules.kari").read_bytes()
+
+
+def test_merge_refuses_a_shard_stopped_before_its_end(kb: Path, groups: list[str], tmp_path: Path,
+                                                      server: StubLLMServer, capfd) -> None:
+    server.respond = property_model()
+    dirs = []
+    for k, extra in ((1, ("--budget-calls", 3)), (2, ())):
+        out = tmp_path / f"s{k}" / "rules.kari"
+        code = induce(capfd, kb, out, groups, *llm_args(server, tmp_path / "c", "--shard", f"{k}/2", *extra))
+        assert code == (75 if extra else 0)
+        dirs.append(out.with_suffix(".run"))
+    code, _, err = kari(capfd, "merge", *dirs, "--out", tmp_path / "m" / "rules.kari")
+    line = one_line(err)
+    assert code == 2 and line.startswith(f"kari: {dirs[0]}: merge-shards: this shard has not finished")
+    assert "status 'budget-spent'" in line and not (tmp_path / "m").exists()

@@ -99,17 +99,21 @@ class ReplyCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> CachedReply | None:
-        """The stored reply for ``key``, or None (missing or corrupt)."""
+        """The stored reply for ``key``, or None (missing or corrupt: counted and reported once per file)."""
+        return self._read(key, report=True)
+
+    def _read(self, key: str, *, report: bool) -> CachedReply | None:
         path = self.path(key)
+        complain = self._report if report else (lambda path, why: None)
         try:
             raw = _read_entry(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._report(path, f"cannot read it ({exc.strerror or exc})")
+            complain(path, f"cannot read it ({exc.strerror or exc})")
             return None
         except ValueError as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         try:
             data = json.loads(raw)
@@ -123,7 +127,7 @@ class ReplyCache:
                 finish_reason=str(data.get("finish_reason") or ""),
             )
         except (ValueError, TypeError, AttributeError) as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         return reply
 
@@ -137,7 +141,7 @@ class ReplyCache:
             _clear_odd_entry(path)
             if not path.exists() and create_once(path, text):
                 return reply
-            stored = self.get(key)
+            stored = self._read(key, report=False)  # an entry that cannot be read was reported when it was missed
             if stored is not None:
                 return stored
             atomic_write_text(path, text)  # in place of an entry that cannot be read
