@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("solver", ("kari.solver",)),
     ("induction", ("kari.induce",)),
     ("games and tasks", ("kari.game", "kari.creativity")),
+    ("human studies", ("kari.serve",)),
     ("study and pipeline", ("kari.study", "kari.pipeline")),
     ("command line", ("kari.cli", "kari.__main__")),
 )

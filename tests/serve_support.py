@@ -1,0 +1,197 @@
+"""A real ``kari serve`` for the study tests: the command started as a process on a free port of 127.0.0.1 (its
+printed link read back), spoken to over HTTP with the standard library, stopped with SIGTERM or killed with
+SIGKILL (a crash), started again on the same folder.
+
+:class:`Participant` plays as a person would through the JSON API; :func:`play_questioner` plays whole games with
+questions drawn from the game's own candidates' vocabulary (a strategy, not the answer: it never reads the hidden
+object), recording every response so a test can look for the hidden object in them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTSIDE_BENCH = ROOT / "tests" / "data" / "outside_bench"
+QUESTIONS = ("Is it made of metal?", "Is it made of wood?", "Is it made of plastic?", "Is it made of fabric?",
+             "Is it made of glass?", "Is it round?", "Is it flat?", "Is it large?", "Is it small?",
+             "Is its surface smooth?", "Is it sharp?", "Is it hollow?", "What is it used for?",
+             "Is it made of paper?", "Is it soft?", "Is it heavy?", "Is it made of stone?", "Is it long?")
+"""What a simulated Questioner asks, in order (one a rejected FUNCTION question)."""
+
+
+@dataclass
+class Reply:
+    status: int
+    body: bytes
+    headers: dict[str, str]
+
+    @property
+    def data(self) -> Any:
+        return json.loads(self.body)
+
+
+def request(base: str, path: str, body: Any = None, *, raw: bytes | None = None, method: str | None = None,
+            headers: dict[str, str] | None = None, timeout: float = 30.0) -> Reply:
+    """One HTTP request; a JSON ``body`` is sent with its content type."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    sent = {"Content-Type": "application/json"} if body is not None else {}
+    req = urllib.request.Request(base + path, data=data, headers={**sent, **(headers or {})}, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as reply:
+            return Reply(reply.status, reply.read(), {k.lower(): v for k, v in reply.headers.items()})
+    except urllib.error.HTTPError as error:
+        return Reply(error.code, error.read(), {k.lower(): v for k, v in error.headers.items()})
+
+
+@dataclass
+class StudyServer:
+    """``kari serve`` on ``out`` with ``args``; :meth:`start` (again after :meth:`stop` or :meth:`kill`)."""
+
+    out: Path
+    args: Sequence[str]
+    proc: subprocess.Popen[str] | None = None
+    base: str = ""
+    lines: list[str] = field(default_factory=list)
+
+    def start(self) -> StudyServer:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "kari", "serve", "--out", str(self.out), "--port", "0",
+                                      *self.args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     cwd=ROOT, env=env)
+        first = self.proc.stdout.readline() if self.proc.stdout else ""
+        found = re.search(r"http://127\.0\.0\.1:\d+", first)
+        if found is None:
+            self.proc.kill()
+            raise AssertionError(f"kari serve did not start: {first}{self.proc.communicate()[1]}")
+        self.base = found.group(0)
+        self.lines = [first]
+        return self
+
+    @property
+    def links(self) -> dict[str, Any]:
+        return json.loads((self.out / "serve" / "links.json").read_text())
+
+    def participant(self, index: int) -> Participant:
+        return Participant(self, self.links["participants"][index])
+
+    def coordinator(self) -> Any:
+        return request(self.base, f"/api/c/{self.links['coordinator']}").data
+
+    def stop(self) -> tuple[int, str, str]:
+        """SIGTERM: a graceful stop; (exit code, stdout, stderr)."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        out, err = self.proc.communicate(timeout=60)
+        code, self.proc = self.proc.returncode, None
+        return code, "".join(self.lines) + out, err
+
+    def kill(self) -> None:
+        """SIGKILL: the server dies on the spot, as in a crash or a power cut."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+        self.proc = None
+
+    def __enter__(self) -> StudyServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+
+@dataclass
+class Participant:
+    """One participant's link; every reply is kept in :attr:`seen`, with the game in play when it came."""
+
+    server: StudyServer
+    token: str
+    seen: list[tuple[int | None, Reply]] = field(default_factory=list)
+
+    @property
+    def api(self) -> str:
+        return f"/api/p/{self.token}"
+
+    def _keep(self, reply: Reply, game: int | None) -> Reply:
+        self.seen.append((game, reply))
+        return reply
+
+    def state(self) -> Any:
+        reply = request(self.server.base, self.api)
+        assert reply.status == 200, reply.body
+        view = reply.data
+        return self._keep(reply, (view.get("game") or {}).get("number")).data
+
+    def step(self, name: str, body: dict[str, Any], game: int | None = None) -> Reply:
+        return self._keep(request(self.server.base, f"{self.api}/{name}", body), game)
+
+    def page(self, path: str) -> Reply:
+        return self._keep(request(self.server.base, path), None)
+
+
+def play_questioner(person: Participant, *, on_turn: Callable[[float], None] = lambda s: None,
+                    questions: Sequence[str] = QUESTIONS, stop_after: int | None = None) -> Any:
+    """Play every game of ``person`` as the Questioner: a few questions (each timed: ``on_turn(seconds)``), then a
+    guess of the candidate the answers left most plausible by a crude count (the first candidate when unsure).
+    ``stop_after``: stop after that many turns in all (a closed tab). Returns the last state."""
+    state = person.state()
+    if state["status"] == "consent":
+        state = person.step("consent", {}).data
+    turns = 0
+    while state["status"] in ("playing", "ready"):
+        if state["status"] == "ready":
+            state = person.step("start", {"game": state["next"]}).data
+            continue
+        game = state["game"]
+        number = game["number"]
+        asked = len(game["turns"])
+        if not game["forced"] and asked < 4 + number % 3:
+            if stop_after is not None and turns >= stop_after:
+                return state
+            started = time.perf_counter()
+            reply = person.step("ask", {"game": number, "turn": game["next_turn"],
+                                        "question": questions[(asked + number) % len(questions)]}, number)
+            on_turn(time.perf_counter() - started)
+            assert reply.status == 200, reply.body
+            state = reply.data
+            turns += 1
+            continue
+        candidate = game["candidates"][(number * 3) % len(game["candidates"])]["id"]
+        reply = person.step("guess", {"game": number, "candidate": candidate}, number)
+        assert reply.status == 200, reply.body
+        state = reply.data
+    return state
+
+
+def play_oracle(person: Participant, answer: Callable[[str], str]) -> Any:
+    """Play every game of ``person`` as the Oracle, answering each question with ``answer(question)``."""
+    state = person.state()
+    if state["status"] == "consent":
+        state = person.step("consent", {}).data
+    while state["status"] in ("playing", "ready"):
+        if state["status"] == "ready":
+            state = person.step("start", {"game": state["next"]}).data
+            continue
+        game = state["game"]
+        pending = game["pending"]
+        assert pending is not None, state
+        reply = person.step("answer", {"game": game["number"], "turn": pending["turn"],
+                                       "answer": answer(pending["question"])}, game["number"])
+        assert reply.status == 200, reply.body
+        state = reply.data
+    return state
