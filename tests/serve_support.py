@@ -13,6 +13,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -62,15 +63,17 @@ class StudyServer:
 
     out: Path
     args: Sequence[str]
+    port: int = 0
     proc: subprocess.Popen[str] | None = None
     base: str = ""
     lines: list[str] = field(default_factory=list)
 
     def start(self) -> StudyServer:
+        """Start ``kari serve`` (port 0: any free port, read from its first line)."""
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "kari", "serve", "--out", str(self.out), "--port", "0",
-                                      *self.args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=ROOT, env=env)
+        command = [sys.executable, "-m", "kari", "serve", "--out", str(self.out), "--port", str(self.port), *self.args]
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                     env=env)
         first = self.proc.stdout.readline() if self.proc.stdout else ""
         found = re.search(r"http://127\.0\.0\.1:\d+", first)
         if found is None:
@@ -195,3 +198,10 @@ def play_oracle(person: Participant, answer: Callable[[str], str]) -> Any:
         assert reply.status == 200, reply.body
         state = reply.data
     return state
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 nobody listens on now (for a server that must come back on the same port)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -250,7 +250,8 @@ def test_requests_are_bounded_json_same_origin_and_get_security_headers(study) -
                   headers={"Content-Type": "application/json"})
     assert big.status == 413
     assert big.headers["content-security-policy"].startswith("default-src 'none'")
-    form = request(server.base, f"{api}/consent", raw=b"a=1", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    form = request(server.base, f"{api}/consent", raw=b"a=1",
+                   headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert form.status == 400 and "JSON" in form.data["error"]
     cross = request(server.base, f"{api}/consent", {}, headers={"Origin": "http://evil.example"})
     assert cross.status == 403

@@ -210,8 +210,9 @@ def comparisons_table(data: Mapping[str, Any]) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for c in others:
         lines.append(f"| {c['label']} | {c['pairs']} | {pct(c['a_success_rate'])} | {pct(c['b_success_rate'])} | "
-                     f"{points_ci(c['delta'], c['delta_ci'])} | {p_value(c['mcnemar_p'])} | {count(c['discordant']['b'])} | "
-                     f"{count(c['discordant']['c'])} | {turns_delta(c)} | {'yes' if c['excludes_zero'] else 'no'} |")
+                     f"{points_ci(c['delta'], c['delta_ci'])} | {p_value(c['mcnemar_p'])} | "
+                     f"{count(c['discordant']['b'])} | {count(c['discordant']['c'])} | {turns_delta(c)} | "
+                     f"{'yes' if c['excludes_zero'] else 'no'} |")
     lines += ["", "Each comparison pairs the records of run b and run a by (game, run); a player with 5 runs per game "
                   "paired with one that has 1 is compared on run 0 only. delta turns is b minus a on the pairs both "
                   "solved."]

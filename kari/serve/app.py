@@ -2,17 +2,18 @@
 uvicorn, :mod:`kari.serve.server`).
 
 Pages are static files (``kari/serve/static``) that fetch JSON and write every text they get with
-``textContent``: a participant's text is never HTML. Routes:
+``textContent``: a participant's text is never HTML. Routes (:data:`ROUTES`):
 
-==========================================  =========================================================================
-``GET /join``                               the study's link: the next free participant link (303), or "full"
-``GET /p/TOKEN``, ``GET /api/p/TOKEN``      a participant's page, and its state (:func:`~kari.serve.views.participant_view`)
-``POST /api/p/TOKEN/STEP``                  ``consent``, ``start``, ``ask``, ``answer``, ``guess``, ``withdraw`` (JSON body)
-``GET /c/TOKEN``, ``GET /api/c/TOKEN``      the coordinator's page and its state (:func:`~kari.serve.views.coordinator_view`)
-``POST /api/c/TOKEN/report``                build ``kari report --html`` of the study (and the runs compared with it)
-``GET /c/TOKEN/report``                     that report
-``GET /static/NAME``                        the pages' scripts and style
-==========================================  =========================================================================
+- ``GET /join``: the study's link, the next free participant link (303), or "full";
+- ``GET /p/TOKEN``, ``GET /api/p/TOKEN``: a participant's page, and its state
+  (:func:`~kari.serve.views.participant_view`);
+- ``POST /api/p/TOKEN/STEP``: the steps :data:`STEPS` (``consent``, ``start``, ``ask``, ``answer``, ``guess``,
+  ``withdraw``), each with a JSON body;
+- ``GET /c/TOKEN``, ``GET /api/c/TOKEN``: the coordinator's page and its state
+  (:func:`~kari.serve.views.coordinator_view`);
+- ``POST /api/c/TOKEN/report``, ``GET /c/TOKEN/report``: build ``kari report --html`` of the study (and the runs
+  compared with it), and open it;
+- ``GET /static/NAME``: the pages' scripts and style; ``GET /``, ``GET /favicon.ico``: nothing to see.
 
 Safe by default: request bodies are bounded (:data:`~kari.serve.settings.MAX_BODY`, 413 beyond) and so are
 request heads (:data:`MAX_HEAD`, 431 beyond); a step is a JSON POST (a cross-site form cannot send one) from the
@@ -52,6 +53,14 @@ MAX_HEAD = 16 * 1024
 STATIC = {"participant.js": "text/javascript", "coordinator.js": "text/javascript", "style.css": "text/css"}
 STATUS = {"serve-input": 400, "serve-state": 409, "serve-withdrawn": 410}
 """HTTP status of each step error (a bad value; a step out of turn; a withdrawn participant)."""
+
+ROUTES = (("GET", "/"), ("GET", "/favicon.ico"), ("GET", "/join"), ("GET", "/p/{token}"),
+          ("GET", "/api/p/{token}"), ("POST", "/api/p/{token}/{step}"), ("GET", "/c/{token}"),
+          ("GET", "/api/c/{token}"), ("POST", "/api/c/{token}/report"), ("GET", "/c/{token}/report"),
+          ("GET", "/static/{name}"))
+"""Every route of the application (method, path)."""
+STEPS = ("consent", "start", "ask", "answer", "guess", "withdraw")
+"""The steps a participant POSTs (``/api/p/TOKEN/STEP``)."""
 
 ReportBuilder = Callable[[], Path]
 
@@ -148,6 +157,9 @@ def make_app(study: Study, build_report: ReportBuilder | None = None, report_com
     async def home(request: Request) -> Response:
         return PlainTextResponse("A kari study. Open the link you were given.")
 
+    async def no_icon(request: Request) -> Response:
+        return Response(status_code=204)
+
     async def join(request: Request) -> Response:
         index = await run_in_threadpool(study.claim)
         if index is None:
@@ -213,15 +225,13 @@ def make_app(study: Study, build_report: ReportBuilder | None = None, report_com
         return _error(getattr(exc, "status_code", 404), NOT_FOUND if getattr(exc, "status_code", 404) == 404
                       else "request refused")
 
-    routes = [
-        Route("/", home), Route("/join", join),
-        Route("/p/{token}", participant_page), Route("/api/p/{token}", participant_state),
-        Route("/api/p/{token}/{step}", participant_step, methods=["POST"]),
-        Route("/c/{token}", coordinator_page), Route("/api/c/{token}", coordinator_state),
-        Route("/api/c/{token}/report", coordinator_report, methods=["POST"]),
-        Route("/c/{token}/report", coordinator_report),
-        Route("/static/{name}", static),
-    ]
+    endpoints = {("GET", "/"): home, ("GET", "/favicon.ico"): no_icon, ("GET", "/join"): join,
+                 ("GET", "/p/{token}"): participant_page, ("GET", "/api/p/{token}"): participant_state,
+                 ("POST", "/api/p/{token}/{step}"): participant_step, ("GET", "/c/{token}"): coordinator_page,
+                 ("GET", "/api/c/{token}"): coordinator_state, ("POST", "/api/c/{token}/report"): coordinator_report,
+                 ("GET", "/c/{token}/report"): coordinator_report, ("GET", "/static/{name}"): static}
+    assert tuple(endpoints) == ROUTES
+    routes = [Route(path, endpoint, methods=[method]) for (method, path), endpoint in endpoints.items()]
     app = Starlette(routes=routes, max_body_size=MAX_BODY, exception_handlers={404: not_found, 405: not_found})
     return Guard(app)  # outermost: the framework's own answers (413, 500) carry the headers too
 
@@ -250,4 +260,4 @@ def _step(study: Study, index: int, step: str, data: Mapping[str, Any],
     return None
 
 
-__all__ = ["CSP", "MAX_BODY", "make_app"]
+__all__ = ["CSP", "MAX_BODY", "MAX_HEAD", "ROUTES", "STATIC", "STEPS", "make_app"]

@@ -10,7 +10,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
+import uvicorn
+
 from kari.errors import KariError
+from kari.game.report import HTML_FILE, ReportOptions, write_report
 from kari.serve.app import make_app
 from kari.serve.links import LINKS_FILE
 from kari.serve.store import PRIVATE_DIR
@@ -41,8 +44,6 @@ def url_of(host: str, port: int) -> str:
 def report_builder(out: Path, compare: Sequence[Path]) -> Callable[[], Path]:
     """Build ``kari report --html`` of the study's run directory and the runs compared with it; returns the page."""
     def build() -> Path:
-        from kari.game.report import HTML_FILE, ReportOptions, write_report
-
         folder = out / PRIVATE_DIR / REPORT_DIR
         write_report([out, *compare], folder, ReportOptions(html=True))
         return folder / HTML_FILE
@@ -58,8 +59,6 @@ def report_command(out: Path, compare: Sequence[Path]) -> str:
 def serve(study: Study, out: Path, *, host: str, port: int, compare: Sequence[Path] = (),
           announce: Callable[[str], None] = print) -> None:
     """Serve ``study`` (whose run directory is ``out``) on ``host:port`` until stopped."""
-    import uvicorn
-
     sock = bind(host, port)
     base = url_of(host, sock.getsockname()[1])
     app = make_app(study, report_builder(out, compare), report_command(out, compare))

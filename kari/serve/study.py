@@ -16,10 +16,12 @@ object before the game's guess (Questioner mode).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from kari.game.settings import PlayConfig
 from kari.game.setup import SetupBuilder
 from kari.io.atomic import atomic_write_json
 from kari.io.runloop import ResumableRun
+from kari.io.text import read_text
 from kari.serve.agreement import AGREEMENT_FILE, oracle_agreement
 from kari.serve.game import ActiveGame, answer_value
 from kari.serve.journal import Event, Journal, Kind
@@ -346,17 +349,11 @@ class Study:
 
 def consent_digest(text: str) -> str:
     """The SHA-256 of a consent text (journaled with each consent)."""
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def read_consent(path: Path | None) -> str:
     """The consent text: the file given, else the shipped one (``kari/serve/consent.txt``)."""
-    from importlib import resources
-
-    from kari.io.text import read_text
-
     if path is not None:
         text = read_text(path, "consent text")
     else:
