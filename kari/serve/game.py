@@ -131,7 +131,7 @@ class ActiveGame:
                               kb_answer=None if kb is None else ("yes" if kb else "no"))
                       for t, seconds, kb in zip(record.turns, self.times, self.kb_answers, strict=True))
         return replace(record, run=self.run, participant=self.participant, turns=turns,
-                       time_s=round(self.last - self.started, 3))
+                       time_s=round(max(0.0, self.last - self.started), 3))
 
     def _timed(self, turn: Turn, now: float, kb: bool | None) -> None:
         self.times.append(max(0.0, now - self.last))
