@@ -22,7 +22,7 @@ def serve(
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="TCP port (0: any free port, printed)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only; "
-                             "0.0.0.0 for every interface, behind a TLS proxy: docs/serve.md)."),
+                             "for remote participants put a TLS proxy in front: docs/serve.md)."),
     mode: str = typer.Option(Mode.QUESTIONER.value, "--mode", help=f"What the participants play: {one_of(Mode)} "
                              "(questioner: they ask, the benchmark's facts answer; oracle: a kari player asks, "
                              "they answer about an object they are shown)."),
@@ -62,6 +62,7 @@ def serve(
         return
     if any(importlib.util.find_spec(name) is None for name in ("starlette", "uvicorn")):
         raise KariError(EXTRA_MISSING, code="serve-missing")
+    from kari.serve.server import bind
     from kari.serve.server import serve as run_server
     from kari.serve.store import open_study, study_config
 
@@ -71,8 +72,12 @@ def serve(
                              questioner=questioner)
     config = study_config((bench or bundled_bench_dir()).resolve(), settings, budget=budget, vocab=vocab,
                           db=db.resolve() if db else None)
-    with open_study(config, settings, out, consent=consent) as study:
-        run_server(study, out, host=host, port=port, compare=compare, announce=typer.echo)
+    sock = bind(host, port)  # a port in use is refused before the study is opened
+    try:
+        with open_study(config, settings, out, consent=consent) as study:
+            run_server(study, out, sock, compare=compare, announce=typer.echo)
+    finally:
+        sock.close()
     typer.echo(f"study stopped; {len(study.run.records)} games recorded -> {out}")
 
 

@@ -33,6 +33,9 @@ from kari.serve.settings import STUDY_KEY, Mode, StudySettings
 
 def export_study(out: Path, to: Path) -> int:
     """Write the anonymised export of the study in ``out`` into the new folder ``to``; returns the records."""
+    if not (out / CONFIG_FILE).is_file():
+        raise KariError(f"not a study's run directory (no {CONFIG_FILE}; kari serve --out)", file=str(out),
+                        code="run-config")
     check_output_dir(to)
     if to.exists() and any(to.iterdir()):
         raise KariError("the export goes into a new or empty folder", file=str(to), code="output-exists")

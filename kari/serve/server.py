@@ -56,14 +56,15 @@ def report_command(out: Path, compare: Sequence[Path]) -> str:
     return f"kari report {runs} --out {out / PRIVATE_DIR / REPORT_DIR} --html"
 
 
-def serve(study: Study, out: Path, *, host: str, port: int, compare: Sequence[Path] = (),
+def serve(study: Study, out: Path, sock: socket.socket, *, compare: Sequence[Path] = (),
           announce: Callable[[str], None] = print) -> None:
-    """Serve ``study`` (whose run directory is ``out``) on ``host:port`` until stopped."""
-    sock = bind(host, port)
-    base = url_of(host, sock.getsockname()[1])
+    """Serve ``study`` (whose run directory is ``out``) on the listening socket ``sock`` (:func:`bind`: bound
+    before the study is opened, so a port in use is refused before anything is written) until stopped."""
+    host, port = sock.getsockname()[:2]
+    base = url_of(host, port)
     app = make_app(study, report_builder(out, compare), report_command(out, compare))
-    config = uvicorn.Config(app, http="h11", log_level="warning", access_log=False, server_header=False, lifespan="off",
-                            timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
+    config = uvicorn.Config(app, http="h11", log_level="warning", access_log=False, server_header=False,
+                            lifespan="off", timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
                             timeout_graceful_shutdown=10)
     announce(f"study: {base}/join (each person who opens it gets the next free participant link)")
     announce(f"coordinator: {base}/c/{study.links.coordinator}")
@@ -75,7 +76,6 @@ def serve(study: Study, out: Path, *, host: str, port: int, compare: Sequence[Pa
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-        sock.close()
 
 
 class Stopped(Exception):
