@@ -2,13 +2,14 @@
 printed link read back), spoken to over HTTP with the standard library, stopped with SIGTERM or killed with
 SIGKILL (a crash), started again on the same folder.
 
-:class:`Participant` plays as a person would through the JSON API; :func:`play_questioner` plays whole games with
-questions drawn from the game's own candidates' vocabulary (a strategy, not the answer: it never reads the hidden
-object), recording every response so a test can look for the hidden object in them.
+:class:`Participant` plays as a person would through the JSON API, keeping every response so a test can look
+for the hidden object in them; :func:`play_session` plays a whole study, :func:`play_questioner` with a fixed list
+of questions (it never reads the hidden object), :func:`play_oracle` with an answering rule.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTSIDE_BENCH = ROOT / "tests" / "data" / "outside_bench"
@@ -120,85 +122,102 @@ class StudyServer:
 
 @dataclass
 class Participant:
-    """One participant's link; every reply is kept in :attr:`seen`, with the game in play when it came."""
+    """One participant's link; every reply is kept in :attr:`seen`, with the game in play when it came.
+    ``keep_alive``: one persistent HTTP connection for every request, as a browser keeps one."""
 
     server: StudyServer
     token: str
     seen: list[tuple[int | None, Reply]] = field(default_factory=list)
+    keep_alive: bool = False
+    _connection: http.client.HTTPConnection | None = field(default=None, repr=False)
 
     @property
     def api(self) -> str:
         return f"/api/p/{self.token}"
 
-    def _keep(self, reply: Reply, game: int | None) -> Reply:
+    def _send(self, path: str, body: Any = None) -> Reply:
+        if not self.keep_alive:
+            return request(self.server.base, path, body)
+        for attempt in range(2):  # the server may have closed an idle connection: open a new one once
+            if self._connection is None:
+                self._connection = http.client.HTTPConnection(urlsplit(self.server.base).netloc, timeout=30)
+            try:
+                data = None if body is None else json.dumps(body).encode()
+                headers = {} if body is None else {"Content-Type": "application/json"}
+                self._connection.request("GET" if body is None else "POST", path, data, headers)
+                reply = self._connection.getresponse()
+                return Reply(reply.status, reply.read(), {k.lower(): v for k, v in reply.getheaders()})
+            except (http.client.HTTPException, ConnectionError):
+                self._connection.close()
+                self._connection = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def state(self) -> Any:
+        reply = self._send(self.api)
+        assert reply.status == 200, reply.body
+        view = reply.data
+        self.seen.append(((view.get("game") or {}).get("number"), reply))
+        return view
+
+    def step(self, name: str, body: dict[str, Any], game: int | None = None) -> Reply:
+        reply = self._send(f"{self.api}/{name}", body)
         self.seen.append((game, reply))
         return reply
 
-    def state(self) -> Any:
-        reply = request(self.server.base, self.api)
+
+def play_session(person: Participant, move: Callable[[Any], tuple[str, dict[str, Any]]], *,
+                 on_step: Callable[[str, float], None] = lambda name, seconds: None,
+                 before: Callable[[], None] = lambda: None) -> Any:
+    """Consent, then every game of ``person`` to the end of the study: ``move(game)`` says the step to take in
+    the game in play (its name and body); ``before()`` runs before each step (a pause), ``on_step(name,
+    seconds)`` gets each step's round trip. Returns the last state."""
+    def step(name: str, body: dict[str, Any], game: int | None = None) -> Any:
+        before()
+        started = time.perf_counter()
+        reply = person.step(name, body, game)
+        on_step(name, time.perf_counter() - started)
         assert reply.status == 200, reply.body
-        view = reply.data
-        return self._keep(reply, (view.get("game") or {}).get("number")).data
+        return reply.data
 
-    def step(self, name: str, body: dict[str, Any], game: int | None = None) -> Reply:
-        return self._keep(request(self.server.base, f"{self.api}/{name}", body), game)
-
-    def page(self, path: str) -> Reply:
-        return self._keep(request(self.server.base, path), None)
-
-
-def play_questioner(person: Participant, *, on_turn: Callable[[float], None] = lambda s: None,
-                    questions: Sequence[str] = QUESTIONS, stop_after: int | None = None) -> Any:
-    """Play every game of ``person`` as the Questioner: a few questions (each timed: ``on_turn(seconds)``), then a
-    guess of the candidate the answers left most plausible by a crude count (the first candidate when unsure).
-    ``stop_after``: stop after that many turns in all (a closed tab). Returns the last state."""
     state = person.state()
     if state["status"] == "consent":
-        state = person.step("consent", {}).data
-    turns = 0
+        state = step("consent", {})
     while state["status"] in ("playing", "ready"):
         if state["status"] == "ready":
-            state = person.step("start", {"game": state["next"]}).data
+            state = step("start", {"game": state["next"]})
             continue
-        game = state["game"]
-        number = game["number"]
-        asked = len(game["turns"])
-        if not game["forced"] and asked < 4 + number % 3:
-            if stop_after is not None and turns >= stop_after:
-                return state
-            started = time.perf_counter()
-            reply = person.step("ask", {"game": number, "turn": game["next_turn"],
-                                        "question": questions[(asked + number) % len(questions)]}, number)
-            on_turn(time.perf_counter() - started)
-            assert reply.status == 200, reply.body
-            state = reply.data
-            turns += 1
-            continue
-        candidate = game["candidates"][(number * 3) % len(game["candidates"])]["id"]
-        reply = person.step("guess", {"game": number, "candidate": candidate}, number)
-        assert reply.status == 200, reply.body
-        state = reply.data
+        name, body = move(state["game"])
+        state = step(name, body, state["game"]["number"])
     return state
+
+
+def questioner_move(game: Any) -> tuple[str, dict[str, Any]]:
+    """A simulated Questioner's step: 4 to 6 questions of :data:`QUESTIONS`, then a guess of a candidate picked by
+    the game's number (never by the answers: the point is to play whole games, not to win them)."""
+    number, asked = game["number"], len(game["turns"])
+    if not game["forced"] and asked < 4 + number % 3:
+        return "ask", {"game": number, "turn": game["next_turn"],
+                       "question": QUESTIONS[(asked + number) % len(QUESTIONS)]}
+    return "guess", {"game": number, "candidate": game["candidates"][(number * 3) % len(game["candidates"])]["id"]}
+
+
+def play_questioner(person: Participant, *, on_turn: Callable[[float], None] = lambda s: None) -> Any:
+    """Play every game of ``person`` as the Questioner (:func:`questioner_move`); ``on_turn(seconds)`` gets each
+    question's round trip."""
+    return play_session(person, questioner_move,
+                        on_step=lambda name, seconds: on_turn(seconds) if name == "ask" else None)
 
 
 def play_oracle(person: Participant, answer: Callable[[str], str]) -> Any:
     """Play every game of ``person`` as the Oracle, answering each question with ``answer(question)``."""
-    state = person.state()
-    if state["status"] == "consent":
-        state = person.step("consent", {}).data
-    while state["status"] in ("playing", "ready"):
-        if state["status"] == "ready":
-            state = person.step("start", {"game": state["next"]}).data
-            continue
-        game = state["game"]
+    def move(game: Any) -> tuple[str, dict[str, Any]]:
         pending = game["pending"]
-        assert pending is not None, state
-        reply = person.step("answer", {"game": game["number"], "turn": pending["turn"],
-                                       "answer": answer(pending["question"])}, game["number"])
-        assert reply.status == 200, reply.body
-        state = reply.data
-    return state
+        assert pending is not None, game
+        return "answer", {"game": game["number"], "turn": pending["turn"], "answer": answer(pending["question"])}
 
+    return play_session(person, move)
 
 def free_port() -> int:
     """A TCP port of 127.0.0.1 nobody listens on now (for a server that must come back on the same port)."""
