@@ -58,10 +58,9 @@ class Event:
 def read_event(data: Mapping[str, Any], path: Path, line: int) -> Event:
     """A journal line as an :class:`Event`, or a ``run-corrupt`` error naming the line."""
     kind, who, when = data.get("kind"), data.get("participant"), data.get("t")
-    ok = kind in tuple(Kind) and type(who) is int and who >= 0 and isinstance(when, (int, float)) \
-        and all(data.get(k) is None or isinstance(data[k], str) for k in ("game", "text")) \
+    ok = kind in tuple(Kind) and all(data.get(k) is None or isinstance(data[k], str) for k in ("game", "text")) \
         and (data.get("turn") is None or type(data["turn"]) is int)
-    if not ok:
+    if not ok or type(who) is not int or who < 0 or not isinstance(when, (int, float)) or isinstance(when, bool):
         raise KariError("corrupt journal entry: expected {kind, participant, t[, game, text, turn]}", file=str(path),
                         line=line, code="run-corrupt")
     return Event(str(kind), who, float(when), data.get("game"), data.get("text"), data.get("turn"))

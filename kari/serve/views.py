@@ -67,9 +67,10 @@ def result_view(study: Study, person: Participant, record: GameRecord) -> dict[s
     """A finished game's result (after its guess: the target and the hidden object may be named)."""
     descriptions = {a.id: a.description for a in study.bench.affordances.values()}
     hidden = study.bench.objects.get(record.object)
-    result = {"number": person.games.index(record.game) + 1, "success": record.success, "guess": record.guess,
-              "target": record.target, "target_description": descriptions.get(record.target, ""),
-              "turns": record.n_turns, "forced": record.forced}
+    result: dict[str, Any] = {
+        "number": person.games.index(record.game) + 1, "success": record.success, "guess": record.guess,
+        "target": record.target, "target_description": descriptions.get(record.target, ""),
+        "turns": record.n_turns, "forced": record.forced}
     if study.mode == Mode.QUESTIONER and hidden is not None:
         result["object"] = dict(game_view_object(hidden))
     return result
