@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kari.errors import KariError
-from kari.game.comparisons import Settings, paired, row_scores
+from kari.report.comparisons import Settings, paired, row_scores
 from kari.game.run import checked_records
 from kari.io.plan import Plan
 from kari.serve.assignment import assign

@@ -10,7 +10,7 @@ import typer
 from kari.cli.options import MAX_BUDGET, MAX_GAMES, count
 from kari.cli.options import seed as seed_option
 from kari.errors import one_of
-from kari.game import defaults
+from kari.core import game_defaults as defaults
 from kari.serve.settings import DEFAULT_ORACLE_PLAYER, MAX_PARTICIPANTS, ORACLE_PLAYERS, Mode
 
 EXTRA_MISSING = "kari serve needs the serve extra: pip install 'kari[serve]' (Starlette and uvicorn)"

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kari.game.records import GameRecord
+from kari.core.game_records import GameRecord
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, wilson
 
 AGREEMENT_FILE = "agreement.json"

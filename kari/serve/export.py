@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from kari.errors import KariError
-from kari.game.records import GAMES_FILE
+from kari.core.game_records import GAMES_FILE
 from kari.game.run import checked_records, finish_run
-from kari.game.settings import PlayConfig
+from kari.core.game_settings import PlayConfig
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
 from kari.io.lock import folder_lock, output_folder
 from kari.io.plan import PLAN_FILE, Plan

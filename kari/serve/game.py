@@ -17,14 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kari.bench.model import Game, ObjectRecord
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import Game, ObjectRecord
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.game.checker import Checker
 from kari.game.engine import GameInPlay
 from kari.game.oracle import KBOracle, OracleReply, question_text
 from kari.game.questioners.base import Questioner
-from kari.game.records import GameRecord
+from kari.core.game_records import GameRecord
 from kari.game.types import CheckResult, GameSetup, Guess, Turn
 
 ANSWERS = {"yes": True, "no": False}

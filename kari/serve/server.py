@@ -13,7 +13,7 @@ from types import FrameType
 import uvicorn
 
 from kari.errors import KariError
-from kari.game.report import HTML_FILE, ReportOptions, write_report
+from kari.report.writer import HTML_FILE, ReportOptions, write_report
 from kari.serve.app import make_app
 from kari.serve.links import LINKS_FILE
 from kari.serve.store import PRIVATE_DIR

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 
 from kari.errors import KariError, one_of
-from kari.game.names import Player
+from kari.core.game_names import Player
 
 STUDY_KEY = "study"
 """The ``config.json`` key of the study's settings."""

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from kari.bench.model import Game
-from kari.game.names import OracleKind, Player
+from kari.core.benchmark import Game
+from kari.core.game_names import OracleKind, Player
 from kari.game.run import GAME_LOG, input_files, input_fingerprints, read_inputs, select_games
-from kari.game.settings import PlayConfig
+from kari.core.game_settings import PlayConfig
 from kari.io.plan import Plan
 from kari.io.runloop import RunSpec, resumable
 from kari.serve.assignment import assign

@@ -25,14 +25,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import Benchmark
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.game.checker import make_checker
 from kari.game.questioners import QuestionerOptions, make_questioner
-from kari.game.records import GameRecord
+from kari.core.game_records import GameRecord
 from kari.game.run import finish_run
-from kari.game.settings import PlayConfig
+from kari.core.game_settings import PlayConfig
 from kari.game.setup import SetupBuilder
 from kari.io.atomic import atomic_write_json
 from kari.io.runloop import ResumableRun

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kari.game.comparisons import Settings, row_scores
+from kari.report.comparisons import Settings, row_scores
 from kari.game.oracle import question_text
-from kari.game.records import GameRecord
+from kari.core.game_records import GameRecord
 from kari.serve.agreement import oracle_agreement
 from kari.serve.game import ActiveGame, game_view_object
 from kari.serve.settings import Mode
