@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the test servers
 
 from llm_server import StubLLMServer, free_port, property_model  # noqa: E402
 
-from kari.induce.config import InduceConfig  # noqa: E402
+from kari.core.induce_config import InduceConfig  # noqa: E402
 from kari.induce.run import dry_run, induce  # noqa: E402
 from kari.kb import load_into  # noqa: E402
 from kari.llm import LLMConfig  # noqa: E402
@@ -68,7 +68,7 @@ def run_once(master: Path, work: Path, name: str, verbs: int, llm: LLMConfig, ba
 
 
 def outputs(rules: Path, db: Path) -> dict:
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
 
     run = rules.with_suffix(".run")
     return {"rules": rules.read_bytes(), "jsonl": rules.with_suffix(".jsonl").read_bytes(),

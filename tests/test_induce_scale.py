@@ -22,7 +22,7 @@ import pytest
 from cli_support import kari, one_line
 from llm_server import StubLLMServer, StubReply, property_model
 
-from kari.domain.vocabulary import open_vocabulary
+from kari.vocab.vocabulary import open_vocabulary
 from kari.kb import load_into
 from kari.resources import asset_path
 
@@ -41,7 +41,7 @@ def kb_master(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def groups(kb_master: Path) -> list[str]:
     """Eighteen verb groups of the bundled KB: twelve with three positives or more (every round has objects),
     six with one or two."""
-    from kari.induce.config import InduceConfig
+    from kari.core.induce_config import InduceConfig
     from kari.induce.run import read_inputs
 
     _, evidence, _ = read_inputs(kb_master, None, InduceConfig())

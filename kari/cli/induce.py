@@ -13,9 +13,9 @@ from kari.cli.options import MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS
     budget_tokens, count, number, timeout
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
-from kari.domain.terms import Semantics
+from kari.core.terms import Semantics
 from kari.errors import one_of
-from kari.induce.config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
+from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 from kari.llm.limits import BUDGET_EXIT

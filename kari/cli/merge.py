@@ -27,7 +27,7 @@ def merge(
 
     from kari.creativity.answers import ANSWERS_FILE
     from kari.errors import KariError
-    from kari.game.records import GAMES_FILE
+    from kari.core.game_records import GAMES_FILE
     from kari.induce.merge import is_induction_run
 
     inductions = [is_induction_run(d) for d in shards]

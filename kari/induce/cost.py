@@ -20,14 +20,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kari.bench.model import ObjectRecord
-from kari.induce.config import InduceConfig
+from kari.core.benchmark import ObjectRecord
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.llmio import ROLES
 from kari.induce.proposer import LLMProposer, ProposalTask, proposal_request
 from kari.induce.split import split_groups
 from kari.induce.validator import LLMValidator
 from kari.rules.ast import And, Atom, Node, any_of
+from kari.rules import to_json
 
 CHARS_PER_TOKEN = 3
 """Characters per token of the estimate: 2.85 measured on these requests with SmolLM2-135M's tokenizer (49k tokens;
@@ -152,8 +153,6 @@ def _rule(branches: int) -> Node:
 
 
 def _rule_json(branches: int) -> object:
-    from kari.rules import to_json
-
     return to_json(_rule(branches))
 
 

@@ -17,7 +17,9 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from kari.llm import extract_json_object, load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
+from kari.llm.types import ChatRequest
 
 ROLES = ("proposer", "validator", "auditor")
 PROMPTS = (*ROLES, "validator_batch")
@@ -70,8 +72,6 @@ class LLMSession:
     def __init__(self, client: Any, *, waiting: Callable[[], AbstractContextManager[Any]] = no_wait,
                  affordance: str = "", tally: CallTally | None = None,
                  prompts: Mapping[str, Any] | None = None) -> None:
-        from kari.llm import load_prompt
-
         self.client = client
         self.prompts = dict(prompts) if prompts is not None else {name: load_prompt(name) for name in PROMPTS}
         self.waiting = waiting
@@ -110,8 +110,6 @@ class LLMSession:
         schema: Mapping[str, Any] | None = None, prompt: str | None = None
     ) -> list[JSONReply]:
         """Several independent requests of one role (sent concurrently by the client)."""
-        from kari.llm.types import ChatRequest
-
         batch = [ChatRequest(self._messages(prompt or role, r, ()), max_tokens, 0.0, schema, role, self.affordance)
                  for r in requests]
         with self.waiting():
@@ -127,8 +125,6 @@ class LLMSession:
 
 def _parse(reply: Any) -> JSONReply:
     """The JSON object in a reply, or the reason there is none."""
-    from kari.llm import extract_json_object
-
     try:
         data = extract_json_object(reply.text)
     except Exception as exc:  # noqa: BLE001 - junk replies are data for the repair loop

@@ -30,10 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.induce.config import Backend, InduceConfig, InputKind
+from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.records import InductionResult
 from kari.induce.rundir import RunDir
 from kari.io.plan import Plan, Shard
+from kari.io.lock import folder_lock
+from kari.io.shards import distinct_dirs, merge_target, staging
+from kari.induce.run import induce_loaded, read_inputs, run_key, vocabulary_digest
+from kari.llm import LLMConfig
 
 SAME = ("cache_key", "config", "input", "db", "models", "prompts", "backend", "start_vocabulary", "plan")
 """The manifest keys every shard of one induction shares."""
@@ -49,9 +53,6 @@ def merge_shards(dirs: Sequence[str | Path], out: str | Path, *, run_dir: str | 
     """Join the induction shards ``dirs`` into the rules file ``out`` (its JSONL beside it) and the run directory
     ``run_dir`` (default: ``out`` with suffix ``.run``), equal to what ``kari induce`` writes unsharded; returns
     its :class:`kari.induce.run.InduceOutcome`."""
-    from kari.io.lock import folder_lock
-    from kari.io.shards import distinct_dirs, merge_target, staging
-
     folders = distinct_dirs(dirs)
     out = Path(out)
     target = merge_target(run_dir if run_dir is not None else out.with_suffix(".run"), folders)
@@ -159,8 +160,6 @@ def _copy_shards(shards: Sequence[_ShardRun], folder: Path) -> None:
 
 def _finish(first: _ShardRun, out: Path, folder: Path, argv: list[str] | None, progress: bool) -> Any:
     """Finish the merged run in ``folder`` as a resumed unsharded run (no request: every affordance is there)."""
-    from kari.induce.run import induce_loaded, read_inputs, run_key, vocabulary_digest
-
     manifest = first.manifest
     config = _config(manifest.get("config") or {}, first.folder)
     info = manifest.get("input") or {}
@@ -195,8 +194,6 @@ def _config(data: Mapping[str, Any], folder: Path) -> InduceConfig:
 
 def _llm(manifest: Mapping[str, Any]) -> Any:
     """The shards' model, answered from the cache only (the merge makes no request)."""
-    from kari.llm import LLMConfig
-
     llm = manifest.get("llm") or {}
     return LLMConfig(base_url=llm.get("base_url") or "http://127.0.0.1/v1", model=llm.get("model") or "?",
                      cache_dir=llm.get("cache_dir"), offline_replay=True)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.induce.llmio import LLMSession
+from kari.rules import parse_rule_json, to_json
 from kari.rules.ast import Node
 
 RULE_SCHEMA = {"type": "object", "properties": {"rule": {"type": "object"}}, "required": ["rule"]}
@@ -79,8 +80,6 @@ class LLMProposer:
         self.max_tokens = max_tokens
 
     def propose(self, task: ProposalTask) -> Proposal:
-        from kari.rules import parse_rule_json
-
         request = proposal_request(task, self.max_objects)
         reply = self.session.ask_json(
             "proposer", request, feedback=task.feedback, max_tokens=self.max_tokens, schema=RULE_SCHEMA
@@ -98,8 +97,6 @@ class LLMProposer:
 def proposal_request(task: ProposalTask, max_objects: int = 20) -> str:
     """The user message asking for the seed rule (``task.current`` None) or for one more branch of it, with the
     first ``max_objects`` target objects."""
-    from kari.rules import to_json
-
     objects = "\n".join(describe_object(o) for o in task.targets[:max_objects])
     head = f"Affordance: {task.affordance}" + (f" ({task.description})" if task.description else "")
     if task.seeding:
