@@ -212,7 +212,7 @@ def induce_affordance(
     *,
     affordances: Sequence[str] = (),
     timers: Timers | None = None,
-) -> dict[str, Any]:
+) -> InductionResult:
     """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
@@ -265,7 +265,7 @@ def _result(
     to_json: Any,
     seconds: float,
     timers: Timers,
-) -> dict[str, Any]:
+) -> InductionResult:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
     (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)

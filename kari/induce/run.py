@@ -534,11 +534,12 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
     def induce_one(ev: Evidence) -> InductionResult:
         with local.held():
             if session is None:
-                return induce_affordance(ev, shared, config, affordances=names, timers=timers)  # type: ignore
+                assert shared is not None
+                return induce_affordance(ev, shared, config, affordances=names, timers=timers)
             asking = session.for_affordance(ev.affordance)
             result = induce_affordance(ev, _components(config, vocab, asking), config, affordances=names,
                                        timers=timers)
-            return replace(result, llm=asking.tally.to_json())  # type: ignore[type-var]
+            return replace(result, llm=asking.tally.to_json())
 
     def done(result: InductionResult) -> None:
         results[result.affordance] = result

@@ -51,7 +51,7 @@ class RunDir:
         self.report_path = self.path / "report.md"
         self.tuning_path = self.path / "tuning.json"
 
-    def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, dict[str, Any]]:
+    def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, InductionResult]:
         """Start or resume the run; returns the finished affordances (empty when starting fresh)."""
         if self.path.exists() and not self.path.is_dir():
             raise KariError("run directory is a file", file=str(self.path), code="induce-run-dir")

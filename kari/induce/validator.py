@@ -20,11 +20,9 @@ from kari.induce.llmio import LLMSession
 from kari.induce.proposer import describe_object
 from kari.rules.ast import Atom
 
-LABEL_SCHEMA = {
-    "type": "object",
-    "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string", "enum": ["YES", "NO"]}}},
-    "required": ["labels"],
-}
+LABELS: dict[str, object] = {"type": "object", "additionalProperties": {"type": "string", "enum": ["YES", "NO"]}}
+"""Property -> YES or NO."""
+LABEL_SCHEMA = {"type": "object", "properties": {"labels": LABELS}, "required": ["labels"]}
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ def _answer(value: object) -> bool | None:
 
 BATCH_SCHEMA = {
     "type": "object",
-    "properties": {"labels": {"type": "object", "additionalProperties": LABEL_SCHEMA["properties"]["labels"]}},
+    "properties": {"labels": {"type": "object", "additionalProperties": LABELS}},
     "required": ["labels"],
 }
 """The reply shape of a request about several objects: object id -> property -> YES/NO."""
