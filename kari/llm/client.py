@@ -60,14 +60,16 @@ class ChatClient:
         temperature: float = 0.0,
         json_schema: Mapping[str, Any] | None = None,
         role: str = "",
+        seed: int | None = None,
     ) -> ChatReply:
-        """One chat completion; answered from the cache when the same request was made before."""
-        request = ChatRequest(_check_messages(messages), max_tokens, temperature, json_schema, role)
+        """One chat completion; answered from the cache when the same request was made before. ``seed``: the
+        sampling seed sent to the server (none when None)."""
+        request = ChatRequest(_check_messages(messages), max_tokens, temperature, json_schema, role, seed)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
         fingerprint = request_fingerprint(self.config.model, request.messages, max_tokens, temperature, json_schema,
                                           base_url=self.config.base_url, json_mode=self.config.json_mode,
-                                          backend=self.config.backend)
+                                          backend=self.config.backend, seed=seed)
         key = cache_key(fingerprint)
         started = time.perf_counter()
         if self.cache is not None:
@@ -91,7 +93,8 @@ class ChatClient:
             self.cache.put(
                 key,
                 fingerprint,
-                CachedReply(live.text, live.prompt_tokens, live.completion_tokens, latency, live.finish_reason),
+                CachedReply(live.text, live.prompt_tokens, live.completion_tokens, latency, live.finish_reason,
+                            live.model),
             )
         self._count(reply, role, retries, mode)
         return reply
@@ -108,7 +111,8 @@ class ChatClient:
 
         def one(r: ChatRequest) -> ChatReply:
             return self.chat(
-                r.messages, max_tokens=r.max_tokens, temperature=r.temperature, json_schema=r.json_schema, role=r.role
+                r.messages, max_tokens=r.max_tokens, temperature=r.temperature, json_schema=r.json_schema, role=r.role,
+                seed=r.seed,
             )
 
         with ThreadPoolExecutor(
@@ -136,7 +140,8 @@ def make_chat_client(config: LLMConfig, log: CallLog | None = None) -> ChatClien
 
 def _reply(stored: CachedReply, latency: float, *, cached: bool, key: str) -> ChatReply:
     return ChatReply(
-        stored.text, stored.prompt_tokens, stored.completion_tokens, latency, cached, key, stored.finish_reason
+        stored.text, stored.prompt_tokens, stored.completion_tokens, latency, cached, key, stored.finish_reason,
+        stored.model,
     )
 
 
