@@ -30,7 +30,7 @@ import random
 import secrets
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -38,6 +38,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.io.fingerprint import file_input
+from kari.io.text import load_json, read_text
 
 MATCHED_COMMIT = "f73f26af8d320a50d36b329568fc2859c9b823a5"
 """The commit of CreativityBench/CreativityBench whose ``evaluation/`` folder kari was matched against."""
@@ -235,3 +236,18 @@ class BenchmarkCode:
     def judge_sample(self, task: Mapping[str, Any], sample: Mapping[str, Any]) -> dict[str, Any]:
         """The checkout's judgement of one runner-format sample (its judged-output form)."""
         return dict(self.judge._judge_one(dict(task), dict(sample)))
+
+
+def lookup_records(paths: Sequence[str | Path]) -> list[Any]:
+    """The records of entity files for the checkout's judge, as its own loader reads the entity lookup: an object
+    keyed ``scenario+entity`` gives its values, an array its items, JSON Lines one record a line."""
+    records: list[Any] = []
+    for path in paths:
+        text = read_text(path, "entity file")
+        try:
+            data = load_json(text, file=str(path))
+        except KariError:
+            data = [load_json(line, file=str(path), line=n) for n, line in enumerate(text.splitlines(), 1)
+                    if line.strip()]
+        records += list(data.values()) if isinstance(data, dict) else list(data) if isinstance(data, list) else []
+    return records
