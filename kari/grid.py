@@ -229,5 +229,5 @@ def grid_cells(spec: GridSpec) -> list[tuple[str, ModelSpec | None]]:
 def model_specs(names: Sequence[str], base_url: str | None = None, temperature: float | None = None,
                 concurrency: int | None = None) -> tuple[ModelSpec, ...]:
     """The models of ``kari pipeline --model NAME ...``: one server for all."""
-    return tuple(ModelSpec(name, base_url, temperature=temperature,
-                           **({"concurrency": concurrency} if concurrency else {})) for name in names)
+    return tuple(ModelSpec(name, base_url, temperature=temperature, concurrency=concurrency or ModelSpec.concurrency)
+                 for name in names)

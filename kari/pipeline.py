@@ -26,7 +26,7 @@ rewritten atomically, so a rerun of the same command finishes what a crash left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,7 +154,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
     step(_ledger_step(study, vocab, kb_rules, out))
 
-    given = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
+    given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     workers = jobs if jobs is not None else available_cores()
     cells = [PlayCell(name, model, out / "play" / (name if model is None else f"{model.folder}/{name}"))
              for name, model in grid_cells(grid)]
@@ -207,7 +207,7 @@ class PlayCell:
         return self.player if self.model is None else f"{self.model.folder}/{self.player}"
 
 
-def _play_grid(study: Any, cells: Sequence[PlayCell], grid: GridSpec, given: dict[str, Path],
+def _play_grid(study: Any, cells: Sequence[PlayCell], grid: GridSpec, given: Mapping[str, Path],
                endpoints: dict[str, Any], workers: int, progress: bool) -> list[Any]:
     """Play every cell (each shard of it a job of its own, :mod:`kari.io.jobs`), merge the shards, and return the
     runs in cell order. Every job's inputs are made here first, in cell order, so a job's outputs do not depend
@@ -233,7 +233,8 @@ def _play_grid(study: Any, cells: Sequence[PlayCell], grid: GridSpec, given: dic
             runs.append(results[owners.index(index)])
             continue
         if not merged[index]:
-            merge_runs([_shard_folder(cell.folder, shard) for shard in _shards(grid.shards)], cell.folder)
+            merge_runs([_shard_folder(cell.folder, Shard(k, grid.shards)) for k in range(1, grid.shards + 1)],
+                       cell.folder)
         runs.append(load_run(cell.folder))
     return runs
 
@@ -276,7 +277,8 @@ class _PlayJob:
         return None if self.shard is not None else run
 
 
-def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: dict[str, Path], endpoints: dict[str, Any]) -> _Prepared:
+def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: Mapping[str, Path],
+             endpoints: dict[str, Any]) -> _Prepared:
     """The inputs of ``cell`` (``NAME[@K][+kb|+rules]``, with its model): the study's benchmark, a copy of its
     vocabulary, the rule set of its source in ``given`` (the KB rules, or the cross-fitted benchmark sets; each
     read once for all players) matched to every affordance of the benchmark now."""

@@ -144,3 +144,28 @@ def test_a_checkout_is_checked_before_any_work(checkout: Path, tmp_path: Path, l
     assert run([*base, "--solver", "llm", "--benchmark-repo", str(checkout), "-o", str(tmp_path / "c")]) == 2
     assert "has no _run_cot" in capsys.readouterr().err
     assert llm_stub.bodies == [] and not (tmp_path / "a").exists()
+
+
+def test_the_interactive_mode_runs_the_checkout_session_seeded(checkout: Path, tmp_path: Path, llm_stub: Any) -> None:
+    from llm_server import StubReply
+
+    def explore_then_answer(body: dict[str, Any]) -> Any:
+        asked = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if asked == 0:
+            return StubReply(text='Let me look.\n{"action": "explore", "target": "wall clock with pendulum 2"}')
+        return StubReply(text='{"action": "answer", "gold_entity": "wall clock with pendulum 2", "gold_part": '
+                              '"pendulum", "how_to_use": "Swing it."}')
+
+    llm_stub.respond = explore_then_answer
+    tasks = checkout / "dataset" / "sample_tasks.json"
+    argv = ["creativity", "solve", "--tasks", str(tasks), "--solver", "llm", "--mode", "interactive", "--max-turns",
+            "4", "--benchmark-repo", str(checkout), "--model", "m1"]
+    first = _kari(llm_stub, *argv, "--out", str(tmp_path / "a"))
+    again = _kari(llm_stub, *argv, "--out", str(tmp_path / "b"))
+    assert first == again and len(first) == 4  # the listing's shuffle is seeded per task and sample
+    assert all(b["messages"][0]["content"].startswith("Stand-in system text: look at one thing per turn; 4 turns")
+               for b in first)  # the checkout's own system prompt, with kari's --max-turns as its MAX_TURNS
+    record = json.loads((tmp_path / "a" / "answers.jsonl").read_text().splitlines()[0])
+    answer = record["samples"][0]["answer"]
+    assert answer["gold_part"] == "pendulum" and answer["turns"] == 2 and len(answer["conversation"]) == 2
+    assert answer["conversation"][0]["feedback"].startswith("ABOUT wall clock with pendulum 2")

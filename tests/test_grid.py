@@ -17,6 +17,7 @@ from llm_server import scripted_questioner
 from kari.cli import run as cli_run
 from kari.errors import KariError
 from kari.grid import GridSpec, ModelSpec, read_study
+from kari.io.jobs import without_timings
 from kari.pipeline import run_pipeline
 
 DATA = Path(__file__).parent / "data"
@@ -24,21 +25,12 @@ KB = DATA / "outside_kb" / "outside_kb.tsv"
 BENCH = DATA / "outside_bench"
 
 
-def _blank(value: Any) -> Any:
-    """The JSON value with every timing blanked (``time_s``, ``latency_s``)."""
-    if isinstance(value, dict):
-        return {k: (None if k in ("time_s", "latency_s") else _blank(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_blank(v) for v in value]
-    return value
-
-
 def _read(path: Path, root: Path) -> Any:
     text = path.read_text().replace(str(root), "ROOT")
     if path.suffix == ".json":
-        return _blank(json.loads(text))
+        return without_timings(json.loads(text))
     if path.suffix == ".jsonl":
-        return [_blank(json.loads(line)) for line in text.splitlines()]
+        return [without_timings(json.loads(line)) for line in text.splitlines()]
     return text
 
 

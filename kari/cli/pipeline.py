@@ -26,7 +26,7 @@ def pipeline(
     kb: list[Path] = typer.Option([], "--kb", help="KB file(s) to load (default: the bundled KGTK KB)."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     questioner: list[str] = typer.Option([], "--questioner", "-q",
-                                         help="Players (repeatable), NAME[@K][+kb|+rules]: @K caps the positives "
+                                         help="Players (repeatable): NAME, NAME@K, NAME+kb, NAME+rules: @K caps the positives "
                                               "greedy-ig's belief uses (@10: the paper's 10 representatives), "
                                               "+kb gives the KB-anchored rules, +rules the cross-fitted ones; llm "
                                               "players play once per --model (default: "

@@ -30,7 +30,7 @@ import random
 import secrets
 import sys
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -111,43 +111,36 @@ class _OpenAIStandIn:
         """The checkout closes its clients at exit; kari's client stays kari's."""
 
 
+@contextmanager
+def _set_items(store: MutableMapping[str, Any], values: Mapping[str, Any]) -> Iterator[None]:
+    """``store`` (``sys.modules``, ``os.environ``) with ``values`` set for the block, as it was afterwards."""
+    saved = {key: store.get(key) for key in values}
+    store.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                store.pop(key, None)
+            else:
+                store[key] = value
+
+
 def _load(path: Path, name: str, deps: Mapping[str, ModuleType]) -> ModuleType:
     """``path`` imported as a fresh module, with ``deps`` answering the plain names it imports."""
     spec = importlib.util.spec_from_file_location(f"kari_benchmark_{secrets.token_hex(4)}_{name}", path)
     if spec is None or spec.loader is None:
         raise KariError("cannot be imported", file=str(path), code="benchmark-repo")
     module = importlib.util.module_from_spec(spec)
-    saved = {key: sys.modules.get(key) for key in deps}
-    sys.modules.update(deps)
-    try:
-        spec.loader.exec_module(module)
-    except KariError:
-        raise
-    except Exception as exc:  # the checkout's own code failed: say where, in one line
-        raise KariError(f"the checkout's code failed to import: {type(exc).__name__}: {exc}", file=str(path),
-                        code="benchmark-repo") from None
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                sys.modules.pop(key, None)
-            else:
-                sys.modules[key] = value
+    with _set_items(sys.modules, deps):
+        try:
+            spec.loader.exec_module(module)
+        except KariError:
+            raise
+        except Exception as exc:  # the checkout's own code failed: say where, in one line
+            raise KariError(f"the checkout's code failed to import: {type(exc).__name__}: {exc}", file=str(path),
+                            code="benchmark-repo") from None
     return module
-
-
-@contextmanager
-def _environment(values: Mapping[str, str]) -> Iterator[None]:
-    """``os.environ`` with ``values`` set for the block (the checkout reads its settings at import)."""
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 class BenchmarkCode:
@@ -166,7 +159,7 @@ class BenchmarkCode:
         self.record = checkout_record(self.root)
         self._last = threading.local()
         settings = {"MODEL": model, "JUDGE_MODEL": model, "MODE": mode, "MAX_TURNS": str(max_turns)}
-        with _environment(settings):
+        with _set_items(os.environ, settings):  # the checkout reads its settings at import
             self.models = _load(files["models.py"], "models", {})
             self.models.OpenAI = lambda *args, **kwargs: _OpenAIStandIn(self)  # type: ignore[attr-defined]
             self.utils = _load(files["utils.py"], "utils", {"models": self.models})
@@ -225,7 +218,7 @@ class BenchmarkCode:
         """Give the checkout's judge the entity lookup (``--entities``: its records, as its own loader reads the
         lookup file); without one, its own ``ENTITY_LOOKUP_FILE`` must exist."""
         if records is not None:
-            self.judge.ENTITY_LOOKUP_CACHE = records
+            setattr(self.judge, "ENTITY_LOOKUP_CACHE", records)  # as its own loader fills it
             return
         path = getattr(self.judge, "ENTITY_LOOKUP_FILE", None)
         if getattr(self.judge, "ENTITY_LOOKUP_CACHE", None) is None and path and not Path(path).is_file():

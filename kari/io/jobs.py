@@ -36,6 +36,19 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+TIMINGS = ("time_s", "latency_s")
+"""The fields in which a run's files may differ from those of the same run played otherwise (wall times)."""
+
+
+def without_timings(value: Any) -> Any:
+    """A JSON value with every :data:`TIMINGS` field blanked: what "the same outputs" compares."""
+    if isinstance(value, dict):
+        return {k: (None if k in TIMINGS else without_timings(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
 def _run(index: int) -> tuple[str, Any]:
     """Job ``index`` in a worker: ``("ok", value)`` or ``("error", the KariError's fields)``."""
     try:
