@@ -1,7 +1,8 @@
 """``kari pipeline`` with its players one after the other (``--jobs 1``) and side by side (``--jobs N``, default
 the cores): wall and CPU time of the whole job and of its play step, and whether the two give the same files.
 
-The play step's time is read from the pipeline's own step lines (stamped as they arrive on stdout): from the
+The two runs are whole pipelines: each induces its rules anew (the same rules unless a solver time limit is hit
+under load: ``same_rules`` says). The play step's time is read from the pipeline's own step lines (stamped as they arrive on stdout): from the
 KB-gap ledger line (the last step before the games) to the last ``play`` line. The files compared are every
 ``.json``, ``.jsonl``, ``.md`` and ``.csv`` under ``play/`` and ``report/``, timings (``time_s``, ``latency_s``)
 blanked and the output folder's path replaced.
@@ -41,6 +42,15 @@ def _files(root: Path) -> dict[str, Any]:
     return out
 
 
+def _rules(root: Path) -> dict[str, str]:
+    """The rule files the play step reads (the KB rules and the cross-fitted sets), by content hash: two runs
+    whose induction differed (a solver time limit hit under load) play different inputs."""
+    import hashlib
+
+    paths = [root / "rules.jsonl", *sorted((root / "bench_rules.cv").glob("*"))]
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
+
+
 def run(out: Path, jobs: int, games: int | None) -> dict[str, Any]:
     """One pipeline run into ``out``: wall and CPU seconds, the play step's wall seconds."""
     argv = [sys.executable, "-m", "kari", "pipeline", "--out", str(out), "--jobs", str(jobs)]
@@ -73,18 +83,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="kari-bench-jobs-") as scratch:
         target = Path(scratch) / "run"
         one = run(target, 1, args.games)
-        first = _files(target)
+        first, rules = _files(target), _rules(target)
         target.rename(Path(scratch) / "sequential")
         many = run(target, args.jobs, args.games)
-        same = _files(target) == first
-    result = {"sequential": one, "parallel": many, "identical_outputs": same, "files": len(first),
+        second = _files(target)
+        same_rules = _rules(target) == rules
+        differ = sorted(k for k in set(first) | set(second) if first.get(k) != second.get(k))
+        same = not differ
+    result = {"sequential": one, "parallel": many, "identical_outputs": same, "files": len(first), "differ": differ,
+              "same_rules": same_rules,
               "cores": len(os.sched_getaffinity(0)), "load_average": os.getloadavg()}
     if args.json:
         print(json.dumps(result, indent=2))
         return
     for row in (one, many):
         print(f"--jobs {row['jobs']}: wall {row['wall_s']} s, CPU {row['cpu_s']} s, play step {row['play_wall_s']} s")
-    print(f"identical outputs ({len(first)} files): {same}; load average {result['load_average']}")
+    print(f"identical outputs ({len(first)} files): {same}{'' if same else ': ' + ', '.join(differ)}; load average "
+          f"{result['load_average']}")
 
 
 if __name__ == "__main__":
