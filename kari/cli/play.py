@@ -45,7 +45,7 @@ def play(
     llm_temperature: Optional[float] = number(None, "--llm-temperature", low=0, high=2,
                                               help="llm questioner: sampling temperature (default 0); above 0 run k "
                                                    "of --runs sends the sampling seed --seed + k to the server."),
-    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
     eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
