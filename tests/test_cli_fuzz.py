@@ -745,6 +745,7 @@ BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
     ("llm", "serve"): ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
     ("creativity", "load"): (*CB_LOAD, "--db", "{w}/kb.duckdb"), ("creativity", "solve"): CB_SOLVE,
     ("creativity", "judge"): CB_JUDGE, ("creativity", "score"): CB_SCORE, ("explain",): BENCH_COMMANDS["explain"],
+    ("creativity", "compare"): ("creativity", "compare", "{w}/run", "{w}/run"),
     ("serve",): SERVE,
 }
 

@@ -23,8 +23,8 @@ class CallLog:
     """Records calls in memory and, when ``path`` is given, appends them to a JSONL file.
 
     A line: ``{"ts", "role", "model", "cache_key", "cached", "prompt_tokens", "completion_tokens", "latency_s",
-    "retries", "json_mode", "finish_reason"}``, and ``"tag"`` (what the call was about, e.g. the affordance) when
-    the caller gave one.
+    "retries", "json_mode", "finish_reason"}``, ``"tag"`` (what the call was about, e.g. the affordance) when the
+    caller gave one, and ``served_model`` (the model id the server reported) when the reply named one.
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -57,6 +57,7 @@ class CallLog:
             "json_mode": json_mode,
             "finish_reason": reply.finish_reason,
             **({"tag": tag} if tag else {}),
+            **({"served_model": reply.model} if reply.model else {}),
         }
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         with self._lock:

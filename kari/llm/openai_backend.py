@@ -126,6 +126,8 @@ class OpenAIBackend:
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
         }
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
         if request.json_schema is not None and mode != "off":
             kwargs["response_format"] = response_format(mode, request.json_schema)
         started = time.perf_counter()
@@ -160,6 +162,7 @@ class OpenAIBackend:
             completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
             latency_s=latency,
             finish_reason=str(finish_reason or ""),
+            model=_served_model(completion),
         )
 
     def _content(self, completion: Any) -> tuple[str, Any]:
@@ -212,6 +215,12 @@ def _within(seconds: float, call: Any, stopped: threading.Event | None = None) -
     return box["value"]
 
 
+
+
+def _served_model(completion: Any) -> str:
+    """The model id a chat completion names (its ``model`` field; '' when it has none)."""
+    model = getattr(completion, "model", None)
+    return model if isinstance(model, str) else ""
 
 
 def _count(value: Any) -> int:
