@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json
+from kari.io.atomic import atomic_write_text
 
 from .types import Message, without_surrogates
 
@@ -89,6 +89,7 @@ class ReplyCache:
         self._reported: set[Path] = set()
         self._lock = threading.Lock()
         self.corrupt_entries = 0
+        self.oversized = 0
         self.write_failed = False
 
     def path(self, key: str) -> Path:
@@ -126,11 +127,19 @@ class ReplyCache:
 
     def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
         """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path. A cache
-        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached."""
+        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached. An
+        entry larger than :data:`MAX_ENTRY_BYTES` (which :meth:`get` would never read back) is not written."""
         path = self.path(key)
+        text = self._entry(key, fingerprint, reply)
+        if len(text.encode("utf-8")) > MAX_ENTRY_BYTES:
+            with self._lock:
+                self.oversized += 1
+            LOG.warning("kari: an LLM reply of %s characters is not cached: its entry would be larger than %s bytes",
+                        f"{len(reply.text):,}", f"{MAX_ENTRY_BYTES:,}")
+            return path
         try:
             _clear_odd_entry(path)
-            self._write(path, key, fingerprint, reply)
+            atomic_write_text(path, text)
         except (KariError, OSError) as exc:
             with self._lock:
                 first, self.write_failed = not self.write_failed, True
@@ -138,9 +147,10 @@ class ReplyCache:
                 LOG.warning("kari: the LLM reply cache cannot be written (%s); replies are not recorded", exc)
         return path
 
-    def _write(self, path: Path, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> None:
-        atomic_write_json(
-            path,
+    @staticmethod
+    def _entry(key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> str:
+        """The JSON text of the entry for ``key``."""
+        return json.dumps(
             {
                 "format": CACHE_FORMAT,
                 "key": key,
@@ -152,7 +162,9 @@ class ReplyCache:
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "request": dict(fingerprint),
             },
-        )
+            indent=2,
+            ensure_ascii=False,
+        ) + "\n"
 
     def _report(self, path: Path, why: str) -> None:
         with self._lock:

@@ -83,7 +83,13 @@ class ChatClient:
             )
         with self._slots:
             started = time.perf_counter()
-            live, retries, mode = self.backend.complete(request)
+            try:
+                live, retries, mode = self.backend.complete(request)
+            except KariError as exc:
+                if self.log is not None:      # a failed call is in the run's call log too
+                    self.log.record_failure(str(exc), role=role, model=self.config.model, cache_key=key,
+                                            latency_s=time.perf_counter() - started)
+                raise
             latency = time.perf_counter() - started
         reply = _reply(live, latency, cached=False, key=key)
         if self.cache is not None:
