@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+from kari.io.escape import md
 from kari.game.defaults import MATCH_THRESHOLD
 from kari.game.names import MatchMode, RuleOrigin
 from kari.game.summary import RunData
@@ -91,7 +92,7 @@ class CoverageSource:
         hits = sum(self.covered.values())
         what = "KB-anchored rules" if self.kind == RuleOrigin.KB else "rules"
         text = (f"Coverage split: a game is *covered* when its target has a matched rule among the {what} in "
-                f"`{self.rules_file}`{count}, {match}, as recorded by run `{self.run.label}`: {hits} of "
+                f"`{md(self.rules_file)}`{count}, {match}, as recorded by run `{md(self.run.label)}`: {hits} of "
                 f"{len(self.covered)} games ({100 * hits / len(self.covered):.1f}%) are covered. Every row is split "
                 "by these same games.")
         if self.kind == RuleOrigin.KB:

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from kari.io.escape import script_json
+
 if TYPE_CHECKING:
     from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
@@ -33,7 +35,7 @@ def embed_data(obj: Any) -> tuple[str, str]:
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     raw = text.encode("utf-8")
     if len(raw) <= COMPRESS_ABOVE:
-        return "json", _script_safe(text)
+        return "json", script_json(text)
     return "gzip+base64", base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
