@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.bench.reader import bench_inputs
 from kari.errors import KariError
 from kari.game.names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
                        "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
@@ -41,6 +43,9 @@ FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
 object's fold."""
 ONLINE_QUESTIONERS = ONLINE_PLAYERS
+PIPELINE_WRITES = ("kari.duckdb", "rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
+                   "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
+"""What the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
+    check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES)],
+                  [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
         if not study.bench.report.counts.get(f"{part}.jsonl"):

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import typer
 
+from kari.cli.options import output
+
 
 def merge(
     shards: list[Path] = typer.Argument(..., metavar="DIR...", help="The run directories of every shard of one "
                                         "run (all N of them)."),
-    out: Path = typer.Option(..., "--out", "-o", help="The merged run directory (new, or an empty folder)."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="The merged run directory (new, or an empty folder)."),
 ) -> None:
     """Join the shards of one run into one run directory whose records (games.jsonl or answers.jsonl, in the
     order of an unsharded run) and summary.json equal the run's played unsharded. Shards of different settings

@@ -8,13 +8,13 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import MAX_GAMES, count
+from kari.cli.options import MAX_GAMES, count, output
 from kari.cli.options import seed as seed_option
 from kari.pipeline import DEFAULT_QUESTIONERS
 
 
 def pipeline(
-    out: Path = typer.Option(Path("runs/quickstart"), "--out", "-o", help="Output folder (resumable)."),
+    out: Path = output(Path("runs/quickstart"), "--out", "-o", kind="folder", help="Output folder (resumable)."),
     kb: list[Path] = typer.Option([], "--kb", help="KB file(s) to load (default: the bundled KGTK KB)."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     questioner: list[str] = typer.Option([], "--questioner", "-q",

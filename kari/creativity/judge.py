@@ -37,6 +37,8 @@ from kari.creativity.metrics import name_core, predicted_judge_entry
 from kari.creativity.model import Task
 from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
 from kari.errors import KariError
+from kari.io.atomic import check_output_dir
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 JUDGE_CONFIG_FILE = "judge_config.json"
@@ -272,7 +274,7 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
     from kari.io.runlog import CONFIG_FILE
     from kari.io.text import load_json, read_text
 
-    run = Path(run_dir)
+    run = check_output_dir(run_dir)  # it is written: a file there is refused before anything is read
     if config.method not in METHODS:
         raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
                         code="creativity-config")
@@ -289,6 +291,11 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
     if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
         raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
     solve_config = SolveConfig.from_json(settings)
+    check_outputs([Output(run, "RUN_DIR", OutputKind.FOLDER,
+                          names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
+                  [*inputs_of("the run's answers", [run / ANSWERS_FILE]), *inputs_of("the run's task file",
+                                                                                      [settings["tasks"]]),
+                   *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}
     answers = checked_records(run).records  # a task twice, or one not of the run's task file: FILE:LINE
     attributes = PartAttributes(config.entities, config.db)

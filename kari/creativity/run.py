@@ -21,10 +21,13 @@ from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
 from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K
 from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.errors import KariError
+from kari.io.outputs import Input, inputs_of
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
-from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
+                             usage_of)
 from kari.llm.config import LLM
+from kari.rules.rulefile import rule_file_inputs
 
 if TYPE_CHECKING:
     from kari.creativity.model import Task
@@ -139,6 +142,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     from kari.domain.vocabulary import open_vocabulary
 
     _check_settings(config)
+    check_run_outputs(Path(out), ANSWER_LOG, _reads(config))  # no run file over an input, before any is read
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)
     rules = []
@@ -172,7 +176,7 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
 
     _check_settings(config)
     affordances = _check_inputs(config, rules, descriptions, llm_config)
-    reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
+    reads = _reads(config)
     chosen = list(tasks)[: config.limit]
     plan = Plan("task", tuple(t.id for t in tasks), 1, tuple(t.id for t in chosen))
     spec = RunSpec(Path(out), ANSWER_LOG, config.identity(), {"limit": config.limit},
@@ -189,6 +193,12 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
                             rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k,
                             text=config.goal_text)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
+
+
+def _reads(config: SolveConfig) -> tuple[Input, ...]:
+    """The files a run reads: the tasks, the rules (with their metadata twin), the affordances, the KB."""
+    return (*inputs_of("--tasks", [config.tasks]), *(rule_file_inputs(config.rules) if config.rules else ()),
+            *inputs_of("--affordances", [config.affordances]), *inputs_of("--db", [config.db]))
 
 
 def _uses_llm(config: SolveConfig) -> bool:

@@ -21,6 +21,7 @@ from kari.creativity.exchange import ExternalSample, read_samples
 from kari.creativity.metrics import rate, rates, score
 from kari.creativity.model import Task, read_tasks
 from kari.creativity.rubric import FIELDS
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -102,6 +103,9 @@ def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | No
     at FILE:LINE (the answers are of other tasks: nothing is scored)."""
     from kari.errors import KariError
 
+    if out is not None:  # before any work
+        check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=(SCORES_FILE, SUMMARY_FILE))],
+                      [*inputs_of("ANSWERS", [answers]), *inputs_of("--tasks", [tasks_file])])
     tasks = {t.id: t for t in read_tasks(tasks_file)}
     samples = read_samples(answers)
     rows = []

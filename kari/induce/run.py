@@ -10,10 +10,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kari import interrupts
-from kari.errors import KariError
+from kari.errors import ExitCode, KariError
 from kari.bench.model import ObjectRecord
+from kari.bench.reader import bench_inputs
+from kari.io.outputs import Output, OutputKind, check_outputs
 from kari.induce.config import Backend, InduceConfig, InputKind
-from kari.induce.folds import cv_dir
+from kari.induce.folds import CV_FILE, FOLDS_FILE, cv_dir
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
@@ -106,6 +108,7 @@ def _prompt_info() -> dict[str, Any]:
 
 
 def _usage(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+    calls = [c for c in calls if "error" not in c]  # a failed call (CallLog.record_failure) used no tokens
     if not calls:
         return None
     return {
@@ -140,7 +143,7 @@ def induce(
     (into ``RUN/cv/fold<k>/`` and ``RULES.cv/fold<k>.*``, e.g. as one job of a cluster array); the same command
     without ``fold`` then resumes every finished fold and writes the rules and ``cv.json``.
     """
-    config, out, _ = _outputs(out, run_dir, config, llm, _bench_files(bench))
+    config, out, _ = _outputs(out, run_dir, config, llm, bench, db, cv)
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
     evidence, input_info = load_evidence(db, bench, vocab, config)
@@ -159,8 +162,8 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], voc
     from kari.io.lock import output_folder
 
     kind = input_info.get("kind", InputKind.BENCH)
-    config, out, run = _outputs(out, run_dir, config, llm,
-                                _bench_files(input_info["path"] if kind == InputKind.BENCH else None))
+    config, out, run = _outputs(out, run_dir, config, llm, input_info["path"] if kind == InputKind.BENCH else None,
+                                db, cv)
     config = config.for_input(kind)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
@@ -171,11 +174,12 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], voc
 
 
 def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
-             inputs: Sequence[Path] = ()) -> tuple[InduceConfig, Path, RunDir]:
-    """The settings and the outputs, checked before any work: an ``--out`` that is a folder, a database or one
-    of ``inputs`` (its JSONL form included), a JSONL ``--out``, or an LLM backend without an endpoint is refused."""
-    from kari.io.atomic import check_output_dir, check_output_file
-
+             bench: str | Path | None = None, db: str | Path | None = None,
+             cv: int | None = None) -> tuple[InduceConfig, Path, RunDir]:
+    """The settings and the outputs, checked before any work (:func:`kari.io.outputs.check_outputs`): an
+    ``--out`` that is a folder or a database, a file the run writes (the rules, their JSONL form, the run
+    directory's files, the ``RULES.cv`` folds) that is a file of the benchmark ``bench`` or another output, a
+    JSONL ``--out``, or an LLM backend without an endpoint is refused."""
     config = config or InduceConfig()
     out = Path(out)
     if out.suffix == ".jsonl":
@@ -184,14 +188,16 @@ def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig |
         )
     if (config.backend == Backend.OPENAI) != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
-    for output in (out, jsonl_path(out)):
-        check_output_file(output, inputs)  # before any work: a folder, a database or an input of the run is refused
-    return config, out, RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
-
-
-def _bench_files(bench: str | Path | None) -> list[Path]:
-    """The files of the benchmark directory ``bench`` (no output may replace one)."""
-    return [p for p in Path(bench).iterdir() if p.is_file()] if bench is not None and Path(bench).is_dir() else []
+    run = Path(run_dir) if run_dir is not None else out.with_suffix(".run")
+    outputs = [Output(out, "--out", beside=(jsonl_path(out),)),
+               Output(run, "--run-dir", OutputKind.FOLDER, names=RunDir.NAMES)]
+    if cv is not None:
+        folds = tuple(f"fold{k}{suffix}" for k in range(cv) for suffix in (".kari", ".jsonl"))
+        outputs.append(Output(cv_dir(out), "--cv's rule sets", OutputKind.FOLDER, names=(FOLDS_FILE, CV_FILE, *folds)))
+    if db is not None:
+        outputs.append(Output(Path(db), "--db", OutputKind.DATABASE))
+    check_outputs(outputs, bench_inputs(bench))
+    return config, out, RunDir(run)
 
 
 class _Inputs(NamedTuple):
@@ -335,7 +341,7 @@ def _resumable_stop(run: RunDir) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         raise KariError(f"stopped by Ctrl-C; the work finished so far is saved in {run.path}: rerun the same "
-                        "command to resume", code="interrupted", exit_code=130) from None
+                        "command to resume", code="interrupted", exit_code=ExitCode.INTERRUPTED) from None
 
 
 def _write_rules(out: Path, rules: list[Rule]) -> None:
@@ -493,7 +499,7 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job:
             f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
             "rerun the same command to resume",
             code="interrupted",
-            exit_code=130,
+            exit_code=ExitCode.INTERRUPTED,
         ) from None
     finally:
         if log is not None:

@@ -29,6 +29,7 @@ from typing import Any, Generic, TypeVar
 
 from kari.errors import KariError
 from kari.io.fingerprint import INPUTS_KEY, changes
+from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
 from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
@@ -193,6 +194,8 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[A
     if target.resolve() in given:
         raise KariError("--out is one of the shards; the merged run goes to a new folder", file=str(target),
                         code="output-is-input")
+    check_outputs([Output(target, "--out", OutputKind.FOLDER, names=(CONFIG_FILE, PLAN_FILE, log.file))],
+                  [Input(Path(s) / name, f"a shard's {name}") for s in shards for name in (CONFIG_FILE, PLAN_FILE, log.file)])
     if target.exists() and any(target.iterdir()):
         raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
                         code="output-kind")
