@@ -252,6 +252,7 @@ def kari_mutations() -> dict[str, Mutation]:
         "garbage": lambda d, rng: d + b"%%% not a rule\n",
         "empty": lambda d, rng: b"",
         "no-rule": lambda d, rng: b"# only a comment\n",
+        "case-duplicate": lambda d, rng: d + b"Cut := SHAPE:flat\n",        # issue 28: two affordances
     }
 
 
@@ -367,6 +368,10 @@ def rule_cases() -> Iterator[Case]:
             for command, argv in spread(index, RULE_COMMANDS).items():
                 target = f"{{w}}/{name}"
                 yield Case(f"{name}/{label}/{command}", tuple(a.replace("{r}", target) for a in argv), name, mutate)
+    for command in ("check", "compile", "coverage", "play", "explain"):   # issue 28: a warning in check only
+        argv = tuple(a.replace("{r}", "{w}/rules.kari") for a in RULE_COMMANDS[command])
+        yield Case(f"rules.kari/empty-value/{command}", argv, "rules.kari",
+                   lambda d, rng: d.replace(b"cut := OR(", b"cut := OR(SHAPE:_, "))
     for kind in ("missing", "dir", "fifo"):
         for command in ("check", "stats", "coverage"):
             argv = tuple(a.replace("{r}", "{w}/rules.kari") for a in RULE_COMMANDS[command])
@@ -394,6 +399,10 @@ def kb_file_cases() -> Iterator[Case]:
     for kind in ("missing", "dir", "fifo"):
         yield Case(f"kb/views_kb.tsv/{kind}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
                    "kb/views_kb.tsv", kind=kind)
+    for label, tail in (("last-line-too-long", b"/c/en/x\t/r/IsA\t/c/en/" + b"y" * (17 * 2**20)),  # issue 28
+                        ("long-line-then-newline", b"/c/en/x\t/r/IsA\t/c/en/" + b"y" * (17 * 2**20) + b"\n")):
+        yield Case(f"kb/views_kb.tsv/{label}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
+                   "kb/views_kb.tsv", lambda d, rng, tail=tail: d + tail)
     yield Case("kb/unknown-header", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
                "kb/views_kb.tsv", lambda d, rng: b"id\tnode1\trel\tnode2\ne1\ta\tb\tc\n")
 
@@ -438,6 +447,11 @@ def sql_cases() -> Iterator[Case]:
         yield Case(f"sql/{number}", ("kb", "sql", query, "--db", "{w}/kb.duckdb"))
 
 
+def _flip_success(record: dict) -> None:
+    """A record whose success no longer agrees with its guess and target."""
+    record["success"] = not record["success"]
+
+
 def run_dir_cases() -> Iterator[Case]:
     play_again = ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/run", "-n", "2")
     report = ("report", "{w}/run")
@@ -446,6 +460,7 @@ def run_dir_cases() -> Iterator[Case]:
              if k not in ("truncated-line", "nul-escape")}   # resume's own checks: issue 21, another change
     games["cut-middle-line"] = lambda d, rng: (lambda lines: lines[0][: len(lines[0]) // 2] + b"\n" + b"".join(
         lines[1:]))(_lines(d))
+    games["success-flipped"] = lambda d, rng: _with_line(d, rng, False, _record_change(_flip_success))  # issue 28
     for label, mutate in games.items():
         for command, argv in (("play", play_again), ("report", report)):
             yield Case(f"run/games.jsonl/{label}/{command}", argv, "run/games.jsonl", mutate)
@@ -483,7 +498,8 @@ def vocabulary_cases() -> Iterator[Case]:
     mutations = {"bad-utf8": lambda d, rng: d + b"\xff\n", "truncated": _cut_before_last_delimiter(b"\t"),
                  "empty": lambda d, rng: b""}
     for name in ("values.tsv", "isa.tsv"):
-        for label, mutate in mutations.items():
+        extra = {"isa-cycle": lambda d, rng: d + b"MADE_OF\tmaterial\tsteel\n"} if name == "isa.tsv" else {}
+        for label, mutate in {**mutations, **extra}.items():
             for command, argv in commands.items():
                 yield Case(f"vocab/{name}/{label}/{command}", argv, f"vocab/{name}", mutate)
     for command, argv in commands.items():
@@ -540,6 +556,9 @@ def option_cases() -> Iterator[Case]:
         "play-llm-without-model": (*play, "-q", "llm"),
         "play-llm-attempts": (*play, "--llm-attempts", "0"),
         "play-llm-timeout": (*play, "--llm-timeout", "-1"),
+        "play-base-url-newline": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1\n"),
+        "play-base-url-no-scheme": (*play, "-q", "llm", "--model", "m", "--base-url", "127.0.0.1:9"),
+        "induce-base-url-newline": (*induce, "--llm", "openai", "--model", "m", "--base-url", "http://h:9/v1\nx"),
         "play-max-tokens": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--max-tokens",
                             "0"),
         "play-bench-missing": ("play", "--bench", "{w}/nowhere", "-o", "{w}/out"),
@@ -859,11 +878,15 @@ def shard_cases() -> Iterator[Case]:
     yield Case("merge/out-is-a-fifo", merge, "merged", kind="fifo")
     log = {k: v for k, v in jsonl_mutations({"game": 7, "run": "first"}).items() if k != "truncated-line"}
     log["duplicated-record"] = lambda d, rng: d + d.splitlines(keepends=True)[0]
+    log["success-flipped"] = lambda d, rng: _with_line(d, rng, False, _record_change(_flip_success))  # issue 28
     for label, mutate in log.items():
         yield Case(f"merge/games.jsonl/{label}", merge, "shard2/games.jsonl", mutate)
     for label, mutate in (("garbage", lambda d, rng: b"{nope"), ("other-shard", lambda d, rng: d.replace(
             b'"shard": "2/2"', b'"shard": "1/2"')), ("other-seed", lambda d, rng: d.replace(b'"seed": 0', b'"seed": 1'))):
         yield Case(f"merge/config.json/{label}", merge, "shard2/config.json", mutate)
+    for name in ("shard1", "shard2"):      # issue 28: configs that name another questioner than the records
+        yield Case(f"merge/config.json/other-questioner/{name}", merge, f"{name}/config.json",
+                   lambda d, rng: d.replace(b'"questioner": "fix20q"', b'"questioner": "random"'))
     yield Case("merge/plan.json/missing", merge, "shard2/plan.json", kind="missing")
     yield Case("merge/config.json/missing", merge, "shard2/config.json", kind="missing")
     induce = ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "-q")
@@ -1284,6 +1307,8 @@ def _llm_behaviours() -> dict[str, Callable[[dict], object]]:
         "http-404": lambda body: StubReply(status=404),
         "huge-number": lambda body: StubReply(text='{"rule": ' + "9" * 5000 + "}"),
         "stalls": lambda body: StubReply(text="late", delay=5.0),
+        "never-ends": lambda body: StubReply(endless=b"y" * 65536),                   # issue 28: cut at the limit
+        "nested-deep": lambda body: StubReply(body=b"[" * 200_000 + b"]" * 200_000),  # issue 28: names the server
     }
 
 

@@ -489,3 +489,47 @@ def test_merge_refuses_shards_whose_config_names_another_questioner(tmp_path: Pa
         config.write_text(config.read_text().replace('"questioner": "fix20q"', '"questioner": "random"'))
     code, _, err = kari(capfd, "merge", *dirs, "-o", tmp_path / "merged")
     assert code == 2 and "its questioner 'fix20q' is not the run's ('random' in config.json)" in one_line(err)
+
+
+# ----------------------------------------------------------------------------------- 6. deep taxonomies
+
+
+def _deep_vocab(folder: Path, depth: int, cycle: bool = False) -> Path:
+    """The shipped vocabulary plus a MADE_OF chain deep0 is-a metal, deep1 is-a deep0, ... (and, with
+    ``cycle``, one last row that closes a cycle)."""
+    shutil.copytree(asset_path("data", "vocabulary"), folder)
+    with (folder / "values.tsv").open("a") as values:
+        values.writelines(f"MADE_OF\tdeep{i}\tdeep value {i}\n" for i in range(depth))
+    with (folder / "isa.tsv").open("a") as isa:
+        isa.write("MADE_OF\tdeep0\tmetal\n")
+        isa.writelines(f"MADE_OF\tdeep{i}\tdeep{i - 1}\n" for i in range(1, depth))
+        if cycle:
+            isa.write(f"MADE_OF\tdeep0\tdeep{depth - 1}\n")
+    return folder
+
+
+def test_a_deep_taxonomy_is_read_without_its_closure(tmp_path: Path, capfd) -> None:
+    """A 20,000-deep chain took over two minutes in every command that reads the vocabulary (each is-a link
+    walked every ancestor; validate built every closure): the links are now read in bulk with one cycle check,
+    and ancestry is looked up. Speed is the benchmark's (benchmarks/bench_vocabulary.py --chain)."""
+    from kari.domain.vocabulary import KEPT_ANCESTORS, Vocabulary
+
+    vocab = Vocabulary.load(_deep_vocab(tmp_path / "vocab", 20_000))
+    assert vocab.validate() == []
+    assert vocab.satisfies("MADE_OF", "deep19999", "metal") and vocab.satisfies("MADE_OF", "deep19999", "deep3")
+    assert not vocab.satisfies("MADE_OF", "deep3", "deep19999") and not vocab.satisfies("MADE_OF", "steel", "deep0")
+    assert len(vocab.ancestors("MADE_OF", "deep19999")) == 20_000 + len(vocab.ancestors("MADE_OF", "metal"))
+    assert all(len(kept) <= KEPT_ANCESTORS for kept in vocab._ancestors.values())   # no closure held
+    rules = _rules(tmp_path, "cut := MADE_OF:deep19999\n", twin=False)
+    code, out, err = kari(capfd, "rules", "check", rules, "--vocab", tmp_path / "vocab")
+    assert code == 0, out + err
+
+
+def test_a_cycle_in_a_deep_taxonomy_is_located_at_its_row(tmp_path: Path, capfd) -> None:
+    """The bulk check still names the first row that closes a cycle, at FILE:LINE, with a short cycle text."""
+    folder = _deep_vocab(tmp_path / "vocab", 5_000, cycle=True)
+    isa = folder / "isa.tsv"
+    line = len(isa.read_text().splitlines())
+    code, _, err = kari(capfd, "vocab", "--vocab", folder)
+    assert code == 2 and f"{isa}:{line}: vocab-isa-cycle: MADE_OF: is-a deep0 -> deep4999 would close a cycle" \
+        in one_line(err) and "more)" in err and len(err) < 400
