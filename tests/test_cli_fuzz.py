@@ -755,8 +755,8 @@ BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]]:
-    """(command path, option, int or float, its lower bound) for every numeric option of the CLI."""
+def cli_params() -> Iterator[tuple[tuple[str, ...], object]]:
+    """(command path, parameter) of every parameter of every command of the CLI."""
     from typer.main import get_command
 
     from kari.cli import app
@@ -771,9 +771,15 @@ def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]
 
     for path, command in leaves(get_command(app)):
         for param in command.params:  # type: ignore[attr-defined]
-            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-            if kind in (int, float) and param.opts[0].startswith("--"):
-                yield path, param.opts[0], kind, getattr(param, "min", None)
+            yield path, param
+
+
+def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]]:
+    """(command path, option, int or float, its lower bound) for every numeric option of the CLI."""
+    for path, param in cli_params():
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        if kind in (int, float) and param.opts[0].startswith("--"):  # type: ignore[attr-defined]
+            yield path, param.opts[0], kind, getattr(param, "min", None)  # type: ignore[attr-defined]
 
 
 def numeric_option_cases() -> Iterator[Case]:
@@ -961,26 +967,14 @@ def _folder_writes() -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
 def _output_params() -> Iterator[tuple[tuple[str, ...], str, str]]:
     """(command path, option or argument name, kind) of every parameter marked as an output
     (:func:`kari.cli.options.output`)."""
-    from typer.main import get_command
-
-    from kari.cli import app
     from kari.cli.options import OutputPath
 
-    def leaves(command: object, prefix: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], object]]:
-        children = getattr(command, "commands", None)
-        if not children:
-            yield prefix, command
-            return
-        for name, child in children.items():
-            yield from leaves(child, (*prefix, name))
-
-    for path, command in leaves(get_command(app)):
-        for param in command.params:  # type: ignore[attr-defined]
-            info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
-            marker = getattr(info, "parser", None)
-            if isinstance(marker, OutputPath):
-                name = param.opts[0] if param.opts[0].startswith("--") else param.name
-                yield path, name, marker.kind
+    for path, param in cli_params():
+        info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+        marker = getattr(info, "parser", None)
+        if isinstance(marker, OutputPath):
+            opts = param.opts  # type: ignore[attr-defined]
+            yield path, opts[0] if opts[0].startswith("--") else param.name, marker.kind  # type: ignore[attr-defined]
 
 
 NOT_READ = {("bench", "build"): {"bench/games.jsonl"}}
