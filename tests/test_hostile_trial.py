@@ -512,7 +512,7 @@ def test_a_deep_taxonomy_is_read_without_its_closure(tmp_path: Path, capfd) -> N
     """A 20,000-deep chain took over two minutes in every command that reads the vocabulary (each is-a link
     walked every ancestor; validate built every closure): the links are now read in bulk with one cycle check,
     and ancestry is looked up. Speed is the benchmark's (benchmarks/bench_vocabulary.py --chain)."""
-    from kari.domain.vocabulary import KEPT_ANCESTORS, Vocabulary
+    from kari.vocab.vocabulary import KEPT_ANCESTORS, Vocabulary
 
     vocab = Vocabulary.load(_deep_vocab(tmp_path / "vocab", 20_000))
     assert vocab.validate() == []

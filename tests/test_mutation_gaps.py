@@ -14,7 +14,7 @@ from test_game_support import write_bench, write_vocab
 
 from kari.errors import KariError
 from kari.game.metrics import score, summarise
-from kari.game.records import GameRecord
+from kari.core.game_records import GameRecord
 
 
 def _record(game: str, success: bool, turns: int, target: str = "cut") -> GameRecord:
@@ -40,7 +40,7 @@ def test_optimal_replans_after_every_surprising_answer_of_a_noisy_oracle(tmp_pat
     expect: Optimal plans again when it next acts (unless the belief then passes the threshold and it guesses,
     or the budget is spent), so its plans are one plus those flipped answers. A player that kept its stale plan
     would plan once per game."""
-    from kari.game.defaults import BUDGET, THRESHOLD
+    from kari.core.game_defaults import BUDGET, THRESHOLD
     from kari.game.run import PlayConfig, play
 
     bench, vocab = write_bench(tmp_path / "bench"), write_vocab(tmp_path / "vocab")

@@ -18,8 +18,8 @@ import pytest
 from kari.creativity.answers import read_answer
 from kari.errors import KariError
 from kari.game.metrics import summarise
-from kari.game.records import GameRecord, read_games
-from kari.game.settings import PlayConfig, PlayerSettings
+from kari.core.game_records import GameRecord, read_games
+from kari.core.game_settings import PlayConfig, PlayerSettings
 from kari.game.summary import RunSummary
 from kari.induce.records import CVSummary, InductionResult
 from kari.io.runlog import load_log
@@ -106,4 +106,4 @@ def test_an_older_or_newer_record_keeps_its_keys(tmp_path: Path) -> None:
     assert record.to_json() == old and list(record.to_json()) == list(old)
     assert summarise([record]).success_rate == 1.0
     fresh = replace(record, layout=None, turns=())
-    assert list(fresh.to_json()) == [k for k in GameRecord.KEYS if k != "rules"]
+    assert list(fresh.to_json()) == [k for k in GameRecord.KEYS if k not in GameRecord.OPTIONAL]

@@ -13,8 +13,8 @@ from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAM
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
-from kari.game import defaults
-from kari.game.names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.core import game_defaults as defaults
+from kari.core.game_names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
@@ -43,7 +43,7 @@ def play(
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
     eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
@@ -163,8 +163,8 @@ def report(
     report.json, a leaderboard as CSV / JSON), IG over turns, the KB-gap ledger of the run whose rules split the
     games (kb_gaps.csv), and with --html a browsable page."""
     from kari.errors import KariError
-    from kari.game.leaderboard import leaderboard_csv
-    from kari.game.report import ReportOptions, write_report
+    from kari.report.leaderboard import leaderboard_csv
+    from kari.report.writer import ReportOptions, write_report
 
     if output_format not in ("md", "csv", "json"):
         raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")

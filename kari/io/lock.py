@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.io.atomic import prepare_output_dir
 from kari.io.outputs import Input, Output, OutputKind, check_outputs
 
 LOCK_FILE = ".kari.lock"
@@ -54,8 +55,6 @@ def output_folder(folder: str | os.PathLike[str], what: str = "run directory", *
     ``option`` names the folder), before anything is created. When the block fails and the folder was created
     here and holds nothing but its lock file, it is removed again: a command that fails before writing anything
     leaves no trace."""
-    from kari.io.atomic import prepare_output_dir
-
     path = Path(folder)
     check_outputs([Output(path, option, OutputKind.FOLDER, names=tuple(writes))], inputs)
     created = not path.exists()

@@ -27,6 +27,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.io.atomic import check_output_dir, check_output_file
 
 __all__ = ["Input", "Output", "OutputKind", "check_outputs", "file_key", "inputs_of"]
 
@@ -96,8 +97,6 @@ def _under(path: Path, folder: Path) -> bool:
 def check_outputs(outputs: Sequence[Output], inputs: Iterable[Input] = ()) -> None:
     """Refuse, before any work, an output of the wrong kind, a written file that is one of ``inputs`` and two
     outputs that are one file (see the module docstring); a :class:`KariError` naming the output as given."""
-    from kari.io.atomic import check_output_dir, check_output_file
-
     for output in outputs:
         if output.kind == OutputKind.FOLDER:
             check_output_dir(output.path)

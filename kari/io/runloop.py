@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from tqdm import tqdm
+
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.fingerprint import INPUTS_KEY, check_unchanged
@@ -156,8 +158,6 @@ class ResumableRun(Generic[R]):
 
     def record(self, results: Iterable[R], total: int, *, desc: str, unit: str, progress: bool) -> list[R]:
         """Append each result to the log as it comes (one whole line, flushed) and return every record."""
-        from tqdm import tqdm
-
         bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, leave=False)
         try:
             with self.log_path.open("a", encoding="utf-8") as handle:
@@ -168,6 +168,22 @@ class ResumableRun(Generic[R]):
         finally:
             bar.close()
         return self.records
+
+    def append(self, record: R) -> None:
+        """Append one record to the log (one whole line, flushed before this returns): a run whose items come one
+        by one, as a person finishes them (``kari serve``)."""
+        with self.log_path.open("a", encoding="utf-8") as handle:
+            append(handle, record.to_json())
+        self.records.append(record)
+
+    def drop(self, unwanted: Callable[[R], bool]) -> list[R]:
+        """Rewrite the log without the records ``unwanted`` picks (atomically) and return them (a participant
+        who withdraws from a study takes their records with them)."""
+        gone = [r for r in self.records if unwanted(r)]
+        if gone:
+            self.records = [r for r in self.records if not unwanted(r)]
+            atomic_write_jsonl(self.log_path, [r.to_json() for r in self.records])
+        return gone
 
 
 def run_files(log: RunLog[Any], writes: Iterable[str] = ()) -> tuple[str, ...]:

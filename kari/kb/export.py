@@ -15,6 +15,7 @@ import duckdb
 from kari.errors import KariError
 from kari.io.atomic import atomic_open, check_output_file
 from kari.io.outputs import Input, Output, check_outputs
+from kari.kb.store import open_db
 
 KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
                "relation;dimension", "source", "sentence")
@@ -40,8 +41,6 @@ def export_sql() -> str:
 def export_file(db: str | Path, out: str | Path) -> int:
     """``kari kb export``: check ``out`` against the database it exports (:func:`kari.io.outputs.check_outputs`),
     then :func:`export_kgtk` from ``db`` opened read-only."""
-    from kari.kb.store import open_db
-
     check_outputs([Output(Path(out), "OUT")], [Input(Path(db), "--db")])
     con = open_db(db, read_only=True)
     try:

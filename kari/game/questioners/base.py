@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from kari.game.records import resolve_guess
+from kari.core.game_records import resolve_guess
 from kari.game.types import Action, GameSetup, GameState, Guess
 
 
