@@ -57,9 +57,11 @@ FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
 object's fold."""
 ONLINE_QUESTIONERS = ONLINE_PLAYERS
-PIPELINE_WRITES = ("kari.duckdb", "rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
+PIPELINE_DB = "kari.duckdb"
+"""The KB database the pipeline writes into its folder (and reads back on a rerun)."""
+PIPELINE_WRITES = ("rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
                    "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
-"""What the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
+"""What else the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
-    check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES)],
+    check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
                   [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
@@ -95,7 +97,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         probe = RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))], embedder=study.shared_embedder())
         probe.check_available()  # no embed extra: stop before any work
     out = prepare_output_dir(out)
-    db = out / "kari.duckdb"
+    db = out / PIPELINE_DB
     lines: list[str] = []
 
     def step(line: str) -> None:

@@ -967,14 +967,14 @@ def _folder_writes() -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
     from kari.io.plan import PLAN_FILE
     from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
     from kari.io.runloop import run_files
-    from kari.pipeline import PIPELINE_WRITES
+    from kari.pipeline import PIPELINE_DB, PIPELINE_WRITES
 
     return {(("play",), "--out"): run_files(GAME_LOG, RUN_PLOTS),
             (("report",), "--out"): report_output("r", ReportOptions()).names,
             (("export-prompts",), "--out"): ("prompts/", "prompts.jsonl", "coverage.json"),
             (("induce",), "--run-dir"): RunDir.NAMES,
             (("merge",), "--out"): (CONFIG_FILE, PLAN_FILE, GAMES_FILE),
-            (("pipeline",), "--out"): PIPELINE_WRITES,
+            (("pipeline",), "--out"): (*PIPELINE_WRITES, PIPELINE_DB),
             (("creativity", "solve"), "--out"): run_files(ANSWER_LOG),
             (("creativity", "judge"), "run_dir"): (JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE),
             (("creativity", "score"), "--out"): (SCORES_FILE, SUMMARY_FILE)}

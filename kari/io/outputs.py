@@ -54,13 +54,15 @@ class Output:
     """Something a command writes. ``what`` names it in an error (``--explain``). A :attr:`~OutputKind.FILE`
     output also writes the files ``beside`` it (paths: ``induce --out R.kari`` writes ``R.jsonl``); a
     :attr:`~OutputKind.FOLDER` writes the ``names`` in it (a name ending in ``/`` is a subfolder: everything in
-    it is written); a :attr:`~OutputKind.DATABASE` is the database file and its WAL."""
+    it is written) and the ``databases`` (DuckDB files it writes in place); a :attr:`~OutputKind.DATABASE` is the
+    database file and its WAL."""
 
     path: Path
     what: str
     kind: OutputKind = OutputKind.FILE
     beside: tuple[Path, ...] = ()
     names: tuple[str, ...] = ()
+    databases: tuple[str, ...] = ()
 
     def files(self) -> list[tuple[Path, str]]:
         """Each file this output writes, with how an error names it."""
@@ -68,7 +70,10 @@ class Output:
             return [(self.path, self.what), *((p, f"{self.what} (its {p.name})") for p in self.beside)]
         if self.kind == OutputKind.DATABASE:
             return [(self.path, self.what), (self.path.with_name(self.path.name + ".wal"), f"{self.what} (its WAL)")]
-        return [(self.path / name.rstrip("/"), f"{self.what} ({name})") for name in self.names]
+        named = [(self.path / name.rstrip("/"), f"{self.what} ({name})") for name in self.names]
+        for name in self.databases:
+            named += [(self.path / name, f"{self.what} ({name})"), (self.path / f"{name}.wal", f"{self.what} ({name}.wal)")]
+        return named
 
 
 def inputs_of(what: str, paths: Iterable[str | os.PathLike[str] | None]) -> list[Input]:
