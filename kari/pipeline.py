@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.reader import canonical_benchmark
+from kari.bench.reader import bench_inputs, canonical_benchmark
 from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
 from kari.errors import KariError
 from kari.core.game_names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
@@ -50,6 +50,7 @@ from kari.induce.run import induce_loaded, jsonl_path, load_evidence
 from kari.io.atomic import prepare_output_dir
 from kari.io.jobs import available_cores, run_jobs
 from kari.io.plan import Shard
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb.textfile import check_readable
 from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
 from kari.resources import bundled_bench_dir, bundled_kb_file
@@ -61,6 +62,11 @@ FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
 object's fold."""
 ONLINE_QUESTIONERS = ONLINE_PLAYERS
+PIPELINE_DB = "kari.duckdb"
+"""The KB database the pipeline writes into its folder (and reads back on a rerun)."""
+PIPELINE_WRITES = ("rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
+                   "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
+"""What else the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
                     shards=shards, llm=llm)
     grid.check()
     _check_options(questioners, games, kb_files, bool(models))  # every option and input is checked before any work
+    check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
+                  [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
     endpoints = {m.folder: llm.config(m) for m in models}  # an endpoint that cannot be made fails before any work
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
@@ -114,7 +122,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         probe = RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))], embedder=study.shared_embedder())
         probe.check_available()  # no embed extra: stop before any work
     out = prepare_output_dir(out)
-    db = out / "kari.duckdb"
+    db = out / PIPELINE_DB
     lines: list[str] = []
 
     def step(line: str) -> None:

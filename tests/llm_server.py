@@ -71,7 +71,9 @@ def llm_server() -> Iterator[str]:
 class StubReply:
     """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s.
     ``body`` (with ``content_type``) replaces the whole HTTP body, to send non-JSON or truncated JSON. ``drip``
-    > 0 sends the headers at once and then the body one byte every ``drip`` seconds (a slow server)."""
+    > 0 sends the headers at once and then the body one byte every ``drip`` seconds (a slow server). ``endless``
+    sends the headers and then this chunk again and again, as fast as the client reads, until it hangs up (a body
+    that never ends); ``sent`` counts the bytes each such reply wrote."""
 
     text: str = ""
     status: int = 200
@@ -81,6 +83,8 @@ class StubReply:
     body: bytes | None = None
     content_type: str = "application/json"
     drip: float = 0.0
+    endless: bytes | None = None
+    sent: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -139,7 +143,9 @@ class StubLLMServer:
                     with stub._lock:
                         stub._in_flight -= 1
                 try:
-                    if reply.body is not None:
+                    if reply.endless is not None:
+                        self._send_endless(reply)
+                    elif reply.body is not None:
                         self._send_raw(reply.status, reply.body, reply.content_type, reply.drip)
                     elif reply.status != 200:
                         message = reply.text or f"stub error {reply.status}"
@@ -166,6 +172,19 @@ class StubLLMServer:
                     self.wfile.write(data[index: index + 1])
                     self.wfile.flush()
                     time.sleep(drip)
+
+            def _send_endless(self, reply: StubReply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                sent = 0
+                try:
+                    self.wfile.write(b'{"id": "x", "choices": [{"message": {"content": "')
+                    while True:
+                        self.wfile.write(reply.endless)  # type: ignore[arg-type]
+                        sent += len(reply.endless)  # type: ignore[arg-type]
+                finally:
+                    reply.sent.append(sent)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()

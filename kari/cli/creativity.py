@@ -9,8 +9,8 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, count, number,
-                               timeout)
+from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, count, llm_max_bytes,
+                               number, output, output_argument, timeout)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
@@ -35,7 +35,7 @@ BENCHMARK_REPO_JUDGE = ("A checkout of CreativityBench's repository: the checkou
 @creativity_app.command("load")
 def load(
     files: list[Path] = typer.Argument(..., help="CreativityBench entity and/or task files (JSON array or JSON Lines)."),
-    db: Path = typer.Option(..., "--db", help="KB database (created when missing)."),
+    db: Path = output(..., "--db", kind="database", help="KB database (created when missing)."),
     embed: bool = typer.Option(False, "--embed/--no-embed", help="Match attributes the lexicon cannot read to the "
                                "nearest vocabulary value with MiniLM embeddings."),
 ) -> None:
@@ -54,7 +54,7 @@ def load(
 @creativity_app.command("solve")
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory (answers.jsonl, summary.json); "
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Run directory (answers.jsonl, summary.json); "
                                        "resumed (default: runs/creativity-TASKS-SOLVER-GOAL)."),
     solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
                                help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
@@ -96,9 +96,10 @@ def solve(
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
+    llm_max_bytes: int = llm_max_bytes(),
     shard: Optional[Shard] = shard_option("--shard", help="Answer only shard K of N of the tasks (a fixed split by "
                                           "task id) into OUT, a run directory of its own; 'kari merge' joins the N "
                                           "shards into one run (docs/cluster.md)."),
@@ -121,7 +122,8 @@ def solve(
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
                          max_turns=max_turns, goal_threshold=goal_threshold, goal_top_k=goal_top_k,
                          goal_text=goal_text, benchmark_repo=benchmark_repo.resolve() if benchmark_repo else None)
-    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
+    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
+                             llm_max_bytes) \
         if uses_llm else None
     summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
                           shard=shard)
@@ -163,22 +165,22 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _llm_config(base_url: Optional[str], model: Optional[str], api_key_env: str, no_cache: bool,
-                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int) -> object:
+                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int, llm_max_bytes: int) -> object:
     from kari.llm import LLMConfig
     from kari.llm.config import call_limits
 
     return LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache,
-                              cache_dir=cache_dir, **call_limits(llm_timeout, llm_attempts))
+                              cache_dir=cache_dir, **call_limits(llm_timeout, llm_attempts, llm_max_bytes))
 
 
 @creativity_app.command("judge")
 def judge(
-    run_dir: Path = typer.Argument(..., help="Run directory of 'kari creativity solve', or a runner output file of "
-                                              "the benchmark's own evaluate.py ({task_id: [sample, ...]}; with --tasks "
-                                              "and --out)."),
+    run_dir: Path = output_argument(..., kind="folder", help="Run directory of 'kari creativity solve' (the "
+                                    "judgement goes into it), or a runner output file of the benchmark's own "
+                                    "evaluate.py ({task_id: [sample, ...]}; with --tasks and --out)."),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="A runner output file's task file."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="A runner output file's judgement folder "
-                                       "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="A runner output file's judgement folder "
+                                 "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
     benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_JUDGE),
     method: str = typer.Option("llm", "--judge", help="llm (the rubric and reasonability level by an LLM, the "
                                                       "symbolic scorer where its reply is unreadable) or symbolic "
@@ -195,9 +197,10 @@ def judge(
     model: Optional[str] = typer.Option(None, "--model", help="Judge model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
+    llm_max_bytes: int = llm_max_bytes(),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Judge each task's answer as CreativityBench's judge does: the six-field how_to_use rubric (conditions
@@ -205,7 +208,8 @@ def judge(
     reasonability level; writes judgements.jsonl, judge_summary.json and judged_outputs/ (resumed)."""
     from kari.creativity.judge import JudgeConfig, judge_run
 
-    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts) \
+    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
+                             llm_max_bytes) \
         if method == "llm" else None
     config = JudgeConfig(method=method, model=getattr(llm_config, "model", None),
                          base_url=getattr(llm_config, "base_url", None), max_tokens=max_tokens,
@@ -257,7 +261,7 @@ def score(
     answers: Path = typer.Argument(..., help="A runner output or judge output file in CreativityBench's format "
                                              "({task_id: [sample, ...]})."),
     tasks: Path = typer.Option(..., "--tasks", help="The task file the answers are for."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for scores.jsonl and summary.json."),
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Folder for scores.jsonl and summary.json."),
 ) -> None:
     """Score answers in CreativityBench's own output format as its judge does (entity, part, gold, relation);
     for a judge output, compare kari's scores with the judge's and summarise its rubric."""

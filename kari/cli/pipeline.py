@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_GAMES, MAX_RUNS, count, number, timeout
+from kari.cli.options import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_GAMES, MAX_RUNS, count, number, output, timeout
 from kari.cli.options import seed as seed_option
 from kari.core.game_defaults import DEFAULT_QUESTIONERS
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
@@ -18,8 +18,8 @@ DEFAULT_OUT = Path("runs/quickstart")
 
 
 def pipeline(
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help=f"Output folder (resumable; default: the study's "
-                                       f"out, else {DEFAULT_OUT})."),
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help=f"Output folder (resumable; default: the "
+                                 f"study's out, else {DEFAULT_OUT})."),
     study: Optional[Path] = typer.Option(None, "--study", help="A study file (TOML: players, models with their "
                                          "servers, games, runs, jobs, shards; docs/llm.md); the options below "
                                          "given on the command line take its place."),
@@ -51,7 +51,7 @@ def pipeline(
                                        help="llm players: games (and LLM calls) in flight per run (default 4)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
 ) -> None:

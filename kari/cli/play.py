@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 
 from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
-                               MAX_RUNS, MAX_TOKENS, count, number, timeout)
+                               MAX_RUNS, MAX_TOKENS, count, llm_max_bytes, number, output, timeout)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
@@ -26,7 +26,8 @@ WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (preci
 
 
 def play(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Run directory (games.jsonl, summary.json, plots); "
+                       "resumed."),
     questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
@@ -71,11 +72,12 @@ def play(
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
                                       "before the attempt counts as failed."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
                                      "connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    llm_max_bytes: int = llm_max_bytes(),
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
@@ -90,7 +92,7 @@ def play(
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
-    limits = call_limits(llm_timeout, llm_attempts)
+    limits = call_limits(llm_timeout, llm_attempts, llm_max_bytes)
     if questions is not None:
         from kari.io.text import read_text
 
@@ -145,7 +147,7 @@ def summary_line(summary: Any, out: Path) -> str:
 
 def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md, report.json, leaderboard.csv, "
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Write report.md, report.json, leaderboard.csv, "
                                        "leaderboard.json and ig_over_turns.png here."),
     output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
                                       "(the leaderboard: one row per run, best SR first)."),
@@ -194,7 +196,7 @@ def echo_old_run_notes(run_dirs: list[Path]) -> None:
 
 def export_prompts(
     rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
     match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,

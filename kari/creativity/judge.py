@@ -56,6 +56,7 @@ from kari.creativity.store import kb_parts, open_kb
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import folder_lock
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.io.runlog import CONFIG_FILE, append, check_settings, load_log
 from kari.io.text import load_json, read_text
 from kari.llm import CallLog, extract_json_object, load_prompt, make_chat_client
@@ -323,14 +324,18 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
         if tasks_file is None or out is None:
             raise KariError("judging a runner output file of the benchmark needs --tasks FILE (its task file) and "
                             "--out DIR (where the judgement goes)", file=str(source), code="creativity-config")
+        folder = Path(out)
+        check_outputs([Output(folder, "--out", OutputKind.FOLDER,
+                              names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
+                      [*inputs_of("the runner output file", [source]), *inputs_of("--tasks", [tasks_file]),
+                       *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
         tasks = {t.id: t for t in read_tasks(tasks_file)}
         answers, raws = external_records(read_samples(source), tasks, str(source))
-        folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         mode = source.stem.rsplit("__", 1)[-1] if "__" in source.stem else None
         job = _Job(folder, tasks, answers, mode, source.name, raws, str(tasks_file))
     else:
-        job = _run_job(source, out)
+        job = _run_job(source, out, config)
     attributes = PartAttributes(config.entities, config.db)
     try:
         return _judge_locked(job, config, llm_config, progress, attributes, entity_lookup)
@@ -352,7 +357,7 @@ class _Job:
     tasks_file: str
 
 
-def _run_job(run: Path, out: str | Path | None) -> _Job:
+def _run_job(run: Path, out: str | Path | None, config: JudgeConfig) -> _Job:
     """The judging of a ``kari creativity solve`` run directory (written into it)."""
     if out is not None:
         raise KariError("--out is for a runner output file; a run directory's judgement goes into it", file=str(out),
@@ -365,6 +370,11 @@ def _run_job(run: Path, out: str | Path | None) -> _Job:
     if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
         raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
     solve_config = SolveConfig.from_json(settings)
+    check_outputs([Output(run, "RUN_DIR", OutputKind.FOLDER,
+                          names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
+                  [*inputs_of("the run's answers", [run / ANSWERS_FILE]), *inputs_of("the run's task file",
+                                                                                      [settings["tasks"]]),
+                   *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}
     answers = [r.to_json() if hasattr(r, "to_json") else r for r in checked_records(run).records]
     mode = None if solve_config.solver == "symbolic" else solve_config.mode

@@ -34,14 +34,16 @@ from kari.domain.canon import canonical_rules
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
 from kari.io.fingerprint import file_input, table_digest, table_input
+from kari.io.outputs import Input, inputs_of
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
-from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
+                             usage_of)
 from kari.io.shards import join_shards, write_merged
 from kari.llm import CallLog, make_chat_client
 from kari.llm.config import LLM
 from kari.resources import asset_path
-from kari.rules.rulefile import load_rule_file, rule_file_fingerprint
+from kari.rules.rulefile import load_rule_file, rule_file_fingerprint, rule_file_inputs
 from kari.vocab.vocabulary import open_vocabulary, vocabulary_digest, vocabulary_fingerprint
 
 if TYPE_CHECKING:
@@ -138,6 +140,7 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
     _check_settings(config)
+    check_run_outputs(Path(out), ANSWER_LOG, _reads(config))  # no run file over an input, before any is read
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)
     rules = []
@@ -165,7 +168,7 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     ``shard``: answer only the tasks of shard K of N, into a run directory of its own."""
     _check_settings(config)
     affordances = _check_inputs(config, rules, descriptions, llm_config)
-    reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
+    reads = _reads(config)
     chosen = list(tasks)[: config.limit]
     plan = Plan("task", tuple(t.id for t in tasks), 1, tuple(t.id for t in chosen))
     spec = RunSpec(Path(out), ANSWER_LOG, config.identity(), {"limit": config.limit},
@@ -180,6 +183,12 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
                             rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k,
                             text=config.goal_text)
         return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
+
+
+def _reads(config: SolveConfig) -> tuple[Input, ...]:
+    """The files a run reads: the tasks, the rules (with their metadata twin), the affordances, the KB."""
+    return (*inputs_of("--tasks", [config.tasks]), *(rule_file_inputs(config.rules) if config.rules else ()),
+            *inputs_of("--affordances", [config.affordances]), *inputs_of("--db", [config.db]))
 
 
 def _uses_llm(config: SolveConfig) -> bool:

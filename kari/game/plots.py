@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
-from kari.core.game_names import RULE_SUFFIXES
+from kari.core.game_names import RULE_SUFFIXES, RUN_PLOTS
 from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 
@@ -177,7 +177,7 @@ def run_title(config: Mapping[str, Any]) -> str:
 
 def plot_run(summary: RunSummary, out: Path) -> list[Path]:
     """The three figures of one run, written into ``out``, titled with the players."""
-    paths = [out / "ig_by_turn.png", out / "dimensions_by_turn.png", out / "success_by_affordance.png"]
+    paths = [out / name for name in RUN_PLOTS]
     who = run_title(summary.config or {})
     counts = summary.ig_by_turn_games
     plot_ig({who: (summary.ig_by_turn, counts)}, paths[0], title=f"Information gain per turn: {who}")

@@ -19,11 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.reader import read_benchmark
+from kari.bench.reader import bench_inputs, read_benchmark
 from kari.core.benchmark import BENCH_FILES
 from kari.errors import KariError
-from kari.core.game_names import Player
-from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games
+from kari.core.game_names import RUN_PLOTS, Player
+from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games, record_problem
 from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
 from kari.core.run_model import RunModel, url_host
 from kari.llm.config import LLM
@@ -40,12 +40,14 @@ from kari.induce.folds import FOLDS_FILE
 from kari.io.atomic import atomic_write_json
 from kari.io.text import load_json, read_text
 from kari.io.fingerprint import file_input, folder_input
+from kari.io.outputs import Input, inputs_of
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
-from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
+                             usage_of)
 from kari.io.shards import join_shards, write_merged
 from kari.llm import CallLog, make_chat_client
-from kari.rules.rulefile import rule_file_fingerprint
+from kari.rules.rulefile import rule_file_fingerprint, rule_file_inputs
 from kari.vocab.vocabulary import open_vocabulary, vocabulary_fingerprint
 
 if TYPE_CHECKING:
@@ -116,7 +118,9 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
 def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
          read: Any = input, write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> dict[str, Any]:
     """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
-    names are read (:func:`read_inputs`), then :func:`play_loaded` plays."""
+    names are read (:func:`read_inputs`), then :func:`play_loaded` plays. A run file that would replace one
+    of those inputs is refused first."""
+    check_run_outputs(Path(out), GAME_LOG, input_files(config), RUN_PLOTS)
     bench, vocab, rules = read_inputs(config, concurrency)
     return play_loaded(config, out, bench=bench, vocab=vocab, rules=rules, llm_config=llm_config, progress=progress,
                        read=read, write=write, concurrency=concurrency, shard=shard).summary
@@ -144,7 +148,7 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
         raise KariError("--runs must be >= 1", code="game-config")
     plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
     spec = RunSpec(Path(out), GAME_LOG, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
-                   inputs=input_fingerprints(config), reads=input_files(config), plan=plan,
+                   inputs=input_fingerprints(config), reads=input_files(config), writes=RUN_PLOTS, plan=plan,
                    shard=shard)
     with resumable(spec) as run:
         return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
@@ -156,7 +160,7 @@ def record_key(record: GameRecord) -> ItemKey:
     return record.game, record.run
 
 
-GAME_LOG = RunLog(GAMES_FILE, read_game, record_key, "game")
+GAME_LOG = RunLog(GAMES_FILE, read_game, record_key, "game", record_problem)
 """``games.jsonl`` as the run loop, ``kari report`` and ``kari merge`` read it."""
 
 
@@ -295,7 +299,10 @@ def rules_fingerprint(path: Path) -> dict[str, Any]:
     return folder_input("the cross-fitted rules", path, [FOLDS_FILE, *names])
 
 
-def input_files(config: PlayConfig) -> tuple[Path, ...]:
-    """The files a run reads (the benchmark's files, the rules, the question list): no run file may be one."""
-    bench = [p for p in config.bench.iterdir() if p.is_file()] if config.bench.is_dir() else []
-    return (*bench, *(p for p in (config.rules, config.questions) if p is not None))
+def input_files(config: PlayConfig) -> tuple[Input, ...]:
+    """The files a run reads (the benchmark's files, the rules with their metadata twin or the files of a
+    ``RULES.cv`` folder, the question list, a vocabulary folder's files): no run file may be one."""
+    vocab = [p for p in Path(config.vocab).iterdir() if p.is_file()] if config.vocab and Path(config.vocab).is_dir() \
+        else []
+    return (*bench_inputs(config.bench), *(rule_file_inputs(config.rules) if config.rules is not None else ()),
+            *inputs_of("--questions", [config.questions]), *inputs_of("a file of --vocab", vocab))

@@ -31,6 +31,7 @@ from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
 from kari.io.fingerprint import INPUTS_KEY, changes
 from kari.io.lock import folder_lock
+from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
 from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
@@ -207,6 +208,8 @@ def merge_target(out: str | os.PathLike[str], shards: Sequence[str | os.PathLike
     if target.resolve() in given:
         raise KariError("--out is one of the shards; the merged run goes to a new folder", file=str(target),
                         code="output-is-input")
+    check_outputs([Output(target, "--out", OutputKind.FOLDER, names=(CONFIG_FILE, PLAN_FILE, log.file))],
+                  [Input(Path(s) / name, f"a shard's {name}") for s in shards for name in (CONFIG_FILE, PLAN_FILE, log.file)])
     if target.exists() and any(target.iterdir()):
         raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
                         code="output-kind")

@@ -99,6 +99,7 @@ class ReplyCache:
         self._reported: set[Path] = set()
         self._lock = threading.Lock()
         self.corrupt_entries = 0
+        self.oversized = 0
         self.write_failed = False
 
     def path(self, key: str) -> Path:
@@ -143,8 +144,15 @@ class ReplyCache:
         """Store ``reply`` for ``key`` (with the request, for auditing) unless a readable entry is there already,
         and return the reply the cache holds for ``key``: the first one recorded (by this or another process)
         wins. A cache that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on
-        uncached, with ``reply``."""
+        uncached, with ``reply``. An entry larger than :data:`MAX_ENTRY_BYTES` (which :meth:`get` would never read
+        back) is not written."""
         path, text = self.path(key), self._entry(key, fingerprint, reply)
+        if len(text.encode("utf-8")) > MAX_ENTRY_BYTES:
+            with self._lock:
+                self.oversized += 1
+            LOG.warning("kari: an LLM reply of %s characters is not cached: its entry would be larger than %s bytes",
+                        f"{len(reply.text):,}", f"{MAX_ENTRY_BYTES:,}")
+            return reply
         try:
             _clear_odd_entry(path)
             if not path.exists() and create_once(path, text):
@@ -162,7 +170,7 @@ class ReplyCache:
 
     @staticmethod
     def _entry(key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> str:
-        """The JSON text of one entry."""
+        """The JSON text of the entry for ``key``."""
         return json.dumps(
             {
                 "format": CACHE_FORMAT,

@@ -151,7 +151,13 @@ class ChatClient:
         try:
             self.budget.take()
             started = time.perf_counter()
-            live, retries, mode = self.backend.complete(request)
+            try:
+                live, retries, mode = self.backend.complete(request)
+            except KariError as exc:
+                if self.log is not None:      # a failed call is in the run's call log too
+                    self.log.record_failure(str(exc), role=request.role, model=self.config.model, cache_key=key,
+                                            latency_s=time.perf_counter() - started)
+                raise
             latency = time.perf_counter() - started
         finally:
             self._slots.release()

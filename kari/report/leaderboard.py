@@ -16,6 +16,8 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kari.io.escape import csv_row
+
 COLUMNS = (
     "rank", "run", "player", "questioner", "model", "served_model", "rule_source", "rules", "oracle", "checker",
     "tokens", "games", "records",
@@ -66,11 +68,12 @@ def leaderboard_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def leaderboard_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rows as CSV with a header line (empty cells for null; booleans as true / false)."""
+    """The rows as CSV with a header line (empty cells for null; booleans as true / false; a text cell a
+    spreadsheet would run as a formula starts with ``'``: :func:`kari.io.escape.csv_cell`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows:
-        writer.writerow(["" if row[c] is None else (str(row[c]).lower() if isinstance(row[c], bool) else row[c])
-                         for c in COLUMNS])
+        writer.writerow(csv_row("" if row[c] is None else (str(row[c]).lower() if isinstance(row[c], bool) else row[c])
+                                for c in COLUMNS))
     return buffer.getvalue()

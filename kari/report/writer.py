@@ -18,16 +18,23 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.bench.reader import bench_inputs
 from kari.errors import KariError
+from kari.core.game_records import GAMES_FILE
+from kari.io.escape import md
+from kari.io.outputs import Input, Output, OutputKind, check_outputs, inputs_of
+from kari.io.plan import PLAN_FILE
+from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
 from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, write_ledger_file
+from kari.rules.rulefile import rule_file_inputs
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.core.game_names import RuleColumn
 from kari.game.plots import budget_figure, plot_ig, run_title, save_figure
-from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, checked_records
+from kari.game.run import checked_records
 from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
 from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import read_rule_sets
-from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
+from kari.io.atomic import atomic_write_json, atomic_write_text
 from kari.io.text import load_json, read_text
 from kari.report.budget import BUDGET_FIGURE, budget_section, budget_series
 from kari.report.comparisons import Settings, report_data, table_key
@@ -121,8 +128,8 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         cov = (split or {}).get("covered", {})
         unc = (split or {}).get("uncovered", {})
         cfg = run.config
-        lines.append(f"| {run.label} | {cfg.get('questioner')} | {run.model.label} | {cfg.get('oracle')} | "
-                     f"{cfg.get('checker')} | {run.rule_source or 'no'} | {len({r.game for r in run.records})} | "
+        lines.append(f"| {md(run.label)} | {md(cfg.get('questioner'))} | {md(run.model.label)} | {md(cfg.get('oracle'))} | "
+                     f"{md(cfg.get('checker'))} | {md(run.rule_source or 'no')} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
@@ -140,7 +147,7 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         table.setdefault(table_key(run), {}).setdefault(run.table_source, run)
     for (name, model), cells in table.items():
         base = score(cells[None].records) if None in cells else {}
-        row = [name, model, _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
+        row = [md(name), md(model), _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
         for column in RuleColumn:
             ruled = score(cells[column].records) if column in cells else {}
             delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
@@ -209,7 +216,25 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
     if not run_dirs:
         raise KariError("give at least one run directory", code="report-run")
+    if out is not None:  # before any work: no report file over a run's file or another input
+        check_outputs([report_output(out, options)], report_inputs(run_dirs, options))
     return write_report_loaded([load_run(p) for p in run_dirs], out, options)
+
+
+def report_output(out: str | Path, options: ReportOptions) -> Output:
+    """The report folder as :func:`kari.io.outputs.check_outputs` sees it: the files a report writes there."""
+    return Output(Path(out), "--out", OutputKind.FOLDER,
+                  names=(REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE, BUDGET_FIGURE,
+                         LEDGER_FILE, *((HTML_FILE,) if options.html else ())))
+
+
+def report_inputs(run_dirs: Sequence[str | Path], options: ReportOptions) -> list[Input]:
+    """The files a report reads: each run directory's files, ``--rules`` (with its metadata twin), the files
+    of ``--bench`` and the ``--db`` database."""
+    runs = [Input(Path(d) / name, f"the run's {name}") for d in run_dirs
+            for name in (CONFIG_FILE, SUMMARY_FILE, GAMES_FILE, PLAN_FILE)]
+    return [*runs, *(rule_file_inputs(options.rules) if options.rules is not None else ()),
+            *bench_inputs(options.bench), *inputs_of("--db", [options.db])]
 
 
 def report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
@@ -247,11 +272,8 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
     made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
     if out is not None:
-        folder = check_output_dir(out)
-        names = (REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE, BUDGET_FIGURE,
-                 *((HTML_FILE,) if options.html else ()), *((LEDGER_FILE,) if made.ledger is not None else ()))
-        for name in names:  # a wrong kind of thing at any output stops the report before it writes one
-            check_output_file(folder / name)
+        folder = Path(out)
+        check_outputs([report_output(out, options)], report_inputs([run.path for run in runs], options))
         series = _ig_series(runs)
         html = None
         if options.html:

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from kari.game.plots import budget_figure, figure_svg, ig_figure
+from kari.io.escape import script_json
 from kari.report.budget import budget_series
 from kari.report.html.data import page_data
 
@@ -37,7 +38,7 @@ def embed_data(obj: Any) -> tuple[str, str]:
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     raw = text.encode("utf-8")
     if len(raw) <= COMPRESS_ABOVE:
-        return "json", _script_safe(text)
+        return "json", script_json(text)
     return "gzip+base64", base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
