@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("induction", ("kari.induce",)),
     ("games and tasks", ("kari.game", "kari.creativity")),
     ("reports", ("kari.report",)),
-    ("study and pipeline", ("kari.study", "kari.pipeline")),
+    ("human studies", ("kari.serve",)),
+    ("study and pipeline", ("kari.study", "kari.grid", "kari.pipeline")),
     ("command line", ("kari.cli", "kari.__main__")),
 )
 """Bottom to top, each entry a folder (a package of ``kari``, its subfolders included) or a module at the root.

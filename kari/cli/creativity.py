@@ -6,28 +6,42 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import (LLM_DEFAULTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir,
-                               LLMAttempts, LLMTimeout, Model, NoCache, count, llm_options, number)
+from kari.cli.options import (LLM_DEFAULTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, ApiKeyEnv, BaseUrl,
+                               CacheDir, LLMAttempts, LLMMaxBytes, LLMTimeout, Model, NoCache, count, llm_options,
+                               number, output, output_argument)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
-from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_THRESHOLD, GOAL_TOP_K, LEXICAL_GOALS,
-                                       RULES, GoalMethod, GoalText, JudgeMethod, Mode, SolverKind)
+from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_THRESHOLD, GOAL_TOP_K,
+                                       JUDGE_MAX_TOKENS, LEXICAL_GOALS, RULES, GoalMethod, GoalText, JudgeMethod,
+                                       Mode, SolverKind)
 from kari.errors import one_of
 from kari.io.plan import Shard
 from kari.llm.config import LLM
+
+if TYPE_CHECKING:
+    from kari.creativity.summary import SolveSummary
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
 
 
+BENCHMARK_REPO_SOLVE = ("A checkout of CreativityBench's repository: the checkout's own code runs (its evaluation/"
+                        "evaluate.py, utils.py and models.py build every request: system and user text, temperature, "
+                        "max_tokens, as its evaluate.py sends them), so the figures are comparable with the paper's; "
+                        "--solver llm only. Without it kari's own prompts are used (labelled as kari's).")
+BENCHMARK_REPO_JUDGE = ("A checkout of CreativityBench's repository: the checkout's own evaluation/judge.py runs (its "
+                        "snapping, rubric prompts and reading of replies, through its models.py), so kari's judge "
+                        "requests are the benchmark's.")
+
+
 @creativity_app.command("load")
 def load(
     files: list[Path] = typer.Argument(..., help="CreativityBench entity and/or task files (JSON array or JSON Lines)."),
-    db: Path = typer.Option(..., "--db", help="KB database (created when missing)."),
+    db: Path = output(..., "--db", kind="database", help="KB database (created when missing)."),
     embed: bool = typer.Option(False, "--embed/--no-embed", help="Match attributes the lexicon cannot read to the "
                                "nearest vocabulary value with MiniLM embeddings."),
 ) -> None:
@@ -46,7 +60,7 @@ def load(
 @creativity_app.command("solve")
 def solve(
     tasks: Path = typer.Option(..., "--tasks", help="Task file in CreativityBench's format."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Run directory (answers.jsonl, summary.json); "
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Run directory (answers.jsonl, summary.json); "
                                        "resumed (default: runs/creativity-TASKS-SOLVER-GOAL)."),
     solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
                                help=f"{one_of(SolverKind)} (llm+rules: the matched rule in the prompt)."),
@@ -58,8 +72,9 @@ def solve(
                                                          "read from the task's descriptions."),
     goal: Optional[str] = typer.Option(None, "--goal", help=f"Goal -> rule, {one_of(GoalMethod)}: rules the rule "
                                        "verbs nearest to the request (Affordance20Q's matcher), oracle the gold "
-                                       "affordance (the upper bound); default: rules for the symbolic solver, "
-                                       "lexical for the llm solvers."),
+                                       "affordance (the upper bound); default: rules for the symbolic and "
+                                       "llm+rules solvers (llm+rules then always sends the nearest rule, marked as "
+                                       "a weak match below --goal-threshold), lexical for the llm solver."),
     goal_threshold: float = number(GOAL_THRESHOLD, "--goal-threshold", low=0.0, high=1.0,
                                    help="--goal rules: the similarity below which a goal's nearest rule is a "
                                         "recorded fallback."),
@@ -90,16 +105,18 @@ def solve(
     cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
     llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
     llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     shard: Optional[Shard] = shard_option("--shard", help="Answer only shard K of N of the tasks (a fixed split by "
                                           "task id) into OUT, a run directory of its own; 'kari merge' joins the N "
                                           "shards into one run (docs/cluster.md)."),
+    benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_SOLVE),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
     from kari.creativity.run import SolveConfig, shipped_rules, solve_tasks
 
-    goal = goal or (RULES if solver == SolverKind.SYMBOLIC else LEXICAL_GOALS)
+    goal = goal or (LEXICAL_GOALS if solver == SolverKind.LLM else RULES)
     if rules is None and solver != SolverKind.LLM:
         rules = shipped_rules()
     out = out or Path("runs") / f"creativity-{tasks.stem}-{solver.replace('+', '-')}-{goal}"
@@ -110,8 +127,8 @@ def solve(
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
                          max_turns=max_turns, goal_threshold=goal_threshold, goal_top_k=goal_top_k,
-                         goal_text=goal_text)
-    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
+                         goal_text=goal_text, benchmark_repo=benchmark_repo.resolve() if benchmark_repo else None)
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
     summary = solve_tasks(config, out, llm_config=llm.config() if uses_llm else None,
                           progress=not quiet and sys.stderr.isatty(),
                           shard=shard)
@@ -124,10 +141,28 @@ def solve(
     matched = summary.goal_rules
     if matched:
         text += f"; goals above the rule threshold {matched['above_threshold']}, fallbacks {matched['fallback']}"
+    sent = summary.rules_sent
+    if sent:
+        text += (f"; rules in the prompt {sent['with_rule']} ({sent['below_threshold']} marked below the threshold), "
+                 f"none {sent['without_rule']}")
+    if solver != SolverKind.SYMBOLIC:
+        text += f"; prompts {(summary.prompts or '').split(':')[0]}"
+    _warn_blind_snaps(summary)
     oracle = summary.oracle_affordance
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
     typer.echo(f"{text} -> {out}" + (f" (shard {shard})" if shard is not None else ""))
+
+
+def _warn_blind_snaps(summary: SolveSummary) -> None:
+    """A warning on stderr when answers named an entity no task entity shares a word with: the benchmark's
+    snapping maps them to the first-listed entity (often the gold)."""
+    blind = summary.blind_snaps or {}
+    if blind.get("entity"):
+        typer.echo(f"warning: {blind['entity']} answer(s) name an entity no task entity shares a word with (empty or "
+                   "nonsense); the benchmark's snapping maps each to the first-listed entity, "
+                   f"{blind['entity_onto_gold']} of them onto the gold: see strict_gold_correct_rate in summary.json",
+                   err=True)
 
 
 def _counts(counts: Mapping[str, int]) -> str:
@@ -136,7 +171,13 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 @creativity_app.command("judge")
 def judge(
-    run_dir: Path = typer.Argument(..., help="Run directory of 'kari creativity solve'."),
+    run_dir: Path = output_argument(..., kind="folder", help="Run directory of 'kari creativity solve' (the "
+                                    "judgement goes into it), or a runner output file of the benchmark's own "
+                                    "evaluate.py ({task_id: [sample, ...]}; with --tasks and --out)."),
+    tasks: Optional[Path] = typer.Option(None, "--tasks", help="A runner output file's task file."),
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="A runner output file's judgement folder "
+                                 "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
+    benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_JUDGE),
     method: str = typer.Option(JudgeMethod.LLM.value, "--judge", help=f"{one_of(JudgeMethod)}: llm the rubric and "
                                "reasonability level by an LLM (the symbolic scorer where its reply is unreadable), "
                                "symbolic only what words can show."),
@@ -145,7 +186,9 @@ def judge(
     db: Optional[Path] = typer.Option(None, "--db", help="KB database: the predicted part's attributes when "
                                                          "--entities lacks it."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks not judged yet."),
-    max_tokens: int = count(1024, "--max-tokens", high=MAX_TOKENS, help="Max tokens per judge reply."),
+    max_tokens: int = count(JUDGE_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help="Max tokens per judge reply (the benchmark's; with --benchmark-repo the "
+                                 "checkout's own call_model decides)."),
     base_url: BaseUrl = LLM_DEFAULTS.base_url,
     model: Model = LLM_DEFAULTS.model,
     api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
@@ -153,6 +196,7 @@ def judge(
     cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
     llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
     llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Judge each task's answer as CreativityBench's judge does: the six-field how_to_use rubric (conditions
@@ -160,19 +204,28 @@ def judge(
     reasonability level; writes judgements.jsonl, judge_summary.json and judged_outputs/ (resumed)."""
     from kari.creativity.judge import JudgeConfig, judge_run
 
-    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
     llm_config = llm.config() if method == JudgeMethod.LLM else None
     config = JudgeConfig(method=method, model=llm_config.model if llm_config else None,
                          base_url=llm_config.base_url if llm_config else None, max_tokens=max_tokens,
                          entities=tuple(str(p.resolve()) for p in entities or ()),
-                         db=str(db.resolve()) if db else None, limit=limit)
-    summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+                         db=str(db.resolve()) if db else None, limit=limit,
+                         benchmark_repo=str(benchmark_repo.resolve()) if benchmark_repo else None)
+    lookup = None
+    if benchmark_repo is not None and entities:
+        from kari.creativity.upstream import lookup_records
+
+        lookup = lookup_records(entities)
+    summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
+                        tasks_file=tasks, out=out, entity_lookup=lookup)
     from kari.cli.play import echo_old_run_notes
 
-    echo_old_run_notes([run_dir])
+    if run_dir.is_dir():
+        echo_old_run_notes([run_dir])
     means = {k: v["mean"] for k, v in summary.gold.items()}
     typer.echo(f"{summary.judged} of {summary.tasks} tasks judged ({_counts(summary.how)}); gold answers' "
-               f"rubric means {means}; reasonability levels {_counts(summary.reasonability_levels)} -> {run_dir}")
+               f"rubric means {means}; reasonability levels {_counts(summary.reasonability_levels)}; prompts "
+               f"{(summary.prompts or '').split(':')[0]} -> {out or run_dir}")
 
 
 @creativity_app.command("score")
@@ -180,7 +233,7 @@ def score(
     answers: Path = typer.Argument(..., help="A runner output or judge output file in CreativityBench's format "
                                              "({task_id: [sample, ...]})."),
     tasks: Path = typer.Option(..., "--tasks", help="The task file the answers are for."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for scores.jsonl and summary.json."),
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Folder for scores.jsonl and summary.json."),
 ) -> None:
     """Score answers in CreativityBench's own output format as its judge does (entity, part, gold, relation);
     for a judge output, compare kari's scores with the judge's and summarise its rubric."""

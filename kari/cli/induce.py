@@ -8,29 +8,35 @@ from typing import Any
 
 import typer
 
-from kari.cli.options import (LLM_DEFAULTS, MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, ApiKeyEnv, BaseUrl, CacheDir,
-                               LLMAttempts, LLMTimeout, Model, NoCache, count, llm_options, number)
+from typing import Optional
+
+from kari.cli.options import (LLM_DEFAULTS, MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS, MAX_ROUNDS, ApiKeyEnv,
+                               BaseUrl, CacheDir, LLMAttempts, LLMMaxBytes, LLMTimeout, Model, NoCache, budget_calls,
+                               budget_tokens, count, llm_options, number, output)
 from kari.cli.options import seed as seed_option
+from kari.cli.options import shard as shard_option
 from kari.core.terms import Semantics
 from kari.errors import one_of
 from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, Grouping, InduceConfig, Negatives
+from kari.io.plan import Shard
+from kari.llm.limits import BUDGET_EXIT
 
 DEFAULTS = InduceConfig()
 """The defaults the options below show and fall back to."""
 
 
 def induce(
-    out: Path = typer.Option(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
-    db: Path | None = typer.Option(None, "--db", help="KB database (kari kb load): the evidence without --bench, "
+    out: Path = output(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
+    db: Path | None = output(None, "--db", kind="database", help="KB database (kari kb load): the evidence without --bench, "
                                     "and the vocabulary store read and extended (with --bench, created if missing). "
                                     "A CreativityBench KB (kari creativity load) gives part-level evidence: one "
                                     "PART(x, ...) rule per part-affordance verb, its branches' edge ids "
                                     "cb:SCENARIO+ENTITY/PART#affordanceN, ...#affordanceN/attributeM and "
                                     "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
-    run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
+    run_dir: Path | None = output(None, "--run-dir", kind="folder", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help=f"Backend, {one_of(Backend)}: offline symbolic (no "
-                            "network), openai any OpenAI-compatible server (the --base-url ... --llm-attempts "
+                            "network), openai any OpenAI-compatible server (the --base-url ... --llm-max-bytes "
                             "options)."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
@@ -85,6 +91,27 @@ def induce(
     cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
     llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
     llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    concurrency: int = count(4, "--concurrency", "-j", high=MAX_CONCURRENCY, help="openai: LLM requests in flight "
+                             "at once, across affordances (each affordance's rounds stay in order: propose, "
+                             "validate, audit); the rules are the same for any N. Offline: one affordance at a "
+                             "time."),
+    budget_calls_: int | None = budget_calls("--budget-calls", help="openai: stop cleanly once this run has sent "
+                                                "N requests to the server (cache hits are free); the finished "
+                                                f"affordances are kept, exit {BUDGET_EXIT}: rerun to go on."),
+    budget_tokens_: int | None = budget_tokens("--budget-tokens", help="openai: stop cleanly once the server's "
+                                                  "replies in this run report N tokens (prompt and completion; the "
+                                                  "requests already in flight may pass it); resumable like "
+                                                  "--budget-calls."),
+    validator_batch: int = count(1, "--validator-batch", high=MAX_BATCH, metavar="K", help="openai: objects per "
+                                 "Validator request (each judged on its own; an object the reply leaves unlabelled "
+                                 "is asked again alone). 1: one object per request, the paper's loop."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the affordances (verb groups) this run would "
+                                 "induce and the LLM requests and tokens per role expected from the evidence's "
+                                 "counts; no request is sent and nothing is written."),
+    shard: Optional[Shard] = shard_option("--shard", help="Induce only shard K of N of the affordances (a fixed "
+                                          "split by name) into a run of its own; kari merge joins the N shards into "
+                                          "the unsharded run's rules and run directory (docs/cluster.md)."),
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
@@ -102,7 +129,8 @@ def induce(
     """
     from kari.induce.run import induce as run_induce
 
-    llm_connection = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
+    llm_connection = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
+                                 llm_max_bytes)
     given: dict[str, Any] = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
              "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
              "beta": beta}
@@ -120,9 +148,16 @@ def induce(
         grouping=grouping,
         group_threshold=group_threshold,
         tune_min_positives=tune_min_positives,
+        validator_batch=validator_batch,
         **{k: v for k, v in given.items() if v is not None},
     )
-    llm_config = llm_connection.config() if llm == Backend.OPENAI else None
+    llm_config = llm_connection.config(concurrency=concurrency, budget_calls=budget_calls_,
+                                       budget_tokens=budget_tokens_) if llm == Backend.OPENAI else None
+    if dry_run:
+        from kari.induce.run import dry_run as plan_run
+
+        typer.echo(plan_run(db=db, bench=bench, config=config, llm=llm_config, shard=shard), nl=False)
+        return
     outcome = run_induce(
         out=out,
         db=db,
@@ -135,6 +170,7 @@ def induce(
         argv=["induce", *sys.argv[2:]],
         cv=cv,
         fold=fold,
+        shard=shard,
     )
     if fold is not None:
         typer.echo(f"fold {fold} of {cv}: {len(outcome.rules)} rules induced without its objects -> "
@@ -146,6 +182,7 @@ def induce(
     typer.echo(
         f"{len(outcome.rules)} rules for {len(outcome.results)} affordances -> {outcome.out} and {outcome.jsonl}"
         + (f" (resumed {len(outcome.resumed)})" if outcome.resumed else "")
+        + (f" (shard {shard}: merge the {shard.count} shards with kari merge)" if shard is not None else "")
     )
     typer.echo(
         f"mean recall {mean([s.recall for s in scores]):.3f}, mean precision "

@@ -10,7 +10,8 @@ import typer
 
 from kari.cli.options import (LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS,
                                MAX_RESAMPLES, MAX_RUNS, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir, LLMAttempts,
-                               LLMTimeout, MatchThreshold, Model, NoCache, RuleMatch, TopK, count, llm_options, number)
+                               LLMMaxBytes, LLMTimeout, MatchThreshold, Model, NoCache, RuleMatch, TopK, count,
+                               llm_options, number, output)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
@@ -30,7 +31,8 @@ WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (preci
 
 
 def play(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Run directory (games.jsonl, summary.json, plots); "
+                       "resumed."),
     questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
@@ -45,7 +47,10 @@ def play(
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    llm_temperature: Optional[float] = number(None, "--llm-temperature", low=0, high=2,
+                                              help="llm questioner: sampling temperature (default 0); above 0 run k "
+                                                   "of --runs sends the sampling seed --seed + k to the server."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
     eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "
@@ -74,6 +79,7 @@ def play(
     cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
     llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
     llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
@@ -85,15 +91,16 @@ def play(
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
     from kari.core.game_settings import PlayerSettings
-    from kari.game.run import PlayConfig, uses_llm
+    from kari.game.run import PlayConfig
     from kari.resources import bundled_bench_dir
 
-    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts)
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
     if questions is not None:
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
+    llm_config = llm.config(concurrency=concurrency if concurrency > 1 else None) if llm_parts else None
     config = PlayConfig(
         bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
@@ -104,9 +111,8 @@ def play(
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra=PlayerSettings(min_gain=min_gain, lookahead=lookahead, stop_belief=stop_belief)
         if questioner == Player.GREEDY_IG else PlayerSettings(),
-        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
-        base_url=base_url if llm_parts else None)
-    llm_config = llm.config(concurrency=concurrency if concurrency > 1 else None) if uses_llm(config) else None
+        vocab=vocab, db=db.resolve() if db else None, model=llm_config.model if llm_config else None,
+        base_url=base_url if llm_parts else None, llm_temperature=llm_temperature)
     if interactive:
         from kari.errors import KariError
         from kari.game.interactive import play_interactive
@@ -137,7 +143,7 @@ def summary_line(summary: RunSummary, out: Path) -> str:
 
 def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md, report.json, leaderboard.csv, "
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Write report.md, report.json, leaderboard.csv, "
                                        "leaderboard.json and ig_over_turns.png here."),
     output_format: str = typer.Option(ReportFormat.MD.value, "--format", help=f"What to print: {one_of(ReportFormat)}: "
                                       "md the Markdown report, csv or json the leaderboard (one row per run, best SR "
@@ -186,7 +192,7 @@ def echo_old_run_notes(run_dirs: list[Path]) -> None:
 
 def export_prompts(
     rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
     match_threshold: MatchThreshold = MATCH_DEFAULTS[0],

@@ -24,10 +24,12 @@ class Player(StrEnum):
 
 
 class OracleKind(StrEnum):
-    """Who answers the questions: the KB's facts or an LLM."""
+    """Who answers the questions: the KB's facts, an LLM, or a person (only in a study served by ``kari serve
+    --mode oracle``)."""
 
     KB = "kb"
     LLM = LLM
+    HUMAN = "human"
 
 
 class CheckerKind(StrEnum):
@@ -86,3 +88,6 @@ KB_SUFFIX = "+kb"
 RULE_SUFFIXES = (RULES_SUFFIX, KB_SUFFIX)
 """The suffixes of a player given rules."""
 
+
+RUN_PLOTS = ("ig_by_turn.png", "dimensions_by_turn.png", "success_by_affordance.png")
+"""The figures a play run writes into its run directory (:func:`kari.game.plots.plot_run`)."""

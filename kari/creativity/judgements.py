@@ -27,7 +27,9 @@ class Judgement(JsonRecord):
     """One task's judgement: the headline sample judged (its index and temperature), the answer's relation to the
     gold and whether it is the gold, how it was judged and, when it was, the six rubric scores with their reasons
     (an int, ``"NA"`` or None: not scored), the reasonability level of a non-gold answer, where the predicted
-    part's attributes came from, and why a field was not scored or the symbolic scorer stood in."""
+    part's attributes came from, and why a field was not scored or the symbolic scorer stood in; judged by the
+    benchmark's own judge (``--benchmark-repo``), kari's own relation and gold beside its and its judged sample
+    whole."""
 
     task_id: str
     sample: int | None
@@ -45,11 +47,14 @@ class Judgement(JsonRecord):
     reply: str | None = None
     reasonability: Mapping[str, Any] | None = None
     reasonability_reason: str | None = None
+    kari_relation: str | None = None
+    kari_gold: bool | None = None
+    benchmark_judged: Mapping[str, Any] | None = None
     layout: Layout | None = None
 
     KEYS = ("task_id", "sample", "temperature", "relation", "gold", "how", "reason", "attributes_from", "rubric",
             "reasons", "not_scored", "invalid_fields", "fallback_reason", "reply", "reasonability",
-            "reasonability_reason")
+            "reasonability_reason", "kari_relation", "kari_gold", "benchmark_judged")
     OPTIONAL = KEYS[6:]
 
     @property
@@ -76,7 +81,8 @@ def read_judgement(record: dict[str, Any], path: Path, line: int) -> Judgement:
 class JudgeSummary(JsonRecord):
     """``judge_summary.json``: tasks and how many were judged, how each was judged, per rubric field the mean
     of the scores given and how many were NA or not scored (gold and other answers apart), the reasonability
-    levels, the relations, the judge's settings, its token usage and the judged outputs file."""
+    levels, the relations, the judge's settings, whose prompts judged (with ``--benchmark-repo``: the checkout and
+    how often its judge agreed with kari's scoring), its token usage and the judged outputs file."""
 
     tasks: int
     judged: int
@@ -86,14 +92,17 @@ class JudgeSummary(JsonRecord):
     reasonability_levels: Mapping[str, int]
     relations: Mapping[str, int]
     config: Mapping[str, Any] | None = None
+    prompts: str | None = None
+    benchmark_repo: Mapping[str, Any] | None = None
+    agreement_with_kari: Mapping[str, int] | None = None
     llm_usage: Mapping[str, Any] | None = None
     judged_outputs: str | None = None
     format: str | None = RUN_FORMAT.written_tag
     layout: Layout | None = None
 
     KEYS = ("format", "tasks", "judged", "how", "gold", "other", "reasonability_levels", "relations", "config",
-            "llm_usage", "judged_outputs")
-    OPTIONAL = ("format", "config", "llm_usage", "judged_outputs")
+            "prompts", "benchmark_repo", "agreement_with_kari", "llm_usage", "judged_outputs")
+    OPTIONAL = ("format", "config", "prompts", "benchmark_repo", "agreement_with_kari", "llm_usage", "judged_outputs")
 
 
 def _field_scores(group: Sequence[Judgement]) -> dict[str, dict[str, Any]]:

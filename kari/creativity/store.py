@@ -19,6 +19,7 @@ from kari.creativity.attributes import AtomReading, PartState, part_state, read_
 from kari.creativity.model import EnablingAttribute, Entity, Part, PartAffordance, Task, read_file
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -67,6 +68,7 @@ def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: Em
     from kari.io.transaction import transaction
     from kari.kb.store import open_db
 
+    check_outputs([Output(Path(db), "--db", OutputKind.DATABASE)], inputs_of("a CreativityBench file", paths))
     parsed = [(str(p), *read_file(Path(p))) for p in paths]  # every file is read before the database is touched
     summary = LoadSummary()
     where = Path(db)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from kari.llm.client import ChatClient
 
 ORACLE_MAX_TOKENS = 20
+PLAYED_ORACLES = (OracleKind.KB, OracleKind.LLM)
+"""The Oracles ``kari play`` plays (a person answers only in ``kari serve --mode oracle``)."""
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
 
@@ -105,4 +107,6 @@ def make_oracle(name: str, vocab: Vocabulary, client: ChatClient | None = None) 
         if client is None:
             raise KariError("the llm Oracle needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMOracle(client)
-    raise unknown("oracle", name, OracleKind, code="game-config")
+    if name == OracleKind.HUMAN:
+        raise KariError("a person answers as Oracle only in a study: kari serve --mode oracle", code="game-config")
+    raise unknown("oracle", name, PLAYED_ORACLES, code="game-config")

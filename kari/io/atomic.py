@@ -35,15 +35,12 @@ def _os_error(exc: OSError, path: str | os.PathLike[str], doing: str) -> KariErr
     return KariError(f"cannot {doing}: {exc.strerror or exc}", file=str(exc.filename or path), code="output-write")
 
 
-def check_output_file(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+def check_output_file(path: str | os.PathLike[str]) -> Path:
     """The file an output for ``path`` will replace (symlinks followed); a :class:`KariError` (code
-    ``output-kind``) when it exists as anything but a regular non-database file, when it is one of the command's
-    ``inputs``, or when a folder on its way is a file."""
+    ``output-kind``) when it exists as anything but a regular non-database file, or when a folder on its way is
+    a file. Whether it is one of the command's inputs is :func:`kari.io.outputs.check_outputs`'s question."""
     given = str(path)
     target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
-    if target.exists() and any(target.samefile(p) for p in inputs if os.path.exists(p)):
-        raise KariError("is an input of this command; refusing to replace it: give another output file",
-                        file=given, code="output-kind")
     if target.exists():
         if target.is_dir():
             raise KariError("is a directory; this output is a file: give a file name", file=given,
@@ -128,6 +125,40 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+
+
+def create_once(path: str | os.PathLike[str], text: str) -> bool:
+    """Write ``text`` to ``path`` unless a file is there already: the first writer wins, on one machine or on many
+    sharing a network file system. A temporary sibling is written whole and hard-linked into place, which fails
+    when ``path`` exists (``link`` is atomic on NFS too, where ``O_EXCL`` on the file itself was not always);
+    where hard links are not supported, the sibling is renamed into place unless ``path`` exists by then.
+    Returns whether this call created ``path``."""
+    target = check_output_file(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _create_temp(target)
+    except OSError as exc:
+        raise _os_error(exc, path, "write") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(tmp, target)
+            return True
+        except FileExistsError:
+            return False
+        except OSError:             # no hard links on this file system
+            if os.path.lexists(target):
+                return False
+            os.replace(tmp, target)
+            return True
+    except OSError as exc:
+        raise _os_error(exc, path, "write") from None
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Self
 
 from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
-from kari.core.game_records import QuestionerInfo
+from kari.core.game_records import QuestionerInfo, resolve_guess
 from kari.core.game_settings import PlayerSettings
 from kari.core.terms import normalise_term
 from kari.game.types import Action, GameSetup, GameState, Guess
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class QuestionerOptions:
-    """Everything a player may be configured with; each player reads the fields it needs."""
+    """Everything a player may be configured with; each player reads the fields it needs (``temperature``:
+    Fix20Q's softmax temperature; ``llm_temperature`` and ``llm_seed``: the LLM questioner's sampling)."""
 
     vocab: Vocabulary
     threshold: float = THRESHOLD
@@ -32,6 +33,8 @@ class QuestionerOptions:
     time_limit: float = OPTIMAL_TIME_LIMIT
     client: ChatClient | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
+    llm_temperature: float = 0.0
+    llm_seed: int | None = None  # the sampling seed of run 0 (run k: + k); None: none sent
     read: Callable[[str], str] = input
     write: Callable[[str], None] = print
     settings: PlayerSettings = field(default_factory=PlayerSettings)
@@ -81,16 +84,3 @@ def argmax_belief(state: GameState, beliefs: Mapping[str, float] | None = None) 
     best = max(b.get(c, 0.0) for c in candidates)
     tied = [c for c in candidates if b.get(c, 0.0) >= best - 1e-12]
     return tied[0] if len(tied) == 1 else state.setup.rng.choice(tied)
-
-
-def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
-    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
-    if raw is None:
-        return None
-    if raw in candidates:
-        return raw
-    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
-    for cand in candidates:
-        if normalise_term(cand) == wanted:
-            return cand
-    return None
