@@ -49,6 +49,7 @@ def checkout(tmp_path: Path) -> Path:
     """A copy of the stand-in with the task file in dataset/ and the entity lookup where its judge reads it."""
     root = tmp_path / "checkout"
     shutil.copytree(STAND_IN, root)
+    (root / "dataset").mkdir(exist_ok=True)  # the checkout's task folder (empty in the stand-in: git keeps no empty folder)
     shutil.copy(DATA / "sample_tasks.json", root / "dataset" / "sample_tasks.json")
     (root / "task_creation" / "outputs").mkdir(parents=True)
     shutil.copy(DATA / "1_entity_lookup.json", root / "task_creation" / "outputs" / "1_entity_lookup.json")

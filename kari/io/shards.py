@@ -206,9 +206,9 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[R], log: RunLog[R],
 
 
 def merge_target(out: str | os.PathLike[str], shards: Sequence[str | os.PathLike[str]],
-                 names: Sequence[str] = ()) -> Path:
-    """The merged run's folder ``out``, checked: none of the ``shards``, new or an empty folder, and none of the
-    ``names`` it will hold one of a shard's files."""
+                 names: Sequence[str]) -> Path:
+    """The merged run's folder ``out``, checked: none of the ``shards``, none of the ``names`` it writes a file of
+    a shard (:func:`~kari.io.outputs.check_outputs`), and new or an empty folder."""
     target = check_output_dir(out)
     given = {Path(s).resolve() for s in shards}
     if target.resolve() in given:

@@ -18,6 +18,7 @@ from kari.core.game_defaults import BUDGET
 from kari.core.game_settings import PlayConfig
 from kari.report.intervals import pct_ci
 from kari.stats import LEVEL, wilson
+from kari.io.escape import md
 
 BUDGET_FIGURE = "sr_by_budget.png"
 SHOWN_BUDGETS = (1, 2, 3, 5, 8, 10, 15, 20)
@@ -68,7 +69,7 @@ def budget_section(data: Mapping[str, Any], figure: str | None = None) -> list[s
             inside = t < len(curve["t"])
             cells.append(pct_ci(curve["success_rate"][t], curve["ci"][t]) if inside else
                          pct_ci(curve["success_rate"][-1], curve["ci"][-1]))
-        lines.append(f"| {row['run']} | {row.get('model', '-')} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(row['run'])} | {md(row.get('model', '-'))} | " + " | ".join(cells) + " |")
     lines += ["", "SR % within t: the share of games solved with at most t question turns (accepted or rejected; the "
                   "final guess not counted), from the recorded turn counts: no game is replayed with a smaller "
                   "budget, so a player that would guess earlier under a smaller budget is not credited. Wilson "

@@ -23,6 +23,7 @@ from kari.io.runlog import CONFIG_FILE
 from kari.io.text import load_json, read_text
 from kari.report.comparisons import Settings, paired
 from kari.report.intervals import p_value, points_ci
+from kari.io.escape import md
 
 METRICS = (("gold_correct", "gold"), ("entity_correct", "entity"), ("part_correct", "part"),
            ("strict_gold", "strict gold"))
@@ -80,12 +81,12 @@ def markdown(data: Mapping[str, Any]) -> str:
     for comp in data["comparisons"]:
         for key, name in METRICS:
             cell = comp["metrics"][key]
-            lines.append(f"| {comp['b']} vs {comp['a']} | {name} | {cell['pairs']} | "
+            lines.append(f"| {md(comp['b'])} vs {md(comp['a'])} | {name} | {cell['pairs']} | "
                          f"{_pct(cell['a_success_rate'])} | {_pct(cell['b_success_rate'])} | "
                          f"{points_ci(cell['delta'], cell['delta_ci'])} | {p_value(cell['mcnemar_p'])} | "
                          f"{cell['discordant']['b']} | {cell['discordant']['c']} |")
         for group, cell in comp["gold_by_difficulty"].items():
-            lines.append(f"| {comp['b']} vs {comp['a']} | gold, {group} tasks | {cell['pairs']} | "
+            lines.append(f"| {md(comp['b'])} vs {md(comp['a'])} | gold, {group} tasks | {cell['pairs']} | "
                          f"{_pct(cell['a_success_rate'])} | {_pct(cell['b_success_rate'])} | "
                          f"{points_ci(cell['delta'], cell['delta_ci'])} | {p_value(cell['mcnemar_p'])} | "
                          f"{cell['discordant']['b']} | {cell['discordant']['c']} |")

@@ -80,7 +80,7 @@ def rows_table(data: Mapping[str, Any]) -> list[str]:
                   "| run | participants | records | SR % [CI over participants] | turns [CI over participants] |",
                   "|---|---:|---:|---:|---:|"]
         for row in people:
-            lines.append(f"| {row['run']} | {row['participants']} | {row['records']} | "
+            lines.append(f"| {md(row['run'])} | {row['participants']} | {row['records']} | "
                          f"{pct_ci(row['success_rate'], row.get('success_rate_ci_participants'))} | "
                          f"{turns_ci(row['avg_turns_solved'], row.get('avg_turns_solved_ci_participants'))} |")
     covers = [row for row in data["runs"] if row.get("by_rule_covers_object")]
