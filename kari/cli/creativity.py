@@ -228,6 +228,29 @@ def judge(
                f"{(summary.prompts or '').split(':')[0]} -> {out or run_dir}")
 
 
+@creativity_app.command("compare")
+def compare(
+    runs: list[Path] = typer.Argument(..., help="Run directories of 'kari creativity solve' on the same tasks: "
+                                                "each later one is compared with the first."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write compare.json and compare.md here."),
+    resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
+    seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
+) -> None:
+    """Paired comparisons of runs on the same tasks: the entity, part, gold and strict gold deltas with paired
+    bootstrap intervals over tasks and McNemar's exact test, the gold delta per task difficulty."""
+    from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir
+    from kari.report.comparisons import Settings
+    from kari.report.creativity_pairs import compare_runs, markdown
+
+    data = compare_runs(runs, Settings(resamples=resamples, seed=seed))
+    text = markdown(data)
+    if out is not None:
+        folder = check_output_dir(out)
+        atomic_write_json(folder / "compare.json", data)
+        atomic_write_text(folder / "compare.md", text)
+    typer.echo(text, nl=False)
+
+
 @creativity_app.command("score")
 def score(
     answers: Path = typer.Argument(..., help="A runner output or judge output file in CreativityBench's format "
