@@ -94,6 +94,7 @@ class Evidence:
     part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
     pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives (kari.induce.pooling): weighed positives
     weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent; PU evidence)
+    pooled_from: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # pooled kin -> the positives it is kin of
     inferred: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # object id -> its inferred facts
 
     def uses_closed_world(self, source: str) -> bool:

@@ -307,7 +307,8 @@ def _kb_group(evidence: Evidence) -> dict[str, Any]:
     if not evidence.members:
         return {}
     return {"group": {"method": evidence.grouping, "members": [m.to_json() for m in evidence.members]},
-            "kb_positives": [o.id for o in evidence.positives]}
+            "kb_positives": [o.id for o in evidence.positives],
+            **({"kb_pooled": [o.id for o in evidence.pooled]} if evidence.pooled else {})}
 
 
 def _text(node: Node) -> str:
@@ -366,7 +367,7 @@ def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Ru
         f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.covered} of "
         f"{result.positives} positives by the Validator's labels"
     )
-    kb = {k: value for k in ("group", "kb_positives", "evidence_counts") if (value := getattr(result, k)) is not None}
+    kb = {k: value for k in ("group", "kb_positives", "kb_pooled", "evidence_counts") if (value := getattr(result, k)) is not None}
     return Rule(
         result.affordance,
         body,

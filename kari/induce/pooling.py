@@ -45,10 +45,12 @@ def base_weights(objects: Sequence[ObjectRecord], verb_counts: Mapping[str, int]
     return Weights({o.id: round(negative_weight(verb_counts.get(o.id, 0)), 4) for o in objects})
 
 
-def kin_of(positives: Sequence[str], kin: Kinship) -> dict[str, float]:
-    """The pooled kin of ``positives`` with their weights (module docstring), stated positives left out."""
+def kin_of(positives: Sequence[str], kin: Kinship) -> tuple[dict[str, float], dict[str, tuple[str, ...]]]:
+    """The pooled kin of ``positives`` with their weights (module docstring), stated positives left out, and for
+    each kin the positives it is kin of."""
     stated = set(positives)
     out: dict[str, float] = {}
+    sources: dict[str, list[str]] = {}
     for obj in sorted(stated):
         related = [(KIN_WEIGHT["part"], p) for p in kin.parts.get(obj, ())]
         related += [(KIN_WEIGHT["parent"], link.parent) for link in kin.parents.get(obj, ()) if link.level == 1]
@@ -59,11 +61,12 @@ def kin_of(positives: Sequence[str], kin: Kinship) -> dict[str, float]:
                 continue
             taken += other not in out
             out[other] = max(out.get(other, 0.0), weight)
-    return out
+            sources.setdefault(other, []).append(obj)
+    return out, {k: tuple(v) for k, v in sources.items()}
 
 
 def pool(evidence: Evidence, kin: Kinship, by_id: Mapping[str, ObjectRecord], base: Weights) -> Evidence:
     """``evidence`` with its pooled kin and its weights (module docstring)."""
-    pooled = kin_of([o.id for o in evidence.positives], kin)
+    pooled, sources = kin_of([o.id for o in evidence.positives], kin)
     return replace(evidence, pooled=tuple(by_id[k] for k in sorted(pooled) if k in by_id),
-                   weights=base.with_own(pooled))
+                   weights=base.with_own(pooled), pooled_from=sources)

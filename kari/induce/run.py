@@ -235,6 +235,9 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         timers = Timers()
         job = _Job(config, vocab, llm, progress)
         results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key)
+        if any(ev.members for ev in chosen):  # KB input: each rule's precision held out within the KB
+            with timers("held-out"):
+                rules = _heldout(rules, chosen, config if tuning is None else _apply(tuning, config), vocab, run, key)
         from kari.induce.report import rare_branches, render_report, score_rules
 
         with timers("score"):
@@ -272,6 +275,32 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
+
+
+def _apply(tuning: Mapping[str, Any], config: InduceConfig) -> InduceConfig:
+    """``config`` with the settings a tuning record chose."""
+    from kari.induce.tuning import Tuning
+
+    return Tuning.from_json(tuning).apply(config)
+
+
+def _heldout(rules: list[Rule], chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run: RunDir,
+             key: str) -> list[Rule]:
+    """The KB rules with their held-out precision (:mod:`kari.induce.kbweights`), read back from the run
+    directory's ``heldout.json`` when it holds this run's estimates."""
+    import json
+
+    from kari.induce.kbweights import weigh_rules, with_estimate
+    from kari.io.atomic import atomic_write_json
+
+    names = sorted(r.affordance for r in rules)
+    if run.heldout_path.is_file():
+        saved = json.loads(run.heldout_path.read_text(encoding="utf-8"))
+        if saved.get("run") == key and sorted(saved.get("rules", {})) == names:
+            return [with_estimate(r, saved["rules"][r.affordance]) for r in rules]
+    weighed, table = weigh_rules(rules, {ev.affordance: ev for ev in chosen}, config, vocab)
+    atomic_write_json(run.heldout_path, {"run": key, "rules": table})
+    return weighed
 
 
 def _reasons(left_out: Sequence[Mapping[str, Any]]) -> dict[str, int]:

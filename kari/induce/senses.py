@@ -160,8 +160,9 @@ def object_classes(name: str, sentences: Sequence[str] = (), depth: int = CLASS_
 
 def sense_keys(evidence: Mapping[str, Evidence], context: KBContext | None = None) -> dict[str, tuple[str, str]]:
     """Per KB verb, ``(grouping key, head)``: ``wn:<synset>`` of the sense :func:`choose_sense` picks from the
-    verb's phrase, its edges' sentences and its positives' classes; a light verb with its object
-    (``make_food``); a phrase WordNet reads as no verb keeps its word (``word:corduroy``)."""
+    verb's phrase, its edges' sentences and its positives' classes, thin groups pooled into their hypernyms
+    (:func:`backoff_keys`); a light verb with its object (``make_food``); a phrase WordNet reads as no verb keeps
+    its word (``word:corduroy``)."""
     context = context or KBContext()
     classes: dict[str, tuple[str, ...]] = {}
 
@@ -177,9 +178,50 @@ def sense_keys(evidence: Mapping[str, Evidence], context: KBContext | None = Non
             out[verb] = (f"word:{verb}", verb)
             continue
         if phrase.light and phrase.key != phrase.head:
-            out[verb] = (phrase.key, phrase.key)
+            out[verb] = (f"{LIGHT_KEY}{phrase.head}:{phrase.key}", phrase.key)
             continue
         words = [w for o in ev.positives for w in classes_of(o.id)]
         choice = choose_sense(phrase, context.verb_sentences.get(verb, ()), words)
         out[verb] = (f"wn:{choice.synset}" if choice.synset else f"word:{phrase.head}", phrase.head)
+    return backoff_keys(out, {verb: {o.id for o in ev.positives} for verb, ev in evidence.items()})
+
+
+LIGHT_KEY = "light:"
+"""The key of a light verb kept with its object: ``light:make:make_food``."""
+POOL_BELOW = 3
+"""A verb group with fewer KB positives than this is pooled into its sense's hypernym (:func:`backoff_keys`)."""
+BACKOFF_LEVELS = 2
+"""Hypernym levels a thin group may climb."""
+
+
+def backoff_keys(keys: Mapping[str, tuple[str, str]], positives: Mapping[str, set[str]]) -> dict[str, tuple[str, str]]:
+    """``keys`` (verb -> ``(wn:<synset>, head)``) with every thin group (fewer than :data:`POOL_BELOW` positives
+    among its verbs) moved to its sense's first hypernym, at most :data:`BACKOFF_LEVELS` levels up and never to a
+    root of WordNet's verb hierarchy (``change``, ``move``, ``make``: too general to say anything), a thin light
+    verb with its object (``put_drink``) to the light verb's most frequent sense (``put``); thin groups
+    that meet at one hypernym, or a thin group and a group keyed by that hypernym, become one group. The verbs
+    keep their heads (the group's name is still its commonest head)."""
+    out = dict(keys)
+    for _ in range(BACKOFF_LEVELS):
+        members: dict[str, set[str]] = {}
+        for verb, (key, _) in out.items():
+            members.setdefault(key, set()).update(positives.get(verb, ()))
+        moved = False
+        for verb, (key, head) in sorted(out.items()):
+            if len(members[key]) >= POOL_BELOW:
+                continue
+            if key.startswith(LIGHT_KEY):  # a thin light verb with its object: the light verb's own sense
+                senses = wordnet.verb_senses(key[len(LIGHT_KEY):].partition(":")[0])
+                if senses:
+                    out[verb] = (f"wn:{max(senses, key=lambda s: (s.tags, -s.rank)).synset}", head)
+                    moved = True
+                continue
+            if not key.startswith("wn:"):
+                continue
+            parents = wordnet.verb_synset(key[3:]).hypernyms
+            if parents and wordnet.verb_synset(parents[0]).hypernyms:
+                out[verb] = (f"wn:{parents[0]}", head)
+                moved = True
+        if not moved:
+            break
     return out
