@@ -185,7 +185,7 @@ def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, giv
     rules = None
     if path is not None:
         rules = RuleSource.of(study.rules(path), vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
-                              embedder=study.shared_embedder())
+                              embedder=study.shared_embedder(), flagged=config.flagged)
     return play_loaded(config, folder, bench=bench, vocab=vocab, rules=rules, progress=progress)
 
 

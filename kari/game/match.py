@@ -26,8 +26,8 @@ from kari.rules.ast import Node, Rule, any_of
 from kari.domain.terms import normalise_term
 from kari.rules.anchors import kb_positives, rule_verbs
 from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import MATCH_THRESHOLD, TOP_K
-from kari.game.names import MatchMode, RuleOrigin
+from kari.game.defaults import FLAGGED_RULES, MATCH_THRESHOLD, TOP_K
+from kari.game.names import FlaggedRules, MatchMode, RuleOrigin
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
@@ -169,6 +169,7 @@ class RuleSource:
         self.matchers = matchers
         self.fold_of = fold_of
         self.kind = kind  # kb (induced from a KB), bench (from a benchmark), cross-fitted (RULES.cv) or file
+        self.skipped = 0  # flagged KB rules left out (--flagged-rules skip)
 
     def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
         """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
@@ -179,31 +180,50 @@ class RuleSource:
 
     @classmethod
     def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-             mode: str = MatchMode.EMBEDDING) -> RuleSource:
+             mode: str = MatchMode.EMBEDDING, flagged: str = FLAGGED_RULES) -> RuleSource:
         """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
         matched (:meth:`of`)."""
         from kari.induce.folds import read_rule_sets
 
-        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
+        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode, flagged=flagged)
 
     @classmethod
     def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-           mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> RuleSource:
+           mode: str = MatchMode.EMBEDDING, embedder: Any = None, flagged: str = FLAGGED_RULES) -> RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
-        fold's, loaded on first use)."""
+        fold's, loaded on first use). With ``flagged`` ``skip`` (the default) the KB rules ``kari induce --db``
+        flagged are left out before matching (:func:`usable_rules`); ``skipped`` counts them."""
         from kari.domain.canon import canonical_rules
 
+        kept = {fold: usable_rules(rules, flagged) for fold, rules in sorted(rule_sets.folds.items())}
         matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
-                    for fold, rules in sorted(rule_sets.folds.items())}
+                    for fold, rules in kept.items()}
+        skipped = sum(len(rule_sets.folds[f]) - len(kept[f]) for f in kept)
         first = matchers[min(matchers)]
         for matcher in matchers.values():
             if matcher is not first:
                 matcher.share_embedder(first)
         first.check_available()  # no embed extra: a one-line error now, before any game
         if rule_sets.fold_of is not None:
-            return cls(matchers, dict(rule_sets.fold_of), RuleOrigin.CROSS_FITTED)
-        return cls(matchers, kind=rules_kind(rule_sets.folds[0]))
+            source = cls(matchers, dict(rule_sets.fold_of), RuleOrigin.CROSS_FITTED)
+        else:
+            source = cls(matchers, kind=rules_kind(rule_sets.folds[0]))
+        source.skipped = skipped
+        return source
+
+
+def is_flagged(rule: Rule) -> bool:
+    """Did ``kari induce --db`` flag the rule (its held-out precision within the KB no better than the base rate,
+    or not estimable; rule metadata ``flagged``)?"""
+    return bool((rule.metadata or {}).get("flagged"))
+
+
+def usable_rules(rules: Sequence[Rule], flagged: str = FLAGGED_RULES) -> list[Rule]:
+    """The rules a player is given: every one with ``flagged`` ``use``, else the unflagged ones."""
+    if flagged not in tuple(FlaggedRules):
+        raise KariError(f"unknown --flagged-rules {flagged!r} (expected {one_of(FlaggedRules)})", code="game-config")
+    return list(rules) if flagged == FlaggedRules.USE else [r for r in rules if not is_flagged(r)]
 
 
 def rules_kind(rules: Sequence[Rule]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from kari.errors import KariError, one_of
 from kari.game import defaults
-from kari.game.names import CheckerKind, MatchMode, OracleKind, RuleWeighting
+from kari.game.names import CheckerKind, FlaggedRules, MatchMode, OracleKind, RuleWeighting
 from kari.io.runlog import paths_as_paths, settings_json
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 from kari.records import JsonRecord, Layout
@@ -73,7 +73,8 @@ class PlayConfig:
     """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume.
     ``rule_weights`` (:class:`~kari.game.names.RuleWeighting`) left None is the default
     (:data:`~kari.game.defaults.RULE_WEIGHTING`) and is left out of ``config.json``, as a ``config.json`` of a kari
-    before rule weights lacks it (it then reads and writes back unchanged)."""
+    before rule weights lacks it (it then reads and writes back unchanged); so is ``flagged_rules``
+    (:class:`~kari.game.names.FlaggedRules`, default :data:`~kari.game.defaults.FLAGGED_RULES`)."""
 
     bench: Path
     questioner: str
@@ -88,6 +89,7 @@ class PlayConfig:
     rule_top_k: int = defaults.TOP_K
     rule_match: str = MatchMode.EMBEDDING
     rule_weights: str | None = None  # None: defaults.RULE_WEIGHTING, and config.json does not name it
+    flagged_rules: str | None = None  # None: defaults.FLAGGED_RULES, and config.json does not name it
     questions: Path | None = None
     temperature: float = 1.0
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -111,13 +113,18 @@ class PlayConfig:
         object.__setattr__(self, "extra", PlayerSettings.from_json(self.extra))
 
     @property
+    def flagged(self) -> str:
+        """What players do with flagged KB rules (:attr:`flagged_rules`, else the default: skip them)."""
+        return defaults.FLAGGED_RULES if self.flagged_rules is None else self.flagged_rules
+
+    @property
     def weighting(self) -> str:
         """How matched rules are weighed (:attr:`rule_weights`, else the default)."""
         return defaults.RULE_WEIGHTING if self.rule_weights is None else self.rule_weights
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the original, as ``config.json`` writes them."""
-        unset = ("rule_weights",) if self.rule_weights is None else ()
+        unset = tuple(name for name in ("rule_weights", "flagged_rules") if getattr(self, name) is None)
         return {**settings_json(self, drop=("games", "game_ids", "extra", *unset)), "extra": self.extra.to_json()}
 
     def to_json(self) -> dict[str, Any]:
@@ -139,6 +146,9 @@ def uses_llm(config: PlayConfig) -> bool:
 def check_settings_values(config: PlayConfig) -> None:
     """A :class:`KariError` for a setting out of its range or an unknown name (before anything is read)."""
     check_weighting(config.weighting)
+    if config.flagged not in tuple(FlaggedRules):
+        raise KariError(f"unknown --flagged-rules {config.flagged!r} (expected {one_of(FlaggedRules)})",
+                        code="game-config")
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
         raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
                         code="game-config")
