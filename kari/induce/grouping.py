@@ -40,14 +40,17 @@ DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
 @dataclass(frozen=True)
 class VerbMember:
-    """One KB verb of a group: its snake-case id, its words as the sources wrote them, its positive objects."""
+    """One KB verb of a group: its snake-case id, its words as the sources wrote them, its positive objects, and
+    the KB's statements of it as the relation reads them (``used for cleaning``: :func:`statements`)."""
 
     verb: str
     raw: tuple[str, ...]
     positives: int
+    statements: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        return {"verb": self.verb, "raw": list(self.raw), "positives": self.positives}
+        return {"verb": self.verb, "raw": list(self.raw), "positives": self.positives,
+                **({"statements": list(self.statements)} if self.statements else {})}
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,17 @@ def _named(clusters: Sequence[Sequence[str]], positives: Mapping[str, int],
            name: Callable[[Sequence[str], Mapping[str, int]], str]) -> list[VerbGroup]:
     return _unique(sorted((VerbGroup(name(c, positives), tuple(sorted(c))) for c in clusters),
                           key=lambda g: (g.verb, g.members)))
+
+
+STATED_RELATIONS = ("used for",)
+"""Relations whose label and a verb's words read as what the KB states of an object (``used for cleaning``)."""
+
+
+def statements(ev: Evidence, relations: Sequence[str]) -> tuple[str, ...]:
+    """A KB verb as its relations state it (``UsedFor`` ``cleaning``: ``used_for_cleaning``), the relations of
+    :data:`STATED_RELATIONS` only (a ``ReceivesAction`` phrase already reads as what is done to the object)."""
+    words = ev.raw[0] if ev.raw else ev.affordance.replace("_", " ")
+    return tuple(dict.fromkeys("_".join(f"{r} {words}".lower().split()) for r in relations if r in STATED_RELATIONS))
 
 
 def rule_name(name: str) -> str:
@@ -236,7 +250,9 @@ def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUP
         for ev in parts:
             for obj, ids in ev.edges.items():
                 edges[obj] = tuple(dict.fromkeys([*edges.get(obj, ()), *ids]))
-        members = tuple(VerbMember(ev.affordance, ev.raw, len(ev.positives)) for ev in parts)
+        members = tuple(VerbMember(ev.affordance, ev.raw, len(ev.positives),
+                                   statements(ev, context.verb_relations.get(ev.affordance, ()) if context else ()))
+                        for ev in parts)
         first = parts[0]
         out[group.verb] = replace(first, affordance=group.verb, description=first.description,
                                   positives=tuple(positives[k] for k in sorted(positives)),

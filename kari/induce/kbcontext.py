@@ -24,13 +24,15 @@ class KBContext:
     ``verb_sentences``: verb -> the sentences of its affordance edges; ``object_sentences``: object -> sentences of
     its edges that name a WordNet noun sense (``WordNet knife.n.01: ...``); ``isa``: ``(child, parent, edge id)``
     between snake-case node labels; ``fact_edges``: ``(object, part, predicate, value)`` -> the edge ids stating
-    it; ``verb_counts``: object -> distinct verbs the KB states it affords."""
+    it; ``verb_counts``: object -> distinct verbs the KB states it affords; ``verb_relations``: verb -> the
+    readable labels of the relations its positive edges state it with (``used for``, ``capable of``)."""
 
     verb_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     object_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     isa: tuple[tuple[str, str, str], ...] = ()
     fact_edges: Mapping[FactKey, tuple[str, ...]] = field(default_factory=dict)
     verb_counts: Mapping[str, int] = field(default_factory=dict)
+    verb_relations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def read_context(path: str | Path) -> KBContext:
@@ -71,6 +73,12 @@ def context_of(con: Any) -> KBContext:
                 ids[e] = None
     counts = dict(con.execute("SELECT object, count(DISTINCT verb) FROM affordance_evidence "
                               "WHERE polarity = 'positive' GROUP BY object").fetchall())
+    relations: dict[str, dict[str, None]] = {}
+    for verb, label in con.execute(
+            "SELECT DISTINCT a.verb, lower(coalesce(e.relation_label, a.relation)) FROM affordance_evidence a "
+            "JOIN edges e ON e.id = a.edge_id WHERE a.polarity = 'positive' ORDER BY ALL").fetchall():
+        relations.setdefault(verb, {})[label] = None
     return KBContext({v: tuple(s) for v, s in verb_sentences.items()},
                      {o: tuple(s) for o, s in object_sentences.items()}, isa,
-                     {k: tuple(v) for k, v in fact_edges.items()}, {str(k): int(v) for k, v in counts.items()})
+                     {k: tuple(v) for k, v in fact_edges.items()}, {str(k): int(v) for k, v in counts.items()},
+                     {v: tuple(r) for v, r in relations.items()})
