@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import WHOLE
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import WHOLE
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.domain.objects import object_view
+from kari.induce.branches import avoid_facts, umbrella_values
+from kari.rules import to_text
 from kari.rules.ast import And, Atom, Node, Or, Part, all_of, any_of
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve
@@ -81,9 +84,6 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
                  vocab: Vocabulary, *, lift_tolerance: float = LIFT_TOLERANCE, strict: bool = False,
                  lift: bool = True, time_limit: float = SOLVER_TIME_LIMIT) -> GuardResult:
     """Simplify, check and lift one branch against the known ``positives`` and ``negatives``."""
-    from kari.induce.branches import avoid_facts
-    from kari.rules import to_text
-
     simple = simplify(branch)
     shape = _conjunction(simple)
     if shape is None:
@@ -125,7 +125,6 @@ def _vector_guard(simple: Node, var: str | None, atoms: Sequence[Atom], positive
                   lift: bool) -> GuardResult:
     """:func:`guard_branch` for a whole-object reading, answered by :func:`kari.induce.fastsearch.vector_guard`."""
     from kari.induce.fastsearch import vector_guard
-    from kari.rules import to_text
 
     found = vector_guard(atoms, positives, negatives, vocab, tolerance=round(100 * lift_tolerance))
     if found.conflicts:
@@ -153,8 +152,6 @@ class Guard:
               negatives: Sequence[ObjectRecord]) -> tuple[Node | None, list[str], list[list[str]]]:
         """``(guarded body, problems, changes per new branch)``: the branches from ``first_new`` on guarded one by
         one; a branch that excludes itself or that an earlier branch subsumes is a problem (body None)."""
-        from kari.rules import to_text
-
         branches = list(body.args) if isinstance(body, Or) else [body]
         kept, problems, changes = branches[:first_new], [], []
         for branch in branches[first_new:]:
@@ -178,9 +175,6 @@ class Guard:
 def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:
     """The objects some lifting of ``atoms`` could cover (each atom, or an ancestor of it, holds on the whole):
     the only ones the lifting question needs (fewer facts to ground)."""
-    from kari.domain.objects import object_view
-    from kari.induce.branches import umbrella_values
-
     reach = []
     for atom in atoms:
         avoid = umbrella_values(vocab, atom.predicate)

@@ -24,10 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig
+from kari.core.benchmark import ObjectRecord
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
+from kari.induce.folds import restrict
+from kari.induce.tuning import induce_rules
 from kari.rules.ast import Rule
 
 FOLDS = 3
@@ -93,8 +95,7 @@ def base_rate(evidence: Evidence, negatives: Sequence[ObjectRecord]) -> float:
 
 def heldout_precision(evidence: Evidence, config: InduceConfig, vocab: Vocabulary) -> HeldOut:
     """The out-of-sample estimate of one KB verb group's rule (module docstring)."""
-    from kari.induce.folds import restrict
-    from kari.induce.tuning import induce_rules
+    from kari.induce.fastsearch import AtomMatrix, holds_rule, rule_keys  # numpy: only when estimates are made
 
     negatives = evidence.negatives(config.negatives)
     rate = base_rate(evidence, negatives)
@@ -106,8 +107,6 @@ def heldout_precision(evidence: Evidence, config: InduceConfig, vocab: Vocabular
     everything = {o.id for o in (*evidence.universe, *evidence.positives, *evidence.pooled)}
     covered = negatives_covered = 0
     false_positives = 0.0
-    from kari.induce.fastsearch import AtomMatrix, holds_rule, rule_keys
-
     for fold in range(k):
         held = {o for o, f in fold_of.items() if f == fold}
         train = restrict(evidence, everything - held)

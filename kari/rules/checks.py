@@ -19,11 +19,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
+from kari.rules.rulefile import read_rule_file
 from kari.rules.simplification import branch_atom_set, subsumed_indices
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
     "syntax-error": (ERROR, "the text is not a rule (the location points at the offending token)"),
@@ -200,8 +201,6 @@ def _canonical(node: Node) -> object:
 def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] = ()) -> list[Diagnostic]:
     """Every problem in a rule file, located (``FILE:LINE:COL``): syntax errors of each definition (one bad
     rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule."""
-    from kari.rules.rulefile import read_rule_file
-
     entries, errors = read_rule_file(path)
     out = [error.to_diagnostic() for error in errors]
     first_line: dict[str, int] = {}
