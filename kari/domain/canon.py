@@ -4,7 +4,8 @@ Every property value goes through :meth:`Vocabulary.canonicalise`: a known value
 its canonical value with the word as written in ``Property.raw``; an unknown word becomes a new value of its
 predicate (provenance: the object's FILE:LINE); a banned term (dynamic behaviour, an affordance adjective) is
 kept in ``ObjectRecord.ignored`` and is never a fact. Every part name is read as a SHAPE value too (parts are
-SHAPE facts: :func:`kari.domain.objects.part_shape`), so "does it have a handle?" has a canonical question.
+SHAPE facts: :func:`kari.domain.objects.part_shape`), so "does it have a handle?" has a canonical question; the
+vocabulary records that value as a part noun (:meth:`Vocabulary.add_part_noun`).
 Rules are read the same way (:func:`canonical_rule`). :class:`CanonReport` counts what happened, for
 ``kari bench validate`` and the command summaries.
 """
@@ -87,6 +88,8 @@ def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) 
         if part != WHOLE:
             found = vocab.canonicalise(Predicate.SHAPE, part, source)
             report.events.append(WordEvent(source, obj.id, part, Predicate.SHAPE, part, found.value, found.how))
+            if found.value is not None:
+                vocab.add_part_noun(found.value)
     return replace(obj, properties=tuple(kept), ignored=tuple(ignored))
 
 

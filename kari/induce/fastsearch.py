@@ -26,6 +26,7 @@ from kari.domain.objects import object_view
 from kari.domain.terms import PREDICATES
 from kari.domain.vocabulary import Vocabulary
 from kari.induce.config import SOLVER_TIME_LIMIT
+from kari.induce.refusals import Refusals
 from kari.rules.ast import And, Atom, Node
 
 Key = tuple[str, str]  # (PREDICATE, value)
@@ -201,7 +202,8 @@ class VectorBranchSearch:
     """:class:`kari.induce.offline.BranchSearch` for the whole-object form, by enumeration (module docstring)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
+                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 refused: Refusals = Refusals()) -> None:
         from kari.induce.branches import umbrella_values
         from kari.induce.config import ProposerSettings
 
@@ -220,9 +222,12 @@ class VectorBranchSearch:
         holds = matrix.holds
         support = holds[: self.n_pos].sum(axis=0)
         frequency = holds.sum(axis=0)
-        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid
+        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid and key not in refused.values
                   and support[j] >= self.constants["min_sup"] and frequency[j] >= self.constants["min_freq"]]
         self.atoms: list[Key] = [matrix.atoms[j] for j in usable]
+        index = {key: i for i, key in enumerate(self.atoms)}
+        self.refused = {frozenset(index[k] for k in keys) for keys in refused.whole_sets()  # refused conjunctions
+                        if all(k in index for k in keys)}
         columns = holds[:, usable].T  # candidate atoms x objects
         self.pos_bits = _packed(columns[:, : self.n_pos])
         self.neg_bits = _packed(columns[:, self.n_pos:])
@@ -270,6 +275,9 @@ class VectorBranchSearch:
                 n_cov, n_gain = cov[part], gain[part]
                 precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
                 valid = np.flatnonzero(precise)
+                if self.refused:  # a branch refused this round is never chosen again
+                    valid = valid[np.array([frozenset(int(a) for a in combos[part][v]) not in self.refused
+                                            for v in valid], dtype=bool)]
                 if not len(valid):
                     continue
                 level5 = t * (n_gain + cost) - 100 * n_gain
@@ -332,10 +340,10 @@ class Lifting:
 
 
 def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
-                 vocab: Vocabulary, *, tolerance: int) -> Lifting:
+                 vocab: Vocabulary, *, tolerance: int, avoid: frozenset[Key] = frozenset()) -> Lifting:
     """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
     precision within ``tolerance`` percentage points with the most general values, then the fewest added
-    negatives."""
+    negatives; never to a value in ``avoid``."""
     from kari.induce.branches import umbrella_values
 
     given = sorted({(a.predicate, a.value) for a in atoms})
@@ -348,8 +356,8 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
         return Lifting(tuple(sorted(conflicts)), frozenset(), {})
     redundant = frozenset(a for a in given for b in given if a != b and a[0] == b[0] and a[1] in ancestors[b])
     kept = [k for k in given if k not in redundant]
-    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p))
-               for p, v in kept]
+    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p)
+                            and (p, a) not in avoid) for p, v in kept]
     objects = [*positives, *negatives]
     n_pos = len(positives)
     keys = sorted({(p, a) for (p, _), opts in zip(kept, options) for a in opts})

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from kari.bench.model import ObjectRecord
 from kari.induce.llmio import LLMSession
+from kari.induce.refusals import Refusals
 from kari.rules.ast import Node
 
 RULE_SCHEMA = {"type": "object", "properties": {"rule": {"type": "object"}}, "required": ["rule"]}
@@ -33,6 +34,7 @@ class ProposalTask:
     negatives: tuple[ObjectRecord, ...] = ()
     feedback: tuple[str, ...] = ()
     seen: tuple[ObjectRecord, ...] = ()  # every positive of the rounds so far (targets included)
+    refused: Refusals = Refusals()  # values and branches the guards refused this round: never proposed again
 
     @property
     def seeding(self) -> bool:
@@ -109,10 +111,14 @@ class LLMProposer:
         return Proposal(body, reply.text)
 
 
-def summarise_feedback(messages: Sequence[str]) -> str:
-    """The repair message shown to the Proposer after a rejected proposal."""
+def summarise_feedback(messages: Sequence[str], refused: Refusals = Refusals()) -> str:
+    """The repair message shown to the Proposer after a rejected proposal: the problems, then every value and
+    branch refused so far this round (never to be proposed again: the next best branch instead)."""
+    lines = refused.lines()
     return (
         "Your previous proposal was rejected:\n"
         + "\n".join(f"- {m}" for m in messages)
+        + ("\nRefused this round (" + "; ".join(lines) + "): propose the next best branch without them."
+           if lines else "")
         + "\nReply again with the corrected rule as one JSON object."
     )

@@ -18,7 +18,8 @@ class InductionResult(JsonRecord):
     provenance and training evidence of each branch, the counts, the Validator's recall, the whole rule's
     training evidence counts (None without a rule), what stayed unanswered, the rounds, the dropped proposals,
     the vocabulary events and the time it took; for a KB verb group (KB input only) the grouping method with its
-    member verbs (``group``) and the group's KB positive objects (``kb_positives``)."""
+    member verbs (``group``) and the group's KB positive objects (``kb_positives``); without a rule, why
+    (``no_rule``, :func:`kari.induce.loop.no_rule_reason`)."""
 
     affordance: str
     evidence: str
@@ -37,12 +38,13 @@ class InductionResult(JsonRecord):
     seconds: float
     group: Mapping[str, Any] | None = None
     kb_positives: Sequence[str] | None = None
+    no_rule: str | None = None
     layout: Layout | None = None
 
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "evidence_counts", "unanswered", "rounds", "dropped", "vocab_events", "seconds", "group",
-            "kb_positives")
-    OPTIONAL = ("group", "kb_positives")
+            "kb_positives", "no_rule")
+    OPTIONAL = ("group", "kb_positives", "no_rule")
 
     @property
     def body(self) -> Node | None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from kari.bench.model import ObjectRecord
 from kari.induce.inputs import Evidence
+from kari.induce.loop import no_rule_reason
 from kari.induce.records import InductionResult
 from kari.rules.ast import Rule
 from kari.domain.vocabulary import Vocabulary
@@ -114,6 +115,12 @@ def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab:
     return rare, len(branches)
 
 
+def _why(result: InductionResult) -> str:
+    """Why an affordance has no rule (a result written before kari recorded it: from its rounds)."""
+    why = result.no_rule or no_rule_reason(result.rounds, result.dropped)
+    return why.replace("|", "\\|")
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
@@ -129,18 +136,20 @@ def render_report(
     tuning: Mapping[str, Any] | None = None,
     rare: tuple[int, int] | None = None,
 ) -> str:
-    """The run's Markdown summary: recall per rule, rare atoms, settings chosen by inner cross-validation,
+    """The run's Markdown summary: recall per rule, the affordances without a rule and why, rare atoms, settings
+    chosen by inner cross-validation,
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
     ``rare``: (branches with an atom fewer than 3 input objects hold, all branches)."""
     from kari.rules import to_text
 
+    missing = [aff for aff in sorted(results) if results[aff].body is None]
     lines = [
         "# kari induce report",
         "",
         (f"- backend: `{manifest.get('config', {}).get('backend')}`; seed {manifest.get('config', {}).get('seed')}; "
         f"cache key `{manifest.get('cache_key')}`"),
         f"- input: {manifest.get('input', {}).get('kind')} `{manifest.get('input', {}).get('path')}`",
-        (f"- affordances: {len(results)}; rules: {len(rules)}; "
+        (f"- affordances: {len(results)}; rules: {len(rules)}; without a rule: {len(missing)}; "
         f"mean recall {_mean([s.recall for s in scores.values()]):.3f}; "
         f"mean precision {_mean([s.precision or 0.0 for s in scores.values()]):.3f}; "
         f"mean F1 {_mean([s.f1 for s in scores.values()]):.3f} (solver, {manifest.get('config', {}).get('semantics')})"),
@@ -162,6 +171,12 @@ def render_report(
             f"| {aff} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
             f"| {prec} | {res.recall or 0:.3f} | {len(res.dropped)} |"
         )
+    lines += ["", f"## Affordances without a rule ({len(missing)})", ""]
+    if missing:
+        lines += ["| affordance | positives | why |", "| --- | ---: | --- |"]
+        lines += [f"| {aff} | {results[aff].positives} | {_why(results[aff])} |" for aff in missing]
+    else:
+        lines.append("Every affordance got a rule.")
     lines += [
         "",
         "## Coverage per round (objects seen so far covered by the rule, Validator labels)",

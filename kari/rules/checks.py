@@ -7,7 +7,8 @@ Each check has its own code (:data:`CHECKS`). Errors make a rule invalid; warnin
    -> ``affordance-value``; checked on the whole value and on each ``_``-separated word of a value that is not a
    canonical vocabulary value;
 2. the affordance itself: the rule's own verb (and those passed in ``affordances``), its ``-able``/``-ible``/
-   ``-ing``/``-ive``/``-ent`` adjectives -> ``affordance-value``;
+   ``-ing``/``-ive``/``-ent`` adjectives -> ``affordance-value``; a SHAPE value the vocabulary knows as a part's
+   name (a part noun: ``opening``, ``cover``) is a shape and never refused for resembling a verb;
 3. the vocabulary: a canonical value of the predicate is fine; a synonym -> ``non-canonical-value`` (warning:
    ``kari rules fmt --normalise`` rewrites it); a value of another predicate only -> ``ill-typed-value``;
    a term the vocabulary does not know -> ``unknown-value`` (warning: the Auditor maps it or adds it).
@@ -165,7 +166,8 @@ class _Checker:
                 self.report("affordance-value", f"{value!r} names an affordance{which}, not a physical property",
                             path)
                 return
-        for affordance, forms in self.terms.items():
+        part_noun = self.vocab.is_part_noun(predicate, value)  # a part (opening, cover) is a shape, not a verb
+        for affordance, forms in () if part_noun else self.terms.items():
             if value in forms or any(word in forms and word != affordance.split("_", 1)[0] for word in words[1:]):
                 self.report("affordance-value", f"{value!r} names the affordance {affordance!r}", path)
                 return
