@@ -69,7 +69,7 @@ class CanonReport:
 def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) -> ObjectRecord:
     """``obj`` with canonical values, its banned words moved to ``ignored``; ``vocab`` learns new words."""
     source = obj.source or obj.id
-    kept: list[Property] = []
+    kept: dict[Property, Property] = {}  # one per fact; a fact read from several words keeps every edge
     ignored: list[Property] = list(obj.ignored)
     for prop in obj.properties:
         if prop.predicate not in PREDICATES:  # not a kari predicate: never a fact (bench validate reports it)
@@ -79,18 +79,22 @@ def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) 
         found = vocab.canonicalise(prop.predicate, raw, source)
         report.events.append(WordEvent(source, obj.id, prop.part, prop.predicate, raw, found.value, found.how))
         if found.value is None:
-            ignored.append(Property(prop.part, prop.predicate, prop.value, raw))
+            ignored.append(replace(prop, raw=raw))
             continue
-        fact = Property(prop.part, prop.predicate, found.value, None if raw == found.value else raw)
-        if fact not in kept:
-            kept.append(fact)
+        fact = replace(prop, value=found.value, raw=None if raw == found.value else raw)
+        first = kept.get(fact)
+        if first is None:
+            kept[fact] = fact
+        elif fact.edges and not set(fact.edges) <= set(first.edges):
+            kept[fact] = replace(first, edges=tuple(dict.fromkeys([*first.edges, *fact.edges])),
+                                 inferred=first.inferred and fact.inferred)
     for part in dict.fromkeys((*obj.parts, *(p.part for p in obj.properties))):
         if part != WHOLE:
             found = vocab.canonicalise(Predicate.SHAPE, part, source)
             report.events.append(WordEvent(source, obj.id, part, Predicate.SHAPE, part, found.value, found.how))
             if found.value is not None:
                 vocab.add_part_noun(found.value)
-    return replace(obj, properties=tuple(kept), ignored=tuple(ignored))
+    return replace(obj, properties=tuple(kept.values()), ignored=tuple(ignored))
 
 
 def canonical_objects(objects: Sequence[ObjectRecord], vocab: Vocabulary) -> tuple[list[ObjectRecord], CanonReport]:

@@ -143,9 +143,9 @@ def read_rules(vocab: Vocabulary, rules_file: str | Path | None = None, rule_tex
 
         rules = [Rule(affordance or "rule", parse_rule(rule_text))]
     else:
-        from kari.rules import load_rules
+        from kari.rules import load_rule_file
 
-        rules = load_rules(rules_file)  # type: ignore[arg-type]
+        rules = load_rule_file(rules_file)  # type: ignore[arg-type]  # a .kari file with its .jsonl twin's metadata
         if affordance is not None:
             rules = [r for r in rules if r.affordance == affordance]
             if not rules:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kari.bench.model import ObjectRecord
+from kari.explain.provenance import branch_provenance
 from kari.induce.auditor import Auditor, VocabEvent
 from kari.induce.config import InduceConfig, Negatives
 from kari.induce.guards import Guard
@@ -280,7 +281,9 @@ def _result(
     timers: Timers,
 ) -> dict[str, Any]:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
-    (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
+    (covers; per positive whose facts make it true, the facts and KB edges behind each atom:
+    :func:`kari.explain.provenance.branch_provenance`) and evidence (:func:`branch_evidence`), rounds, drops,
+    events."""
     from kari.induce.guards import tidy
 
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
@@ -298,7 +301,10 @@ def _result(
                                   "problems": ["the branch covers no positive"], "reply": _text(branch)})
             continue
         meta["covers"] = covers
-        meta["edges"] = sorted({e for oid in [*meta["motivated_by"], *covers] for e in evidence.edges.get(oid, ())})
+        held = set(meta["evidence"]["positives"])  # the positives whose facts make the branch true
+        with timers("provenance"):
+            meta["provenance"], meta["edges"] = branch_provenance(
+                branch, [o for o in evidence.positives if o.id in held], evidence.edges, vocab, config.semantics)
         kept.append((branch, meta))
     branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
     if evidence.part_level:

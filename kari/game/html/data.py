@@ -118,11 +118,11 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
     from kari.domain.canon import canonical_rules
     from kari.explain.proof import explain
     from kari.explain.render import proof_text
-    from kari.rules import load_rules
+    from kari.rules import load_rule_file
     from kari.rules.printer import to_text
     from kari.solver.coverage import compute_coverage
 
-    rules = canonical_rules(load_rules(path), source.vocab)
+    rules = canonical_rules(load_rule_file(path), source.vocab)
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels
     rows = compute_coverage(rules, objects, source.vocab, "any-part")
