@@ -160,3 +160,20 @@ def test_the_html_report_shows_the_provenance(tmp_path: Path) -> None:
     assert covered and all("induced from" in p["text"] for p in covered)
     assert any("is one, by:" in p["text"] and "SHAPE:cover <- part cover: cover (the part's name)" in p["text"]
                for p in covered)
+
+
+@pytest.mark.embed
+def test_explain_slice_knife_matches_the_rule_cut(kb_run: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: the bundled benchmark's affordance ``slice`` has no rule of its name among the KB rules;
+    the players get ``cut`` for it by similarity, and so does ``kari explain``."""
+    from cli_support import kari, one_line
+    from kari.resources import bundled_bench_dir
+
+    db, outcome = kb_run
+    code, out, err = kari(capsys, "explain", "slice", "knife", "--rules", outcome.out, "--bench", bundled_bench_dir(),
+                          "--db", db, "--semantics", "any-part")
+    assert code == 0, err
+    assert out.startswith("slice -> rule cut (similarity 0.7") and "cut on knife" in out
+    code, _, err = kari(capsys, "explain", "slice", "knife", "--rules", outcome.out, "--bench", bundled_bench_dir(),
+                        "--db", db, "--rule-match", "exact")
+    assert code == 2 and "no rule for 'slice'" in one_line(err)

@@ -21,6 +21,7 @@ from kari.domain.terms import PREDICATES, Predicate, WHOLE
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Rule
 from kari.rules.rewrite import map_atoms
+from kari.rules.values import MEND, apply_value, recorded_values
 
 HOWS = ("exact", "synonym", "variant", "added", "banned")
 """How a word was read (:class:`kari.domain.vocabulary.Resolution`), in report order."""
@@ -108,20 +109,26 @@ def canonical_objects(objects: Sequence[ObjectRecord], vocab: Vocabulary) -> tup
 def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = None) -> Rule:
     """``rule`` with every atom value read through ``vocab`` like an object's words: a known value, synonym or
     word form becomes its canonical value; a word no predicate knows is added as a new value of the atom's
-    predicate (provenance: the rule's FILE:LINE). A value only another predicate knows (``MADE_OF:cylindrical``),
-    a banned term or an unknown predicate is an error naming the rule."""
+    predicate (provenance: the rule's FILE:LINE). A value the rule records as one of the vocabulary it was induced
+    in (:mod:`kari.rules.values`) is made a value of its predicate first. A value only another predicate knows
+    (``MADE_OF:cylindrical``), a banned term or an unknown predicate is an error naming the rule (an ill-typed
+    value names the mend: the KB database as ``--db``, or the ``.jsonl`` twin)."""
     meta = rule.metadata or {}
     source = f"{meta['file']}:{meta.get('line', 0)}" if meta.get("file") else f"rule {rule.affordance}"
+    recorded = recorded_values(rule)
 
     def read(atom: Atom) -> Atom:
         if atom.predicate not in PREDICATES:
             raise rule.error(f"unknown predicate {atom.predicate!r} in {atom.key}", "unknown-predicate")
+        brought = recorded.get((atom.predicate, atom.value))
+        if brought is not None:  # the rule says the vocabulary it was induced in holds this value
+            apply_value(vocab, brought, source)
         found = vocab.lookup(atom.predicate, atom.value)
         if found is None:
             others = sorted(vocab.predicates_of(atom.value))
             if others:
-                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value",
-                                 "ill-typed-value")
+                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value here "
+                                 f"({MEND})", "ill-typed-value")
             found = vocab.canonicalise(atom.predicate, atom.value, source)
             if found.value is None:
                 raise rule.error(f"{atom.key}: {atom.value!r} is a banned term ({vocab.banned_reason(atom.value)}), "

@@ -22,8 +22,10 @@ from typing import Any
 
 from kari.domain.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
+from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
 from kari.rules.simplification import branch_atom_set, subsumed_indices
+from kari.rules.values import MEND, vocabulary_for
 from kari.domain.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
@@ -201,10 +203,16 @@ def _canonical(node: Node) -> object:
 
 def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] = ()) -> list[Diagnostic]:
     """Every problem in a rule file, located (``FILE:LINE:COL``): syntax errors of each definition (one bad
-    rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule."""
-    from kari.rules.rulefile import read_rule_file
+    rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule, against
+    ``vocab`` with the values the file's rules record (:mod:`kari.rules.values`: in a ``.jsonl`` file itself or
+    the ``.jsonl`` twin of a ``.kari`` file) applied to a copy; an ill-typed value names the mend."""
+    from kari.rules.rulefile import read_rule_file, with_twin_metadata
 
     entries, errors = read_rule_file(path)
+    try:
+        vocab = vocabulary_for(with_twin_metadata(Path(path), [e.rule for e in entries if e.rule is not None]), vocab)
+    except KariError as exc:  # a malformed record of values: the file cannot be read as it says
+        raise KariError(exc.message, file=str(path), code=exc.code) from None
     out = [error.to_diagnostic() for error in errors]
     first_line: dict[str, int] = {}
     extra = list(affordances)
@@ -218,5 +226,13 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
                                   entry.affordance))
         first_line.setdefault(entry.affordance, entry.line)
         assert entry.rule is not None
-        out.extend(entry.locate(d) for d in check_rule(entry.rule, vocab, extra))
+        out.extend(entry.locate(_mended(d, MEND)) for d in check_rule(entry.rule, vocab, extra))
     return sorted(out, key=lambda d: (d.line or 0, d.col or 0))
+
+
+def _mended(diagnostic: Diagnostic, mend: str) -> Diagnostic:
+    """An ill-typed value's diagnostic with what to do about a value the file's database reads otherwise."""
+    if diagnostic.code != "ill-typed-value":
+        return diagnostic
+    return Diagnostic(diagnostic.code, f"{diagnostic.message} ({mend})", diagnostic.severity, diagnostic.file,
+                      diagnostic.line, diagnostic.col, diagnostic.affordance, diagnostic.path)
