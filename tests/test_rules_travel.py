@@ -123,6 +123,8 @@ def test_the_record_is_applied_to_its_own_rules_only() -> None:
     assert mine is not vocab and mine.has_value("SHAPE", "fur") and mine.is_part_noun("SHAPE", "fur")
     assert not vocab.has_value("SHAPE", "fur")  # the vocabulary given is left as it was
     with pytest.raises(KariError, match=r"SHAPE:fur is ill-typed: 'fur' is a MADE_OF value here .*--db"):
+        canonical_rule(Rule("cuddle", Atom("SHAPE", "fur"), {"backend": "offline"}), Vocabulary.load())
+    with pytest.raises(KariError, match=r"SHAPE:fur is ill-typed: 'fur' is a MADE_OF value$"):  # hand-written
         canonical_rule(Rule("cuddle", Atom("SHAPE", "fur")), Vocabulary.load())
     read = canonical_rule(travelled, vocab)
     assert read.body == Atom("SHAPE", "fur") and vocab.provenance("SHAPE", "fur") == "kb.tsv:5"

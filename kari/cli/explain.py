@@ -42,6 +42,8 @@ def explain(
     from kari.explain.render import proof_text
     from kari.explain.sources import open_objects, read_rules
 
+    if (rules is None) == (rule is None):
+        raise KariError("give either --rules FILE or --rule TEXT", code="bad-option")
     if match not in tuple(MatchMode):
         raise KariError(f"unknown --rule-match {match!r} (expected {one_of(MatchMode)})", code="bad-option")
     readings = SEMANTICS[::-1] if semantics == "both" else (check_semantics(semantics),)

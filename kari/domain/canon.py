@@ -21,7 +21,7 @@ from kari.domain.terms import PREDICATES, Predicate, WHOLE
 from kari.domain.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Rule
 from kari.rules.rewrite import map_atoms
-from kari.rules.values import MEND, apply_value, recorded_values
+from kari.rules.values import MEND, apply_value, induced_by_kari, recorded_values
 
 HOWS = ("exact", "synonym", "variant", "added", "banned")
 """How a word was read (:class:`kari.domain.vocabulary.Resolution`), in report order."""
@@ -112,7 +112,7 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
     predicate (provenance: the rule's FILE:LINE). A value the rule records as one of the vocabulary it was induced
     in (:mod:`kari.rules.values`) is made a value of its predicate first. A value only another predicate knows
     (``MADE_OF:cylindrical``), a banned term or an unknown predicate is an error naming the rule (an ill-typed
-    value names the mend: the KB database as ``--db``, or the ``.jsonl`` twin)."""
+    value of a rule ``kari induce`` wrote names the mend: the KB database as ``--db``, or the ``.jsonl`` twin)."""
     meta = rule.metadata or {}
     source = f"{meta['file']}:{meta.get('line', 0)}" if meta.get("file") else f"rule {rule.affordance}"
     recorded = recorded_values(rule)
@@ -127,8 +127,9 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
         if found is None:
             others = sorted(vocab.predicates_of(atom.value))
             if others:
-                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value here "
-                                 f"({MEND})", "ill-typed-value")
+                mend = f" here ({MEND})" if induced_by_kari(rule) else ""
+                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value{mend}",
+                                 "ill-typed-value")
             found = vocab.canonicalise(atom.predicate, atom.value, source)
             if found.value is None:
                 raise rule.error(f"{atom.key}: {atom.value!r} is a banned term ({vocab.banned_reason(atom.value)}), "

@@ -25,7 +25,7 @@ from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
 from kari.rules.simplification import branch_atom_set, subsumed_indices
-from kari.rules.values import MEND, vocabulary_for
+from kari.rules.values import MEND, induced_by_kari, vocabulary_for
 from kari.domain.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
@@ -205,7 +205,8 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
     """Every problem in a rule file, located (``FILE:LINE:COL``): syntax errors of each definition (one bad
     rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule, against
     ``vocab`` with the values the file's rules record (:mod:`kari.rules.values`: in a ``.jsonl`` file itself or
-    the ``.jsonl`` twin of a ``.kari`` file) applied to a copy; an ill-typed value names the mend."""
+    the ``.jsonl`` twin of a ``.kari`` file) applied to a copy; an ill-typed value of a rule ``kari induce``
+    wrote names the mend."""
     from kari.rules.rulefile import read_rule_file, with_twin_metadata
 
     entries, errors = read_rule_file(path)
@@ -226,7 +227,8 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
                                   entry.affordance))
         first_line.setdefault(entry.affordance, entry.line)
         assert entry.rule is not None
-        out.extend(entry.locate(_mended(d, MEND)) for d in check_rule(entry.rule, vocab, extra))
+        induced = induced_by_kari(entry.rule)
+        out.extend(entry.locate(_mended(d, MEND) if induced else d) for d in check_rule(entry.rule, vocab, extra))
     return sorted(out, key=lambda d: (d.line or 0, d.col or 0))
 
 

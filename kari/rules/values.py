@@ -36,6 +36,14 @@ MEND = ("a rules file induced in a KB database reads that database's vocabulary:
 """What to do about a value another predicate holds, said where a rule is refused for it."""
 
 
+def induced_by_kari(rule: Rule) -> bool:
+    """Was ``rule`` written by ``kari induce`` (its metadata, or the comment it writes above a ``.kari`` rule)?
+    Only such a rule is told the mend for a value its database reads otherwise (:data:`MEND`)."""
+    meta = rule.metadata or {}
+    return any(k in meta for k in ("run", "backend", VALUES_KEY)) or any(
+        str(c).startswith("induced by kari induce") for c in meta.get("comments") or ())
+
+
 @dataclass(frozen=True)
 class RuleValue:
     """A value a rule uses that the shipped vocabulary does not hold for its predicate, or a part noun."""
