@@ -63,7 +63,8 @@ def test_each_branch_cites_the_edges_that_make_its_atoms_true(kb_run: Any) -> No
         for obj, edge in con.execute("SELECT DISTINCT object, edge_id FROM object_property "
                                      "WHERE predicate IS NOT NULL").fetchall():
             every_edge.setdefault(obj, set()).add(edge)
-    narrower = 0
+        known_edges = {e for (e,) in con.execute("SELECT id FROM edges").fetchall()}
+    narrower = inferred = 0
     for rule in outcome.rules:
         for branch, meta in zip(rule.branches(), rule.branch_metadata):
             atoms = {a.key for a in branch.atoms()}
@@ -76,9 +77,13 @@ def test_each_branch_cites_the_edges_that_make_its_atoms_true(kb_run: Any) -> No
                 for supports in entry["atoms"].values():
                     assert supports
                     for s in supports:
-                        assert s["origin"] in ("property", "part-name") and s["edges"]
-                        for edge in s["edges"]:  # a stated fact of this object (on that part), or its part
-                            assert any(obj == entry["object"] for obj, _ in facts[edge]), (edge, entry["object"])
+                        assert s["origin"] in ("property", "part-name", "inferred") and s["edges"]
+                        for edge in s["edges"]:
+                            if s["origin"] == "inferred":  # completed from a class: that class's fact or is-a edge
+                                assert edge in known_edges, edge
+                                inferred += 1
+                            else:  # a stated fact of this object (on that part), or its part
+                                assert any(obj == entry["object"] for obj, _ in facts[edge]), (edge, entry["object"])
                         cited.update(s["edges"])
                 cited.update(entry["edges"])
             assert sorted(cited) == meta["edges"]

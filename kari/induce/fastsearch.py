@@ -11,10 +11,17 @@ extended) with coverage counted on bit sets. :class:`VectorBranchSearch` is a dr
 (:func:`kari.induce.guards.guard_branch`). Both reach the optimum of the same lexicographic objective as the
 encodings (``tests/test_induce_fastsearch.py`` checks it against clingo on random evidence); among equally good
 answers they take the first in sorted atom order. The ``strict`` PART form stays with clingo.
+
+Objects may carry weights (:data:`WEIGHT_UNITS` steps of one: positive-unlabelled KB evidence,
+:mod:`kari.induce.puweights`): every count of the criterion -- positives covered, new positives, negatives
+covered, new negatives -- is then the sum of the covered objects' weights, in those units (an object of weight
+1 counts :data:`WEIGHT_UNITS`); the support and frequency floors stay counts of objects. Without weights each
+object weighs one unit and the search is the unweighted one.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +49,35 @@ def _count(bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     if _BITWISE_COUNT is not None:
         return _BITWISE_COUNT(words).sum(axis=1, dtype=np.int64)
     return _POPCOUNT[words.view(np.uint8)].sum(axis=1)
+
+
+WEIGHT_UNITS = 8
+"""An object's weight is counted in eighths (weights are rounded to them; 0 leaves the object out)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def units(weight: float) -> int:
+    """``weight`` (0..1) in :data:`WEIGHT_UNITS` steps."""
+    return max(0, min(WEIGHT_UNITS, round(WEIGHT_UNITS * weight)))
+
+
+class _Levels:
+    """Objects grouped by their weight (in units): ``(units, packed mask)`` per distinct weight, for weighted
+    counts of packed bit rows."""
+
+    def __init__(self, weights: Sequence[int]) -> None:
+        values = sorted(set(weights))
+        self.uniform = values in ([], [1])
+        self.levels = [(v, _mask(len(weights), [i for i, w in enumerate(weights) if w == v])) for v in values if v]
+
+    def count(self, bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The weighted number of set bits per row (within ``mask`` when given)."""
+        if self.uniform:
+            return _count(bits, mask)
+        total = np.zeros(bits.shape[0], dtype=np.int64)
+        for value, level in self.levels:
+            total += value * _count(bits, level if mask is None else level & mask)
+        return total
 
 
 def _packed(rows: np.ndarray) -> np.ndarray:
@@ -203,19 +239,27 @@ class VectorBranchSearch:
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                  settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
-                 refused: Refusals = Refusals()) -> None:
+                 refused: Refusals = Refusals(),
+                 weights: Mapping[str, float] | None = None) -> None:
         from kari.induce.branches import umbrella_values
         from kari.induce.config import ProposerSettings
 
         self.settings = settings if settings is not None else ProposerSettings()
+        weighed = weights or {}
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
-        others = list({o.id: o for o in negatives if o.id not in ids}.values())
+        others = [o for o in {o.id: o for o in negatives if o.id not in ids}.values()
+                  if units(weighed.get(o.id, 1.0)) > 0]
         self.objects = [*known, *others]
         self.number = {o.id: i for i, o in enumerate(self.objects)}
         self.n_pos = len(known)
         self.vocab = vocab
-        prior = len(known) / len(self.objects) if self.objects else 0.5
+        self.scale = WEIGHT_UNITS if weights else 1  # units of one object
+        pos_units = [units(weighed.get(o.id, 1.0)) if weights else 1 for o in known]
+        neg_units = [units(weighed.get(o.id, 1.0)) if weights else 1 for o in others]
+        self.pos_levels, self.neg_levels = _Levels(pos_units), _Levels(neg_units)
+        total = sum(pos_units) + sum(neg_units)
+        prior = sum(pos_units) / total if total else 0.5
         self.constants = self.settings.constants(prior, len(known))  # type: ignore[attr-defined]
         matrix = AtomMatrix(self.objects, vocab, AtomMatrix(known, vocab).atoms)  # only a positive's atoms can be chosen
         avoid = {(p, v) for p in PREDICATES for v in umbrella_values(vocab, p)}
@@ -258,10 +302,12 @@ class VectorBranchSearch:
         allowed = np.flatnonzero(seen & ~np.diagonal(self.blocked))
         best: _Best | None = None
         combos, pos = allowed[:, None], self.pos_bits[allowed]
+        m_units = c["m"] * self.scale  # the m-estimate's prior weight, in the counts' units
         for size in range(1, c["k"] + 1):
             # positives first (few words): what covers too few, no focus, or cannot beat the best is never extended
-            cov, gain, focus = _count(pos), _count(pos, target_mask), _count(pos, focus_mask)
-            alive = (cov >= c["min_sup"]) & (focus > 0)
+            support, cov = _count(pos), self.pos_levels.count(pos)
+            gain, focus = self.pos_levels.count(pos, target_mask), _count(pos, focus_mask)
+            alive = (support >= c["min_sup"]) & (focus > 0)
             if best is not None:  # an extension gains at most what it has, at no cost
                 alive &= -100 * gain <= best.key[0]
             combos, pos, cov, gain = combos[alive], pos[alive], cov[alive], gain[alive]
@@ -271,9 +317,9 @@ class VectorBranchSearch:
             for start in range(0, len(combos), _CHUNK):  # then the negatives, of the survivors only
                 part = slice(start, start + _CHUNK)
                 neg = np.bitwise_and.reduce(self.neg_bits[combos[part]], axis=1)
-                ncov, cost = _count(neg), _count(neg, fresh_mask)
+                ncov, cost = self.neg_levels.count(neg), self.neg_levels.count(neg, fresh_mask)
                 n_cov, n_gain = cov[part], gain[part]
-                precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
+                precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= m_units * (c["min_prec"] - c["prior"])
                 valid = np.flatnonzero(precise)
                 if self.refused:  # a branch refused this round is never chosen again
                     valid = valid[np.array([frozenset(int(a) for a in combos[part][v]) not in self.refused

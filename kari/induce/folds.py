@@ -54,6 +54,7 @@ def restrict(evidence: Evidence, keep: Collection[str]) -> Evidence:
         positives=tuple(o for o in evidence.positives if o.id in keep),
         labelled_negatives=tuple(o for o in evidence.labelled_negatives if o.id in keep),
         universe=tuple(o for o in evidence.universe if o.id in keep),
+        pooled=tuple(o for o in evidence.pooled if o.id in keep),
         edges={o: e for o, e in evidence.edges.items() if o in keep},
         closed_world=evidence.uses_closed_world("auto") if evidence.closed_world is None else evidence.closed_world,
     )

@@ -32,6 +32,7 @@ from functools import lru_cache
 from kari.errors import KariError
 from kari.induce.config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce.inputs import Evidence
+from kari.induce.kbcontext import KBContext
 from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
 
 DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
@@ -67,9 +68,12 @@ def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> N
 
 
 def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
-                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> list[VerbGroup]:
+                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                keys: Mapping[str, tuple[str, str]] | None = None) -> list[VerbGroup]:
     """Groups of the verbs ``positives`` counts (verb -> its number of positive objects), by ``method``, sorted
-    by name; every verb is in exactly one group."""
+    by name; every verb is in exactly one group. ``keys`` (``wordnet`` only): each verb's ``(grouping key,
+    head)`` as :func:`kari.induce.senses.sense_keys` chose them from the KB; without it, each head's first
+    WordNet sense."""
     check_grouping(method, threshold)
     verbs = sorted(positives)
     if method == Grouping.NONE:
@@ -77,11 +81,11 @@ def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
     if method == Grouping.EMBEDDING:
         return _named(_clusters(verbs, positives, threshold, embedder), positives, _largest)
     if method == Grouping.WORDNET:
-        keys = {v: _wordnet_key(v) for v in verbs}
+        keyed = {v: keys[v] if keys is not None and v in keys else _wordnet_key(v) for v in verbs}
         by_key: dict[str, list[str]] = {}
         for verb in verbs:
-            by_key.setdefault(keys[verb][0], []).append(verb)
-        heads = {v: keys[v][1] for v in verbs}
+            by_key.setdefault(keyed[verb][0], []).append(verb)
+        heads = {v: keyed[v][1] for v in verbs}
         return _named(list(by_key.values()), positives, lambda members, counts: _commonest(members, counts, heads))
     known = lexicon_of(verbs).__contains__
     by_key = {}
@@ -211,12 +215,20 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 # --- evidence ----------------------------------------------------------------------------------------------------
 
 def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUPING, *,
-                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> dict[str, Evidence]:
+                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                   context: KBContext | None = None) -> dict[str, Evidence]:
     """One :class:`Evidence` per group of ``evidence``'s verbs: the members' positives and edges pooled, labelled
-    negatives that no member names as positive, and the members (:class:`VerbMember`) recorded."""
+    negatives that no member names as positive, and the members (:class:`VerbMember`) recorded. With the KB's
+    ``context`` (``wordnet``), each verb's sense is chosen from its sentences and positives
+    (:func:`kari.induce.senses.sense_keys`)."""
     counts = {verb: len(ev.positives) for verb, ev in evidence.items()}
+    keys = None
+    if method == Grouping.WORDNET and context is not None:
+        from kari.induce.senses import sense_keys
+
+        keys = sense_keys(evidence, context)
     out: dict[str, Evidence] = {}
-    for group in group_verbs(counts, method, threshold=threshold, embedder=embedder):
+    for group in group_verbs(counts, method, threshold=threshold, embedder=embedder, keys=keys):
         parts = [evidence[v] for v in group.members]
         positives = {o.id: o for ev in parts for o in ev.positives}
         negatives = {o.id: o for ev in parts for o in ev.labelled_negatives if o.id not in positives}

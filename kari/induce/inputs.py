@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,66 @@ from kari.domain.vocabulary import Vocabulary
 from kari.errors import KariError
 
 
+class Weights(Mapping[str, float]):
+    """Object weights of one affordance's evidence: its own (``own``, e.g. pooled kin) over ``base`` weights the
+    whole input shares (the implicit negatives' weights), with a content digest computed once per base."""
+
+    def __init__(self, base: Mapping[str, float], own: Mapping[str, float] | None = None,
+                 base_digest: str | None = None) -> None:
+        self.base = base
+        self.own = dict(own or {})
+        self._base_digest = base_digest
+        self._length: int | None = None
+
+    def __getitem__(self, key: str) -> float:
+        return self.own[key] if key in self.own else self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.own
+        yield from (k for k in self.base if k not in self.own)
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = len(self.own) + sum(1 for k in self.base if k not in self.own)
+        return self._length
+
+    def __bool__(self) -> bool:
+        return bool(self.own) or bool(self.base)
+
+    def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
+        own = self.own.get(key)
+        return own if own is not None else self.base.get(key, default)
+
+    def with_own(self, own: Mapping[str, float]) -> Weights:
+        """The same base with other own weights."""
+        return Weights(self.base, own, self.base_digest())
+
+    def base_digest(self) -> str:
+        if self._base_digest is None:
+            payload = json.dumps(sorted((k, round(v, 4)) for k, v in self.base.items()))
+            self._base_digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return self._base_digest
+
+    def digest(self) -> str:
+        """A digest of every weight (part of the evidence fingerprint)."""
+        own = json.dumps(sorted((k, round(v, 4)) for k, v in self.own.items()))
+        return hashlib.sha256(f"{self.base_digest()}|{own}".encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the loop knows about one affordance.
 
+    KB input may add positive-unlabelled evidence: ``pooled`` kin of the positives (their is-a parents, siblings
+    and parts, :mod:`kari.induce.pooling`), weighed positives that are never rule targets nor negatives, and
+    ``weights`` (object id -> weight in [0, 1], 1 when absent: :mod:`kari.induce.puweights`) that the offline
+    Proposer's counts use; ``inferred`` holds each object's facts completed from its classes
+    (:class:`kari.induce.completion.InferredFact`, with the KB edges they came from).
+
     ``edges`` maps a positive's id to the KB edges that make it one (its affordance edges; for a part-level KB
     the affordance's enabling attributes too); the edges behind its facts are the facts' own
-    (``Property.edges``). It is empty for benchmark input, whose labels carry no edge ids. ``universe`` holds every object
+    (``Property.edges``; an inferred fact's, its sources). It is empty for benchmark input, whose labels carry no
+    edge ids. ``universe`` holds every object
     of the input (the closed-world negatives are drawn from it). ``closed_world`` is set on evidence
     restricted to some objects (:func:`kari.induce.folds.restrict`) so that ``auto`` keeps the choice made on
     the full input.
@@ -41,6 +94,9 @@ class Evidence:
     members: tuple[Any, ...] = ()  # the KB verbs grouped into this one (kari.induce.grouping.VerbMember)
     grouping: str | None = None  # the grouping method that made ``members``
     part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
+    pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives (kari.induce.pooling): weighed positives
+    weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent; PU evidence)
+    inferred: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # object id -> its inferred facts
 
     def uses_closed_world(self, source: str) -> bool:
         """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
@@ -52,7 +108,7 @@ class Evidence:
         """Known negatives by ``source`` (see :class:`kari.induce.config.InduceConfig`)."""
         if not self.uses_closed_world(source):
             return self.labelled_negatives
-        positive = {o.id for o in self.positives}
+        positive = {o.id for o in (*self.positives, *self.pooled)}
         return tuple(o for o in self.universe if o.id not in positive)
 
     def fingerprint(self) -> str:
@@ -67,6 +123,11 @@ class Evidence:
             fields.append([m.verb for m in self.members])
         if self.part_level:
             fields.append("part-level")
+        if self.pooled:
+            fields.append(sorted(o.id for o in self.pooled))
+        if self.weights:
+            fields.append(self.weights.digest() if isinstance(self.weights, Weights)
+                          else sorted((k, round(v, 4)) for k, v in self.weights.items()))
         payload = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 

@@ -254,7 +254,8 @@ def induce_affordance(
         }
         if targets:
             task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets,
-                                tuple(seen_negatives), seen=tuple(seen))
+                                tuple(seen_negatives), seen=tuple(seen), pooled=evidence.pooled,
+                                weights=evidence.weights)
             record["outcome"], record["attempts"] = _propose(state, comps, task, config, affordances, timers)
         else:
             record["outcome"], record["attempts"] = ("skipped", 0)

@@ -21,7 +21,7 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -98,16 +98,17 @@ class BranchSearch:
 
 def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                   settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT,
-                  refused: Refusals = Refusals()) -> BranchSearch:
+                  refused: Refusals = Refusals(), weights: Mapping[str, float] | None = None) -> BranchSearch:
     """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
     enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence). Neither
-    chooses a value or a branch in ``refused``."""
+    chooses a value or a branch in ``refused``. ``weights`` (object id -> weight, 1 when absent) weigh the counts
+    of the vectorised search; the strict form counts objects unweighted (``solver/propose.lp`` has no weights)."""
     if settings.strict:
         return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit, refused=refused)
     from kari.induce.fastsearch import VectorBranchSearch
 
     return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit,  # type: ignore[return-value]
-                              refused=refused)
+                              refused=refused, weights=weights)
 
 
 def best_branch(
@@ -182,25 +183,27 @@ class SymbolicProposer:
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
         semantics = Semantics.STRICT if self.settings.strict else Semantics.ANY_PART
-        seen = list({o.id: o for o in (*task.seen, *task.targets)}.values())
+        stated = {o.id: o for o in (*task.seen, *task.targets)}
+        seen = [*stated.values(), *(o for o in task.pooled if o.id not in stated)]  # pooled kin: weighed, never targets
+        weights = task.weights or None
         current = Rule(task.affordance, task.current) if task.current is not None else None
         covered = {o.id for o in seen if current is not None and rule_holds(current, o, self.vocab, semantics)}
         done = {o.id for o in task.negatives if current is not None and rule_holds(current, o, self.vocab, semantics)}
         round_targets = [o for o in task.targets if o.id not in covered]
         notes = []
         search = branch_search(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit,
-                               refused=task.refused)
+                               refused=task.refused, weights=weights)
         for _ in range(self.seed_branches if task.seeding else 1):
             if not round_targets:
                 break
             found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain,
-                              beta=self.settings.beta)
+                              beta=self.settings.beta, weights=weights)
             fallback = found is None and not branches
             if fallback:  # any rule beats none for F1: the first branch needs support only
                 loose = branch_search(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
-                                      time_limit=self.time_limit, refused=task.refused)
+                                      time_limit=self.time_limit, refused=task.refused, weights=weights)
                 found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0,
-                                  beta=self.settings.beta)
+                                  beta=self.settings.beta, weights=weights)
             if found is None:
                 break
             choice, before, after = found
@@ -218,7 +221,7 @@ class SymbolicProposer:
         return Proposal(body, "; ".join(notes))
 
 
-def f1(true_positives: int, false_positives: int, positives: int, beta: float = 1.0) -> float:
+def f1(true_positives: float, false_positives: float, positives: float, beta: float = 1.0) -> float:
     """F-beta, ``(1 + b^2) TP / (TP + FP + b^2 P)`` (``2TP / (TP + FP + P)`` for beta 1; 0 without positives)."""
     total = true_positives + false_positives + beta * beta * positives
     return (1 + beta * beta) * true_positives / total if total else 0.0
@@ -235,14 +238,20 @@ def f1_branch(
     *,
     steps: int = 4,
     beta: float = 1.0,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[BranchChoice, float, float] | None:
     """The branch that raises the rule's training F-beta the most (Dinkelbach's method, at most ``steps`` solver
     calls on ``search``: a new negative costs ``F / (1 + beta^2)`` of a new positive), with the F-beta before and
     after; None when none raises it by ``min_gain``.
 
-    ``covered`` / ``done``: ids of the positives / negatives the rule already covers."""
+    ``covered`` / ``done``: ids of the positives / negatives the rule already covers; ``weights``: each object's
+    weight (1 when absent; the counts of the F-beta are sums of weights)."""
+    def mass(ids: Iterable[str]) -> float:
+        return sum(weights.get(i, 1.0) for i in ids) if weights else float(len(set(ids)))
+
     share = 1.0 / (1.0 + beta * beta)
-    before = f1(len(covered), len(done), len(positives), beta)
+    total = mass(o.id for o in positives)
+    before = f1(mass(covered), mass(done), total, beta)
     targets = [o for o in positives if o.id not in covered]
     done_objects = [o for o in negatives if o.id in done]
     best: tuple[BranchChoice, float] | None = None
@@ -251,8 +260,7 @@ def f1_branch(
         choice = search.best(targets, round_targets=round_targets, done=done_objects, weight=weight)
         if choice is None:
             break
-        gained = len(set(choice.covers) - covered)
-        after = f1(len(covered) + gained, len(done | set(choice.negatives)), len(positives), beta)
+        after = f1(mass(covered | set(choice.covers)), mass(done | set(choice.negatives)), total, beta)
         if best is not None and after <= best[1] + 1e-9:
             break
         best = (choice, after)

@@ -8,8 +8,8 @@ Two implementations: :class:`LLMProposer` here and the symbolic one in :mod:`kar
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from kari.bench.model import ObjectRecord
@@ -35,6 +35,8 @@ class ProposalTask:
     feedback: tuple[str, ...] = ()
     seen: tuple[ObjectRecord, ...] = ()  # every positive of the rounds so far (targets included)
     refused: Refusals = Refusals()  # values and branches the guards refused this round: never proposed again
+    pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives: weighed positive evidence, never targets
+    weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent)
 
     @property
     def seeding(self) -> bool:

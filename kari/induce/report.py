@@ -121,6 +121,25 @@ def _why(result: InductionResult) -> str:
     return why.replace("|", "\\|")
 
 
+LEFT_OUT_EXAMPLES = 8
+"""Verbs named per reason in the report (``left_out.jsonl`` in the run directory lists every one)."""
+
+
+def left_out_section(left_out: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The report's section on the KB verbs that got no rule target: count, positives and examples per reason."""
+    by_reason: dict[str, list[Mapping[str, Any]]] = {}
+    for row in left_out:
+        by_reason.setdefault(str(row["reason"]), []).append(row)
+    lines = ["", "## Left out: KB verbs that name no action (no rule target)", "",
+             f"{len(left_out)} KB verbs (every one in `left_out.jsonl`):", "",
+             "| reason | verbs | their positives | examples (the word that decided) |", "| --- | ---: | ---: | --- |"]
+    for reason, rows in sorted(by_reason.items()):
+        examples = ", ".join(f"`{r['raw'][0] if r['raw'] else r['verb']}` ({r['detail']})"
+                             for r in sorted(rows, key=lambda r: (-int(r["positives"]), str(r["verb"])))[:LEFT_OUT_EXAMPLES])
+        lines.append(f"| {reason} | {len(rows)} | {sum(int(r['positives']) for r in rows)} | {examples} |")
+    return lines
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
@@ -135,11 +154,13 @@ def render_report(
     vocab_sizes: Mapping[str, tuple[int, int]],
     tuning: Mapping[str, Any] | None = None,
     rare: tuple[int, int] | None = None,
+    left_out: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The run's Markdown summary: recall per rule, the affordances without a rule and why, rare atoms, settings
     chosen by inner cross-validation,
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
-    ``rare``: (branches with an atom fewer than 3 input objects hold, all branches)."""
+    ``rare``: (branches with an atom fewer than 3 input objects hold, all branches); ``left_out`` (KB input): the
+    KB verbs that got no rule target, with their reasons (:mod:`kari.induce.targets`)."""
     from kari.rules import to_text
 
     missing = [aff for aff in sorted(results) if results[aff].body is None]
@@ -189,6 +210,8 @@ def render_report(
     for aff in sorted(results):
         cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff].rounds]
         lines.append(f"| {aff} | " + " | ".join(cells) + " |")
+    if left_out is not None:
+        lines += left_out_section(left_out)
     if rare is not None:
         share = rare[0] / rare[1] if rare[1] else 0.0
         lines += ["", f"Branches with an atom that fewer than {RARE_OBJECTS} input objects hold: {rare[0]} of "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,7 +49,7 @@ def jsonl_path(out: Path) -> Path:
 
 
 def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabulary,
-                  config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, str]]:
+                  config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, Any]]:
     """Evidence from the benchmark ``bench`` when given, else from the KB database ``db`` (its KB edges and its
     CreativityBench part affordances, :mod:`kari.induce.partkb`; a verb both name keeps the KB edges' evidence) with
     its verbs grouped by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the
@@ -60,16 +60,9 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
                         "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
-    from kari.induce.grouping import group_evidence
+    from kari.induce.kbinput import kb_evidence
 
-    config = config or InduceConfig()
-    from kari.induce.partkb import from_part_kb
-
-    kb_verbs = from_db(db, vocab)  # type: ignore[arg-type]
-    verbs = {**from_part_kb(db), **kb_verbs}  # type: ignore[arg-type]
-    grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
-    return grouped, {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
-                     "groups": str(len(grouped))}
+    return kb_evidence(db, vocab, config or InduceConfig())  # type: ignore[arg-type]
 
 
 def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
@@ -149,7 +142,7 @@ def induce(
                          fresh=fresh, progress=progress, argv=argv, cv=cv, fold=fold)
 
 
-def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
+def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
                   llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
                   cv: int | None = None, fold: int | None = None) -> InduceOutcome:
@@ -199,7 +192,7 @@ class _Inputs(NamedTuple):
     """What :func:`induce` read before it created and locked the run directory."""
 
     evidence: dict[str, Evidence]
-    info: dict[str, str]
+    info: dict[str, Any]
     chosen: list[Evidence]
     vocab: Vocabulary
 
@@ -211,6 +204,10 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
     from kari.io.atomic import atomic_write_jsonl, atomic_write_text
 
     evidence, input_info, chosen, vocab = inputs
+    left_out = list(input_info.get("left_out") or ())
+    input_info = {k: v for k, v in input_info.items() if k != "left_out"}
+    if "left_out" in inputs.info:
+        input_info["left_out"] = _reasons(left_out)
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
     key, models, prompts = _run_key(config, llm, evidence)
     manifest = {
@@ -250,6 +247,8 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         atomic_write_jsonl(
             run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a].rounds]
         )
+        if "left_out" in inputs.info:
+            atomic_write_jsonl(run.left_out_path, left_out)
         atomic_write_jsonl(
             run.vocabulary_path,
             [{"affordance": a, **e} for a in sorted(results) for e in results[a].vocab_events],
@@ -260,7 +259,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
         rare = rare_branches(rules, _universe(evidence), vocab)
         report = render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes,
-                               tuning, rare)
+                               tuning, rare, left_out if "left_out" in inputs.info else None)
         if cv_summary is not None:
             from kari.induce.heldout import render_heldout
 
@@ -274,6 +273,14 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
+
+
+def _reasons(left_out: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many KB verbs were left out, by reason."""
+    counts: dict[str, int] = {}
+    for row in left_out:
+        counts[str(row["reason"])] = counts.get(str(row["reason"]), 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],

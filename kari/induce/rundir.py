@@ -8,6 +8,7 @@ Layout::
     coverage.jsonl           per-round coverage of every affordance
     vocabulary.jsonl         every Auditor decision (with provenance)
     tuning.json              the offline settings chosen by inner cross-validation (kari.induce.tuning)
+    left_out.jsonl           KB input: every KB verb that got no rule target, and why (kari.induce.targets)
     cv/fold<k>/              with --cv: one run directory per fold (rules induced without fold k's objects)
     report.md                the summary
 
@@ -48,6 +49,7 @@ class RunDir:
         self.vocabulary_path = self.path / "vocabulary.jsonl"
         self.report_path = self.path / "report.md"
         self.tuning_path = self.path / "tuning.json"
+        self.left_out_path = self.path / "left_out.jsonl"
 
     def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, dict[str, Any]]:
         """Start or resume the run; returns the finished affordances (empty when starting fresh)."""
