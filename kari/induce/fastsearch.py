@@ -221,7 +221,8 @@ def _ancestor_pairs(keys: Sequence[Key], vocab: Vocabulary) -> np.ndarray:
                 groups.setdefault(group, []).append(j)
         for cols in groups.values():
             held = incidence[:, cols].astype(np.int64)  # atom x group member
-            pairs = held @ held.T - (incidence[:, cols][:, None, :] & incidence[:, cols][None, :, :]).sum(axis=2)
+            count = held.sum(axis=1)
+            pairs = np.outer(count, count) - held @ held.T  # (a above one, b above the other) with a != b
             excludes |= pairs > 0  # some two different members of the group, one above each atom
         index = np.array(members)
         blocked[np.ix_(index, index)] = is_a | excludes
