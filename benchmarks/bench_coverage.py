@@ -12,11 +12,11 @@ import argparse
 import random
 import time
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import PREDICATES
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import PREDICATES
 from kari.rules.ast import And, Atom, Or, Part, Rule
 from kari.solver import compute_coverage, python_coverage
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 PART_NAMES = ("blade", "handle", "tip", "body", "lid", "base", "strap", "edge")
 

@@ -23,7 +23,7 @@ from kari.game.oracle import KBOracle
 from kari.game.questioners import QuestionerOptions, make_questioner
 from kari.game.setup import SetupBuilder
 from kari.resources import bundled_bench_dir
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 def run(bench, vocab, name: str, games: list, leave_one_out: bool = True) -> tuple[dict, list[float], float]:

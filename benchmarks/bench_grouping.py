@@ -36,11 +36,11 @@ def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path) -> dict[st
     """One pair x method: induce, match, score."""
     from kari.bench.reader import load_benchmark
     from kari.domain.objects import rule_holds
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
     from kari.game.kb_coverage import kb_coverage
     from kari.game.match import RuleMatcher
     from kari.rules.anchors import kb_positives
-    from kari.induce.config import InduceConfig
+    from kari.core.induce_config import InduceConfig
     from kari.induce.run import induce
     from kari.kb import load_into
 

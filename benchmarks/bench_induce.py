@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import Fact, object_view
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import InduceConfig
 from kari.induce.folds import evidence_objects, load_cross_fitted
 from kari.induce.heldout import heldout_scores, pooled
 from kari.induce.inputs import Evidence, from_bench

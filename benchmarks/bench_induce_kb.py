@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 INDUCE = """
 import json, resource, sys, time
 start = time.perf_counter()
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.run import induce
 outcome = induce(out=sys.argv[2], db=sys.argv[1], config=InduceConfig(grouping=sys.argv[3]), fresh=True, argv=[])
 usage = resource.getrusage(resource.RUSAGE_SELF)

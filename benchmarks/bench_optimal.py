@@ -14,7 +14,7 @@ import time
 from kari.bench.reader import load_benchmark
 from kari.resources import bundled_bench_dir
 from kari.solver import optimal_target_aware, question_pool, select_representatives
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 def main() -> None:

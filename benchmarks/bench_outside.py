@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from kari.bench.validate import validate_bench
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.game.run import PlayConfig, play
 from kari.induce.folds import cv_dir
 from kari.induce.run import induce

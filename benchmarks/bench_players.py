@@ -5,7 +5,7 @@ Every setting of the grid (eps, smoothing, stop belief, lookahead) plays every g
 the games, the setting with the best success rate on the other K-1 folds (among settings whose mean turns on
 solved games stay under --max-turns; ties: fewer turns) is scored on the held-out fold. Printed: the held-out
 (cross-validated) success rate and turns beside the in-sample best, the setting chosen on all games (kari's
-defaults, kari/game/defaults.py), and ms per game. Run it on a benchmark you did not tune on too (--bench).
+defaults, kari/core/game_defaults.py), and ms per game. Run it on a benchmark you did not tune on too (--bench).
 
     python benchmarks/bench_players.py [--bench DIR] [--folds 5] [--seed 0] [--max-turns 10]
 """

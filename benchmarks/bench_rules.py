@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 from kari.rules import Rule, check_file, check_rule, load_rules, to_json, to_text
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
 from kari.rules.ast import And, Atom, Or, Part
 from kari.rules.rulefile import dump_rules_kari
 from kari.rules.syntax import pyparse_rule
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 def make_rules(count: int, vocab: Vocabulary, seed: int = 0) -> list[Rule]:

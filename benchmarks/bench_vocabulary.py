@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = """
 import random, sys, time
 import duckdb
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 values, isa = int(sys.argv[1]), int(sys.argv[2])
 rng = random.Random(0)

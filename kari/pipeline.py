@@ -9,7 +9,7 @@
    cross-fitted rule sets (``DIR/bench_rules.cv``: each induced without one fold of the objects);
 4. ``kari coverage --ledger``: the KB rules x benchmark objects into the same database, the KB coverage
    (benchmark affordances and games whose target has a rule matched by sentence similarity) and the KB-gap
-   ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.game.ledger`);
+   ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.report.ledger`);
 5. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); ``+kb``
    players get the KB rules matched to their candidates, ``+rules`` players (and ``rules``) in each game the
    cross-fitted rules induced without its hidden object, so no number rests on a benchmark label of the object
@@ -29,14 +29,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.bench.reader import canonical_benchmark
+from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
 from kari.errors import KariError
-from kari.game.names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
+from kari.core.game_names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
+from kari.core.induce_config import InduceConfig, InputKind
+from kari.domain.canon import canonical_rules
+from kari.explain.proof import RecordEvidence
+from kari.explain.sources import ObjectSource
+from kari.game.kb_coverage import TargetMatching
+from kari.game.match import RuleMatcher, RuleSource
+from kari.game.questioners import questioner_class
+from kari.game.run import PlayConfig, play_loaded
+from kari.induce.folds import cv_dir
+from kari.induce.inputs import bench_evidence
+from kari.induce.run import induce_loaded, jsonl_path, load_evidence
+from kari.io.atomic import prepare_output_dir
+from kari.kb.textfile import check_readable
+from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
+from kari.resources import bundled_bench_dir, bundled_kb_file
+from kari.rules.ast import Atom, Rule
+from kari.solver.run import coverage_loaded
+from kari.study import Study
 
-DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
-                       "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
-"""``NAME[@K][+kb|+rules]``: ``@K`` caps the positives the player's soft belief may use (``@10``: the paper's 10
-representatives, a player that knows little, as an LLM Questioner does); ``+kb`` gives it the KB-anchored rules,
-``+rules`` the benchmark-supervised cross-fitted ones (the ``rules`` player gets those unless named ``rules+kb``)."""
 FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
 object's fold."""
@@ -61,19 +76,8 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
     """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
     (:class:`kari.study.Study`) and handed to the library cores as an object."""
-    from kari.bench.reader import canonical_benchmark
-    from kari.game.defaults import MATCH_THRESHOLD
-    from kari.game.kb_coverage import TargetMatching
-    from kari.game.report import report_loaded
-    from kari.induce.config import InduceConfig, InputKind
-    from kari.induce.folds import cv_dir
-    from kari.induce.inputs import bench_evidence
-    from kari.induce.run import induce_loaded, jsonl_path, load_evidence
-    from kari.io.atomic import prepare_output_dir
+    from kari.report.writer import report_loaded
     from kari.kb import load_into
-    from kari.resources import bundled_bench_dir, bundled_kb_file
-    from kari.solver.run import coverage_loaded
-    from kari.study import Study
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     _check_options(questioners, games, kb_files)  # every option and input is checked before any work
@@ -82,9 +86,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
         if not study.bench.report.counts.get(f"{part}.jsonl"):
             raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
     if any(parse_player(q)[2] == RuleOrigin.KB for q in questioners):
-        from kari.game.match import RuleMatcher
-        from kari.rules.ast import Atom, Rule
-
         probe = RuleMatcher([Rule("probe", Atom("SHAPE", "flat"))], embedder=study.shared_embedder())
         probe.check_available()  # no embed extra: stop before any work
     out = prepare_output_dir(out)
@@ -146,9 +147,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
 
 def _report_inputs(study: Any, bench_dir: Path) -> Any:
     """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
-    from kari.explain.proof import RecordEvidence
-    from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import ReportInputs
+    from kari.report.inputs import ReportInputs
 
     objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
     return ReportInputs(objects, study.rules)
@@ -157,9 +156,6 @@ def _report_inputs(study: Any, bench_dir: Path) -> Any:
 def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
     """The KB-gap ledger of the coverage just stored (the KB rules on the benchmark's games) into the database's
     ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its summary line."""
-    from kari.domain.canon import canonical_rules
-    from kari.game.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
-
     objects = study.canonical().objects
     with study.connect() as con:
         ledger = coverage_ledger(con, canonical_rules(study.rules(kb_rules).folds[0], vocab), objects, vocab)
@@ -173,9 +169,6 @@ def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, giv
     """Play ``name`` (``NAME[@K][+kb|+rules]``) on the study's benchmark with a copy of its vocabulary; players
     that see rules get the rule set of their source in ``given`` (the KB rules, or the cross-fitted benchmark
     sets; each read once for all players)."""
-    from kari.game.match import RuleSource
-    from kari.game.run import PlayConfig, play_loaded
-
     player, model_reps, source = parse_player(name)
     path = given[source] if source is not None else None
     config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=seed, games=games, rules=path,
@@ -191,7 +184,7 @@ def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, giv
 
 def parse_player(spec: str) -> tuple[str, int | None, str | None]:
     """``"greedy-ig@10+kb"`` -> ``("greedy-ig", 10, "kb")``: the player, its cap on positives and its rule source
-    (:class:`~kari.game.names.RuleOrigin`: ``kb``, the KB-anchored rules; ``cross-fitted``, the cross-fitted
+    (:class:`~kari.core.game_names.RuleOrigin`: ``kb``, the KB-anchored rules; ``cross-fitted``, the cross-fitted
     benchmark rules; None: no rules). The ``rules`` player always has a source: ``cross-fitted`` unless named
     ``rules+kb``."""
     source = (RuleOrigin.KB if spec.endswith(KB_SUFFIX) else
@@ -207,9 +200,6 @@ def parse_player(spec: str) -> tuple[str, int | None, str | None]:
 
 def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:
     """A :class:`KariError` for an option the last step would only meet after the first ones ran."""
-    from kari.game.questioners import questioner_class
-    from kari.kb.textfile import check_readable
-
     for name in questioners:
         questioner_class(parse_player(name)[0])
         if name in ONLINE_QUESTIONERS:

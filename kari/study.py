@@ -5,7 +5,7 @@ the KB database and its vocabulary (built from the database once, then grown by 
 into it, as the database's own copy is), the rule sets read (a rules file or the cross-fitted ``RULES.cv``
 sets, by path) and the embedder of rule matching (loaded at most once). The library cores take these objects
 (:func:`kari.induce.run.induce_loaded`, :func:`kari.solver.run.coverage_loaded`,
-:func:`kari.game.run.play_loaded`, :func:`kari.game.report.report_loaded`); :mod:`kari.pipeline` drives them.
+:func:`kari.game.run.play_loaded`, :func:`kari.report.writer.report_loaded`); :mod:`kari.pipeline` drives them.
 
 >>> from kari.resources import bundled_bench_dir
 >>> study = Study.open(bundled_bench_dir())
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark
+from kari.core.benchmark import Benchmark
 from kari.bench.reader import LoadedBenchmark, canonical_benchmark, read_benchmark
-from kari.domain.vocabulary import Vocabulary, db_vocabulary
+from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
 from kari.induce.folds import RuleSets, read_rule_sets
 

@@ -1,5 +1,5 @@
--- The KB-gap ledger (kari.game.ledger; written by `kari coverage --bench DIR --ledger FILE` and by the pipeline,
--- through kari.game.ledger_store; rows replaced on every run). A gap is a fact (part, predicate, value) the KB
+-- The KB-gap ledger (kari.report.ledger; written by `kari coverage --bench DIR --ledger FILE` and by the pipeline,
+-- through kari.report.ledger_store; rows replaced on every run). A gap is a fact (part, predicate, value) the KB
 -- states nothing about for a game's hidden object (the atom is unknown, not false) that alone makes the
 -- target's matched rule cover that object: it decides the game.
 --   kb_gaps        one row per (target, rule, object, part, predicate, value) deciding at least one game, ranked

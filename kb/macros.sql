@@ -88,7 +88,7 @@ CREATE OR REPLACE MACRO kari_relation_label(r) AS
 
 -- The letters and digits of kari's keys: Unicode 14.0's general categories L* and N*, as RE2 ranges. Python's
 -- normalise_term reads this same class from this file, so both agree on every code point whatever Unicode
--- tables Python or DuckDB carry. Regenerate with: python -m kari.domain.terms
+-- tables Python or DuckDB carry. Regenerate with: python -m kari.core.terms
 CREATE OR REPLACE MACRO kari_word_class() AS
     '\x{30}-\x{39}\x{41}-\x{5A}\x{61}-\x{7A}\x{AA}\x{B2}-\x{B3}\x{B5}\x{B9}-\x{BA}\x{BC}-\x{BE}'
     '\x{C0}-\x{D6}\x{D8}-\x{F6}\x{F8}-\x{2C1}\x{2C6}-\x{2D1}\x{2E0}-\x{2E4}\x{2EC}\x{2EE}\x{370}-\x{374}'

@@ -1,5 +1,5 @@
 -- kari vocabulary table (DuckDB): the one vocabulary of a KB database, shipped values plus every word a loader,
--- a benchmark or the Auditor added (kari.domain.vocabulary.Vocabulary.to_db replaces its rows).
+-- a benchmark or the Auditor added (kari.vocab.vocabulary.Vocabulary.to_db replaces its rows).
 --
 -- vocabulary(kind, predicate, term, value, provenance)
 --   kind 'value'     : term = value = a canonical value of predicate; provenance 'shipped' or where it was added

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 VALUES = {
     "MADE_OF": ["material", "rigid_material", "metal", "steel", "wood", "fabric", "flexible_material"],

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kari.bench.build import build_games, sample_games
-from kari.bench.model import Label
+from kari.core.benchmark import Label
 from kari.bench.reader import load_benchmark
 from kari.bench.validate import validate_bench
 from kari.cli import app

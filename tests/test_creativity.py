@@ -17,7 +17,7 @@ from kari.creativity.scene import scene
 from kari.creativity.scene import check_strict
 from kari.creativity.symbolic import SymbolicSolver, program
 from kari.domain.canon import canonical_rules
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.resources import asset_path
 from kari.rules import load_rules

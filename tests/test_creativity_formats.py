@@ -14,7 +14,7 @@ from kari.creativity.model import description_parts, read_file, read_tasks
 from kari.creativity.records import read_records
 from kari.creativity.scene import scene
 from kari.creativity.store import kb_parts, load_creativity, open_kb
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
 DATA = Path(__file__).parent / "data" / "creativity"

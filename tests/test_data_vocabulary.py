@@ -8,8 +8,8 @@ import pytest
 
 from kari.bench.reader import load_benchmark
 from kari.resources import asset_path, bundled_bench_dir
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kari.domain.morphology import lemma, singular
-from kari.domain.terms import Question, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.morphology import lemma, singular
+from kari.core.terms import Question, normalise_term
+from kari.vocab.vocabulary import Vocabulary
 from kari.resources import asset_path
 
 

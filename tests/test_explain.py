@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_fixtures import a, obj, objects, rules, vocab
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.cli import run
 from kari.domain.objects import evaluate_rule, object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.explain.proof import explain
 from kari.explain.render import proof_text
 from kari.rules.ast import And, Atom, Or, Part, Rule

@@ -3,7 +3,7 @@
 import pytest
 
 from kari.game.checker import SymbolicChecker, load_cues, predicate_of_dimension
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from test_game_support import vocab as make_vocab
 from test_game_support import write_bench
 
-from kari.bench.model import Game, ObjectRecord, Property
+from kari.core.benchmark import Game, ObjectRecord, Property
 
 from kari.bench.reader import load_benchmark
 from kari.game.checker import SymbolicChecker

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_game_support import vocab as make_vocab
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.errors import KariError
 from kari.game.match import RuleMatcher, coverage_record
 from kari.rules.ast import And, Atom, Rule

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kari.cli import app
 from kari.errors import KariError
 from kari.game.interactive import play_interactive
-from kari.game.report import report
+from kari.report.writer import report
 from kari.game.run import PlayConfig, play
 
 
@@ -124,7 +124,7 @@ def test_report_compares_runs(runs, world):
 
 
 def test_report_delta_is_with_rules_minus_without(runs):
-    from kari.game.report import RunData, compare, load_run
+    from kari.report.writer import RunData, compare, load_run
 
     base = load_run(runs["greedy-ig"][0])
     ruled = load_run(runs["rules"][0])  # stands in for a greedy-ig+rules run: same games, other results

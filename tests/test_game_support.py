@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 MATERIAL_OF = {"cut": "metal", "burn": "wood", "see_through": "glass", "bounce": "rubber", "write_on": "paper",
                "wear": "fabric", "build_with": "stone", "wrap": "plastic"}

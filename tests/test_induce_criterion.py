@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig
+from kari.core.benchmark import ObjectRecord, Property
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.offline import BranchSearch, ProposerSettings, f1, f1_branch
 from kari.induce.report import rare_branches

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.cli import main
 from kari.domain.objects import rule_holds
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.folds import assign_folds, load_cross_fitted, restrict
 from kari.induce.heldout import branch_checks, heldout_scores, pooled
 from kari.induce.inputs import Evidence, from_bench

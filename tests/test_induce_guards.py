@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.auditor import Auditor
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.guards import Guard, guard_branch, subsumed_by, tidy
 from kari.induce.inputs import Evidence
 from kari.induce.loop import Components, induce_affordance

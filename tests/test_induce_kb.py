@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.induce.auditor import Auditor
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.fastsearch import VectorBranchSearch, vector_guard
 from kari.induce.grouping import group_evidence, group_verbs, rule_name, wordnet_head
 from kari.induce.guards import guard_branch

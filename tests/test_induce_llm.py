@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from kari.bench.model import object_to_json
+from kari.core.benchmark import object_to_json
 
 from kari.bench.reader import load_benchmark
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.run import induce
 from kari.llm import LLMConfig
 from kari.resources import bundled_bench_dir

@@ -9,12 +9,12 @@ import pytest
 
 from kari.cli import main
 from kari.errors import KariError
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import from_bench
 from kari.induce.run import induce
 from kari.resources import bundled_bench_dir
 from kari.rules import check_rule, load_rules
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 AFFORDANCES = ("slice", "open", "switch_on", "break")
 

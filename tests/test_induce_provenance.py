@@ -11,10 +11,10 @@ from typing import Any
 import duckdb
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.vocab.vocabulary import Vocabulary
 from kari.explain.provenance import atom_provenance
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.loop import induce_affordance
 from kari.induce.roles import components
@@ -153,7 +153,7 @@ def test_coverage_explain_and_old_files(kb_run: Any, tmp_path: Path, capsys: pyt
 
 def test_the_html_report_shows_the_provenance(tmp_path: Path) -> None:
     from kari.explain.sources import open_objects
-    from kari.game.html.data import rules_section
+    from kari.report.html.data import rules_section
     from kari.induce.run import induce
 
     bench = Path(__file__).parent / "data" / "part_words"

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.domain.canon import canonical_objects
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence, from_bench
 from kari.induce.loop import induce_affordance
 from kari.induce.proposer import summarise_feedback
@@ -92,7 +92,7 @@ def test_a_part_noun_is_a_shape_not_the_affordance_it_resembles() -> None:
 def test_part_nouns_are_stored_with_the_vocabulary(tmp_path: Path) -> None:
     import duckdb
 
-    from kari.domain.vocabulary import load_vocabulary
+    from kari.vocab.vocabulary import load_vocabulary
 
     vocab = Vocabulary.load()
     canonical_objects([ObjectRecord("box", parts=("lid_cover",))], vocab)
@@ -192,7 +192,7 @@ def test_the_llm_repair_prompt_carries_the_refusals(tmp_path: Path, llm_stub: An
     bench = tmp_path / "bench"
     bench.mkdir()
     ev = _carry_evidence(Vocabulary.load())
-    from kari.bench.model import object_to_json
+    from kari.core.benchmark import object_to_json
 
     objects = [*ev.positives, *ev.labelled_negatives]
     lamps = {"n3", "n5", "n7"}  # light_up has positives, so its verb is one a value may not name

@@ -6,16 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.induce.auditor import Auditor
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.loop import Components, add_only_problems, induce_affordance
 from kari.induce.offline import KBValidator, ProposerSettings, SymbolicProposer, best_branch
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.split import split_groups
 from kari.rules.ast import And, Atom, Or, Part
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_kb_helpers import DATA
 
-from kari.bench.model import Property
+from kari.core.benchmark import Property
 from kari.errors import KariError
 from kari.kb import load_files, open_db
 from kari.kb.graph import graph_view

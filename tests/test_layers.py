@@ -1,82 +1,59 @@
 """kari's layers point one way: no import circle (lazy and type-only imports included), no arrow back up a layer,
-and every package has the same face (``__init__.py`` with ``__all__``, names loaded on first use).
+every folder in one layer (so the folder tree draws no arrow back up either), function-level imports only where
+the import policy allows them, and every package with the same face (``__init__.py`` with ``__all__``, names
+loaded on first use).
 
-The module graph is read from the source with :mod:`ast`: every ``import`` / ``from ... import`` anywhere in a
-module (inside functions and ``if TYPE_CHECKING:`` blocks too, so a lazy import cannot hide a circle), and for a
-package face the modules its ``lazy_exports`` call names. docs/architecture.md draws :data:`LAYERS`.
+The module graph is read from the source with :mod:`ast` (``tests/import_graph.py``): every ``import`` /
+``from ... import`` anywhere in a module (inside functions and ``if TYPE_CHECKING:`` blocks too, so a lazy import
+cannot hide a circle), and for a package face the modules its ``lazy_exports`` call names. docs/architecture.md
+draws :data:`LAYERS` and writes the import policy.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-from functools import cache
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from import_graph import FunctionImport, ImportGraph, help_probe, strongly_connected
+
 ROOT = Path(__file__).resolve().parents[1]
+GRAPH = ImportGraph(ROOT)
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundations", ("kari", "kari.errors", "kari.exports", "kari.resources", "kari.interrupts", "kari.io",
                      "kari.llm", "kari.embeddings", "kari.stats")),
-    ("terms and records", ("kari.domain.terms", "kari.bench.model", "kari.solver.types", "kari.game.defaults",
-                           "kari.game.names", "kari.game.records", "kari.game.settings", "kari.induce.config",
-                           "kari.records")),
-    ("vocabulary and language", ("kari.domain.morphology", "kari.domain.vocabulary", "kari.rules")),
+    ("terms and records", ("kari.core",)),
+    ("vocabulary and language", ("kari.vocab", "kari.rules")),
     ("domain readings", ("kari.domain",)),
     ("readers and stores", ("kari.bench", "kari.kb")),
     ("proofs", ("kari.explain",)),
     ("solver", ("kari.solver",)),
     ("induction", ("kari.induce",)),
     ("games and tasks", ("kari.game", "kari.creativity")),
+    ("reports", ("kari.report",)),
     ("study and pipeline", ("kari.study", "kari.pipeline")),
     ("command line", ("kari.cli", "kari.__main__")),
 )
-"""Bottom to top. A module belongs to the layer of its longest matching prefix (``kari`` itself: the root
-package only); it may import its own layer and the layers below, never one above."""
+"""Bottom to top, each entry a folder (a package of ``kari``, its subfolders included) or a module at the root.
+A module belongs to the layer of its longest matching prefix (``kari`` itself: the root package only); it may
+import its own layer and the layers below, never one above."""
+
+COMMAND_BODIES = ("kari.cli",)
+"""Where a function-level import needs no heavy library to be allowed: the CLI's command bodies."""
 
 
-@cache
 def modules() -> dict[str, Path]:
-    """Every module of the package by dotted name (a package by its own name)."""
-    found = {}
-    for path in sorted((ROOT / "kari").rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
+    return GRAPH.modules
 
 
-def _target(name: str) -> str | None:
-    """The module an imported dotted name lives in (``kari.rules.ast.Atom`` -> ``kari.rules.ast``)."""
-    mods = modules()
-    while name and name not in mods:
-        name = name.rpartition(".")[0]
-    return name or None
-
-
-@cache
 def imports(module: str) -> frozenset[str]:
-    """The kari modules ``module`` imports anywhere in its source (and, for a face, the modules it exports)."""
-    path = modules()[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(t for a in node.names if a.name.startswith("kari") and (t := _target(a.name)))
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base]).strip(".")
-            if base.split(".")[0] == "kari":
-                found.update(t for a in node.names if (t := _target(f"{base}.{a.name}")))
-        elif path.name == "__init__.py" and isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and node.value in modules():
-            found.add(node.value)
-    found.discard(module)
-    return frozenset(found)
+    return GRAPH.imports(module)
 
 
 def layer_of(module: str) -> int:
@@ -91,38 +68,7 @@ def layer_of(module: str) -> int:
 
 
 def import_cycles() -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), each as a sorted list."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for succ in sorted(imports(node)):
-            if succ not in index:
-                visit(succ)
-                low[node] = min(low[node], low[succ])
-            elif succ in on_stack:
-                low[node] = min(low[node], index[succ])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for module in sorted(modules()):
-        if module not in index:
-            visit(module)
-    return found
+    return strongly_connected(list(modules()), {m: set(imports(m)) for m in modules()})
 
 
 def test_the_import_graph_is_read() -> None:
@@ -130,6 +76,11 @@ def test_the_import_graph_is_read() -> None:
     assert "kari.domain.canon" in imports("kari.bench.reader")
     assert "kari.game.run" in imports("kari.cli.play")  # imported inside the command function
     assert "kari.rules.ast" in imports("kari.rules")  # named by the face's lazy_exports
+    assert GRAPH.folder("kari.report.html.page") == "kari.report" and GRAPH.folder("kari.errors") == "kari.errors"
+    # what importing a module runs: its module-level imports, a face's name as the module it is read from
+    assert {"kari.solver.compile"} in [s.kari for s in GRAPH.function_imports("kari.cli.rules")]  # via the face
+    assert "numpy" in GRAPH.loaded("kari.game.belief")[1]
+    assert "clingo" not in GRAPH.loaded("kari.solver.control")[1]  # an adapter: clingo imported on use
 
 
 def test_no_import_circle() -> None:
@@ -142,12 +93,68 @@ def test_every_import_points_down_or_sideways() -> None:
     assert upward == []
 
 
+def test_layers_name_folders() -> None:
+    # LAYERS is written in folders: no entry is a module inside a package
+    folders = {GRAPH.folder(m) for m in modules()}
+    assert {prefix for _, prefixes in LAYERS for prefix in prefixes} <= folders
+
+
+def test_every_folder_is_in_one_layer() -> None:
+    layers: dict[str, set[str]] = {}
+    for module in modules():
+        layers.setdefault(GRAPH.folder(module), set()).add(LAYERS[layer_of(module)][0])
+    assert {folder: sorted(names) for folder, names in layers.items() if len(names) > 1} == {}
+
+
+def test_no_arrow_back_up_between_folders() -> None:
+    # the folder drawing of docs/architecture.md: folders import folders of their layer or below, in no circle
+    edges = GRAPH.folder_edges()
+    upward = [f"{a} -> {b}" for a in sorted(edges) for b in sorted(edges[a])
+              if layer_of(b if b != "kari" else "kari.errors") > layer_of(a)]
+    assert upward == []
+    assert strongly_connected(sorted({GRAPH.folder(m) for m in modules()}), edges) == []
+
+
 def test_config_records_are_leaves() -> None:
-    # settings records and fixed names import foundations and other records only: nothing they would build
+    # settings records, fixed names and typed records import foundations and one another only
     records = next(index for index, (name, _) in enumerate(LAYERS) if name == "terms and records")
-    for module in ("kari.induce.config", "kari.game.defaults", "kari.game.names", "kari.game.settings"):
+    for module in (m for m in modules() if GRAPH.folder(m) == "kari.core"):
         assert layer_of(module) == records, module
-        assert {t for t in imports(module) if layer_of(t) > records} == set(), module
+        assert {t for t in imports(module) if layer_of(t) >= records and GRAPH.folder(t) != "kari.core"} == set(), \
+            module
+
+
+def test_function_level_imports_only_in_commands_and_heavy_adapters() -> None:
+    # the import policy (docs/architecture.md): a function-level import outside the CLI puts off a heavy library
+    # (loads one, itself or through the kari modules it loads, that its module does not load anyway); every other
+    # import is at the top of its module
+    stray = [f"{s.module}:{s.node.lineno}: {ast.unparse(s.node)}"
+             for module in sorted(modules()) if not module.startswith(COMMAND_BODIES)
+             for s in GRAPH.function_imports(module) if not GRAPH.defers_heavy(s)]
+    assert stray == []
+
+
+def test_policy_reader_tells_heavy_from_light() -> None:
+    # the policy test can fail: a light import inside a function is found, one that puts off a heavy library is not
+    tree = ast.parse("def f():\n    import json\n    from kari.errors import KariError\n    import numpy\n"
+                     "    from kari.kb.store import open_db\n")
+    statements = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    loads = [((), ("json",)), (("kari.errors",), ()), ((), ("numpy",)), (("kari.kb.store",), ())]
+    light_module = [GRAPH.defers_heavy(FunctionImport("kari.errors", node, frozenset(k), frozenset(o)))
+                    for node, (k, o) in zip(statements, loads)]
+    assert light_module == [False, False, True, True]
+    # kari.stats loads numpy at import: a numpy import inside one of its functions would put off nothing
+    assert not GRAPH.defers_heavy(FunctionImport("kari.stats", statements[2], frozenset(), frozenset({"numpy"})))
+
+
+def test_kari_help_imports_no_heavy_library() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # typer is named too, so the probe is seen to find a library --help does import
+    done = subprocess.run([sys.executable, "-c", help_probe(["numpy", "duckdb", "clingo", "torch", "typer"])],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "pipeline" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "LOADED typer"
 
 
 PACKAGES = sorted(m for m, p in modules().items() if p.name == "__init__.py")

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_fixtures import VALUES, objects, rules, vocab
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.cli import run
 from kari.domain.objects import rule_holds
 from kari.explain.proof import explain
-from kari.game.ledger import Fact, GameRules, GameStatus, kb_gap_ledger, with_facts
-from kari.game.ledger_store import write_ledger
+from kari.report.ledger import Fact, GameRules, GameStatus, kb_gap_ledger, with_facts
+from kari.report.ledger_store import write_ledger
 
 V = vocab()
 AFFORDANCES = ("pierce", "contain", "bounce", "cut", "roll", "float", "burn", "wrap")

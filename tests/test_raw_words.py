@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from kari.bench.reader import load_benchmark
 from kari.cli import app
 from kari.domain.objects import has_property, object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.game.checker import SymbolicChecker
 from kari.game.setup import SetupBuilder
 from kari.game.types import structured

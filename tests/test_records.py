@@ -18,8 +18,8 @@ import pytest
 from kari.creativity.answers import read_answer
 from kari.errors import KariError
 from kari.game.metrics import summarise
-from kari.game.records import GameRecord, read_games
-from kari.game.settings import PlayConfig, PlayerSettings
+from kari.core.game_records import GameRecord, read_games
+from kari.core.game_settings import PlayConfig, PlayerSettings
 from kari.game.summary import RunSummary
 from kari.induce.records import CVSummary, InductionResult
 from kari.io.runlog import load_log

@@ -519,7 +519,7 @@ def _sql_macros() -> duckdb.DuckDBPyConnection:
 def test_python_and_sql_normalise_every_code_point_alike() -> None:
     """normalise_term and kari_snake disagreed on 4,389 code points (U+0130 in 'İron', letters newer than
     Python's Unicode tables); a final sigma ('ΟΔΟΣ') too. Every code point, alone and between letters."""
-    from kari.domain.terms import normalise_term
+    from kari.core.terms import normalise_term
 
     con = _sql_macros()
     codes = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
@@ -537,7 +537,7 @@ def test_python_and_sql_normalise_every_code_point_alike() -> None:
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40))
 def test_python_and_sql_normalise_any_text_alike(text: str) -> None:
-    from kari.domain.terms import normalise_term
+    from kari.core.terms import normalise_term
 
     assert normalise_term(text) == _SQL.execute("SELECT kari_snake(?)", [text]).fetchone()[0]
 
@@ -662,7 +662,7 @@ def test_ctrl_c_in_the_vocabulary_step_leaves_the_database_as_it_was(kb: Path, t
     """Ctrl-C 4-8 s into the vocabulary step of a KB with 20,000 part names exited 130 but left 40,000 new edges
     and a loads row committed, the vocabulary not updated. Here the real SIGINT handler fires while the vocabulary
     is written, the last step of the file's transaction."""
-    from kari.domain.vocabulary import Vocabulary
+    from kari.vocab.vocabulary import Vocabulary
 
     before = _kb_state(kb)
     write_table = Vocabulary.write_table
@@ -1104,7 +1104,7 @@ WORDS = ["steel", "steels", "metal", "metallic", "glass", "glasses", "wooden", "
 def test_lookups_kept_across_changes_equal_a_fresh_vocabulary(ops) -> None:
     """The vocabulary keeps cached lookups across additions (clearing them all made loading n words O(n^2)):
     every lookup must equal that of a vocabulary built afresh from the same rows."""
-    from kari.domain.vocabulary import Vocabulary
+    from kari.vocab.vocabulary import Vocabulary
     from kari.errors import KariError
 
     vocab, values, synonyms = Vocabulary(), [], []

@@ -11,8 +11,8 @@ from test_game_support import RULES_TEXT, write_bench, write_vocab
 from typer.testing import CliRunner
 
 from kari.cli import app
-from kari.game.leaderboard import COLUMNS
-from kari.game.report import ReportOptions, write_report
+from kari.report.leaderboard import COLUMNS
+from kari.report.writer import ReportOptions, write_report
 from kari.game.run import PlayConfig, play
 from kari.stats import mcnemar_exact
 

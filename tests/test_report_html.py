@@ -16,9 +16,10 @@ import shutil
 import time
 
 import pytest
+from call_counts import counting
 from test_game_support import RULES_TEXT, write_bench, write_vocab
 
-from kari.game.report import ReportOptions, write_report
+from kari.report.writer import ReportOptions, write_report
 from kari.game.run import PlayConfig, play
 
 
@@ -153,24 +154,13 @@ def test_the_page_in_a_headless_browser(page):
         browser.quit()
 
 
-def test_the_page_and_the_ledger_read_the_benchmark_and_rules_once(page, monkeypatch, tmp_path):
+def test_the_page_and_the_ledger_read_the_benchmark_and_rules_once(page, tmp_path):
     import kari.explain.sources
     import kari.induce.folds
 
-    calls = {"objects": 0, "rules": 0}
-    open_objects, read_rule_sets = kari.explain.sources.open_objects, kari.induce.folds.read_rule_sets
-
-    def counted_objects(*args, **kwargs):
-        calls["objects"] += 1
-        return open_objects(*args, **kwargs)
-
-    def counted_rules(*args, **kwargs):
-        calls["rules"] += 1
-        return read_rule_sets(*args, **kwargs)
-
-    monkeypatch.setattr(kari.explain.sources, "open_objects", counted_objects)
-    monkeypatch.setattr(kari.induce.folds, "read_rule_sets", counted_rules)
-    made = write_report(sorted((page.parent.parent / "play").iterdir()), tmp_path / "again",
-                        ReportOptions(resamples=50, html=True))
+    with counting({"objects": (kari.explain.sources, "open_objects"),
+                   "rules": (kari.induce.folds, "read_rule_sets")}) as calls:
+        made = write_report(sorted((page.parent.parent / "play").iterdir()), tmp_path / "again",
+                            ReportOptions(resamples=50, html=True))
     assert made.ledger is not None and _data((tmp_path / "again" / "report.html").read_text())["proofs"]
     assert calls == {"objects": 1, "rules": 1}

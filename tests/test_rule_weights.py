@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.game.belief import BeliefModel, RuleEvidence
 from kari.game.rule_weights import rule_weight

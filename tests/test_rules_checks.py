@@ -19,7 +19,7 @@ from kari.rules import (
     verbalise,
 )
 from kari.rules.normalise import normalise_values
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 SMALL = Vocabulary.from_rows(
     values=[("MADE_OF", "metal"), ("MADE_OF", "steel"), ("SHAPE", "cylinder"), ("SHAPE", "pointed"),

@@ -20,7 +20,7 @@ from kari.rules import (
     parse_rule,
     rule_stats,
 )
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 PAPER = asset_path("grammar", "examples", "valid", "paper.kari")
 

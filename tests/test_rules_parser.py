@@ -27,7 +27,7 @@ from kari.rules import (
 )
 from kari.rules.fastparse import fast_parse
 from kari.rules.syntax import MAX_DEPTH, pyparse_rule
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 EXAMPLES = asset_path("grammar", "examples")
 PAPER = [

@@ -17,7 +17,7 @@ import pytest
 
 from cli_support import kari, one_line
 from kari.domain.canon import canonical_rule
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules import load_rule_file
 from kari.rules.ast import Atom, Rule

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_fixtures import VALUES, a, obj, objects, rules, vocab
 
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import And, Atom, Or, Part, Rule
 from kari.solver import compile_rules, compute_coverage, has_property, python_coverage

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from solver_fixtures import VALUES, a, obj, vocab
 
-from kari.bench.model import Affordance, Benchmark, Label, ObjectRecord
+from kari.core.benchmark import Affordance, Benchmark, Label, ObjectRecord
 from kari.errors import KariError
 from kari.rules.ast import And, Or, Part, Rule
 from kari.solver import (

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from kari.cli import app
 from kari.rules.ast import Rule
-from kari.solver import CoverageRow
+from kari.core.solver_types import CoverageRow
 from kari.solver.store import write_coverage
 
 

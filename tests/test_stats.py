@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from kari.game.comparisons import Settings, paired, row_scores
+from kari.report.comparisons import Settings, paired, row_scores
 from kari.stats import bootstrap_ratio, excludes_zero, mcnemar_exact, wilson, z_value
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I, method 3 (score

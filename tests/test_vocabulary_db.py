@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from kari.errors import KariError
-from kari.domain.vocabulary import Vocabulary, load_vocabulary
+from kari.vocab.vocabulary import Vocabulary, load_vocabulary
 from kari.resources import asset_path
 
 

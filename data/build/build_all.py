@@ -26,10 +26,10 @@ from lexicon import build_lexicon, lexicon_rows  # noqa: E402
 from sources import Fact  # noqa: E402
 
 from kari.bench.build import sample_games  # noqa: E402
-from kari.bench.model import Label  # noqa: E402
+from kari.core.benchmark import Label  # noqa: E402
 from kari.io.atomic import atomic_write_jsonl, atomic_write_text  # noqa: E402
-from kari.domain.terms import PREDICATES  # noqa: E402
-from kari.domain.vocabulary import Vocabulary  # noqa: E402
+from kari.core.terms import PREDICATES  # noqa: E402
+from kari.vocab.vocabulary import Vocabulary  # noqa: E402
 
 LABEL_SOURCES_HEADER = ("object", "affordance", "label", "source", "sentence")
 MIN_PROPERTIES = 3

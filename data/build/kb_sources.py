@@ -1,6 +1,6 @@
 """Affordance statements from commonsense sources that are not the benchmarks' label sources.
 
-Standard library only (and kari's standard-library word-form module, :mod:`kari.domain.morphology`): both
+Standard library only (and kari's standard-library word-form module, :mod:`kari.vocab.morphology`): both
 data/build/build_all.py (kari's bundled KB) and benchmarks/outside/build_kb.py (the outside KB) read the public
 data sets through these readers, then name the objects their own way.
 
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 try:  # kari's word forms: a standard-library module, importable from the checkout without installing kari
-    from kari.domain.morphology import singular
+    from kari.vocab.morphology import singular
 except ImportError:
     sys.path.append(str(Path(__file__).resolve().parents[2]))
-    from kari.domain.morphology import singular
+    from kari.vocab.morphology import singular
 
 CONCEPTNET = "ConceptNet"
 CSKG = "CSKG"

@@ -7,8 +7,8 @@ types the raw source words that are not vocabulary entries.
 
 from __future__ import annotations
 
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
 
 OVERRIDES: dict[str, tuple[str, str]] = {
     "hard": ("MADE_OF", "rigid_material"),      # Forbes 'hard' is about rigidity

@@ -1,10 +1,9 @@
-"""Affordance20Q benchmark directories: the typed records (:mod:`kari.bench.model`), the one reader that checks
+"""Affordance20Q benchmark directories: the typed records (:mod:`kari.core.benchmark`), the one reader that checks
 and loads a directory (:mod:`kari.bench.reader`), an overview and game sampling."""
 
 from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "kari.bench.model": ("Affordance", "Benchmark", "Game", "Label", "ObjectRecord", "Property", "object_to_json"),
     "kari.bench.reader": ("LoadedBenchmark", "canonical_benchmark", "load_benchmark", "read_benchmark", "read_jsonl",
                            "read_labelled"),
     "kari.bench.validate": ("Problem", "ValidationReport", "require_valid", "validate_bench"),

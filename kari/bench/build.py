@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kari.bench.model import Benchmark, Game, Label
+from kari.core.benchmark import Benchmark, Game, Label
 
 from kari.bench.reader import load_benchmark
 from kari.errors import KariError

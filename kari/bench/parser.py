@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Affordance, Game, Label, ObjectRecord, Property
+from kari.core.benchmark import Affordance, Game, Label, ObjectRecord, Property
 from kari.bench.records import Problem, ValidationReport, check_property, checked_field, read_jsonl
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 
 N_CANDIDATES = 8
 _SNAKE = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)*$")

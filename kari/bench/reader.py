@@ -1,5 +1,5 @@
 """Reading a benchmark directory once: the one parser's pass (:mod:`kari.bench.parser`), its words read into a
-vocabulary, the typed :class:`~kari.bench.model.Benchmark` with its diagnostics.
+vocabulary, the typed :class:`~kari.core.benchmark.Benchmark` with its diagnostics.
 
 >>> from kari.resources import bundled_bench_dir
 >>> read = read_benchmark(bundled_bench_dir(), None)
@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kari.bench.model import Benchmark
+from kari.core.benchmark import Benchmark
 from kari.bench.parser import Parser
 from kari.bench.records import ValidationReport, read_jsonl
 from kari.domain.canon import canonical_objects
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
 __all__ = ["LoadedBenchmark", "canonical_benchmark", "load_benchmark", "read_benchmark", "read_jsonl", "read_labelled"]

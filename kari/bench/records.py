@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Property
+from kari.core.benchmark import Property
 from kari.domain.canon import CanonReport
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.core.terms import PREDICATES, WHOLE
 from kari.errors import KariError
 from kari.io.text import BadJSON, decode_json
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from kari.bench.reader import read_benchmark
 from kari.bench.records import Problem, ValidationReport
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 __all__ = ["Problem", "ValidationReport", "require_valid", "validate_bench"]
 

@@ -42,7 +42,7 @@ def validate(
     """Check a benchmark directory: structural problems as FILE:LINE: code: message (exit 1 if any); how its
     words were read (canonical, mapped, added as new values, banned) as notes (never a failure)."""
     from kari.bench.validate import validate_bench
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
     from kari.resources import bundled_bench_dir
 
     root = directory if directory is not None else bundled_bench_dir()

@@ -12,9 +12,8 @@ import typer
 from kari.cli.options import MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, number, timeout
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
-from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
-from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K, RULES
-from kari.creativity.run import LEXICAL_GOALS, SolverKind, shipped_rules
+from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
+                                       LEXICAL_GOALS, MODES, RULES, Mode, SolverKind)
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
@@ -95,7 +94,7 @@ def solve(
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
-    from kari.creativity.run import SolveConfig, solve_tasks
+    from kari.creativity.run import SolveConfig, shipped_rules, solve_tasks
 
     goal = goal or (RULES if solver == SolverKind.SYMBOLIC else LEXICAL_GOALS)
     if rules is None and solver != SolverKind.LLM:

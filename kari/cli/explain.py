@@ -9,8 +9,8 @@ from typing import Optional
 import typer
 
 from kari.cli.options import number
-from kari.game.defaults import MATCH_THRESHOLD
-from kari.game.names import MatchMode
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.core.game_names import MatchMode
 
 
 def explain(

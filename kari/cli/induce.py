@@ -9,9 +9,9 @@ import typer
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, number, timeout
 from kari.cli.options import seed as seed_option
-from kari.domain.terms import Semantics
+from kari.core.terms import Semantics
 from kari.errors import one_of
-from kari.induce.config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
+from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 
 DEFAULTS = InduceConfig()

@@ -18,7 +18,7 @@ def merge(
     or inputs, overlapping, missing or unfinished shards are refused, naming them (docs/cluster.md)."""
     from kari.creativity.answers import ANSWERS_FILE
     from kari.errors import KariError
-    from kari.game.records import GAMES_FILE
+    from kari.core.game_records import GAMES_FILE
 
     logs = [next((name for name in (GAMES_FILE, ANSWERS_FILE) if (d / name).is_file()), None) for d in shards]
     if None in logs:

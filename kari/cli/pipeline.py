@@ -10,7 +10,7 @@ import typer
 
 from kari.cli.options import MAX_GAMES, count
 from kari.cli.options import seed as seed_option
-from kari.pipeline import DEFAULT_QUESTIONERS
+from kari.core.game_defaults import DEFAULT_QUESTIONERS
 
 
 def pipeline(

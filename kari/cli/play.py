@@ -13,8 +13,8 @@ from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAM
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
-from kari.game import defaults
-from kari.game.names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.core import game_defaults as defaults
+from kari.core.game_names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
@@ -161,8 +161,8 @@ def report(
     report.json, a leaderboard as CSV / JSON), IG over turns, the KB-gap ledger of the run whose rules split the
     games (kb_gaps.csv), and with --html a browsable page."""
     from kari.errors import KariError
-    from kari.game.leaderboard import leaderboard_csv
-    from kari.game.report import ReportOptions, write_report
+    from kari.report.leaderboard import leaderboard_csv
+    from kari.report.writer import ReportOptions, write_report
 
     if output_format not in ("md", "csv", "json"):
         raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from kari.domain.terms import Semantics
+from kari.core.terms import Semantics
 
 VOCAB_HELP = "Vocabulary: a folder of TSV files or a KB DuckDB file (default: the shipped vocabulary)."
 DB_HELP = "KB database whose vocabulary (benchmark words and Auditor additions included) to use."
@@ -24,7 +24,7 @@ def check(
     when a file cannot be read (missing, not UTF-8, not .kari or .jsonl)."""
     from kari.errors import KariError
     from kari.rules import check_file
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
 
     vocabulary = open_vocabulary(vocab, db)
     errors = warnings = unreadable = 0
@@ -71,7 +71,7 @@ def fmt(
                         file=str(file), code="bad-option")
     rules = load_rules(file)
     if normalise:
-        from kari.domain.vocabulary import open_vocabulary
+        from kari.vocab.vocabulary import open_vocabulary
 
         vocabulary = open_vocabulary(vocab, db)
         rules = [normalise_rule(rule, vocabulary) for rule in rules]
@@ -108,7 +108,7 @@ def compile_(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
 ) -> None:
     """Print the ASP program the solver runs for the rules of FILE."""
-    from kari.domain.vocabulary import open_vocabulary
+    from kari.vocab.vocabulary import open_vocabulary
     from kari.errors import KariError, one_of
     from kari.rules import load_rules
     from kari.solver import compile_rules

@@ -7,10 +7,10 @@ from pathlib import Path
 import typer
 
 from kari.cli.options import number, timeout
-from kari.domain.terms import Semantics
+from kari.core.terms import Semantics
 from kari.errors import KariError, one_of
-from kari.game.defaults import MATCH_THRESHOLD
-from kari.game.names import MatchMode
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.core.game_names import MatchMode
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
 
             check_output_file(explain, [rules, db])  # refused before the database is touched
         if ledger is not None:
-            from kari.game.ledger_store import ledger_format
+            from kari.report.ledger_store import ledger_format
             from kari.io.atomic import check_output_file
 
             if bench is None:
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
 
             typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")
         if ledger is not None:
-            from kari.game.ledger_store import write_ledger
+            from kari.report.ledger_store import write_ledger
 
             made = write_ledger(rules, db, bench, ledger)  # type: ignore[arg-type]
             typer.echo(f"{made.line()}; wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status "

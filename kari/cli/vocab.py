@@ -21,8 +21,8 @@ def vocab(
     """One line per canonical value: PREDICATE, value, its is-a parents and where it came from ('shipped',
     the FILE:LINE that added it, or induce:<affordance>:round<n> for the Auditor); synonyms and word forms
     (plurals, British spellings, adjectives) are read into these values by every command."""
-    from kari.domain.terms import PREDICATES
-    from kari.domain.vocabulary import SHIPPED, open_vocabulary
+    from kari.core.terms import PREDICATES
+    from kari.vocab.vocabulary import SHIPPED, open_vocabulary
     from kari.errors import KariError
 
     vocabulary = open_vocabulary(folder, db)

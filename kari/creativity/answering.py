@@ -21,8 +21,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kari.creativity.answers import AnswerRecord
-from kari.creativity.goals import RULES, GoalMatch
+from kari.core.creativity_names import RULES
+from kari.creativity.goals import GoalMatch
+from kari.creativity.metrics import random_rates, score
 from kari.creativity.model import Task
+from kari.creativity.scene import scene
+from kari.creativity.store import kb_parts
 
 
 @dataclass
@@ -40,16 +44,11 @@ class Answerer:
     symbolic: Any = None
 
     def candidates(self, task: Task) -> list[Any]:
-        from kari.creativity.scene import scene
-        from kari.creativity.store import kb_parts
-
         kb = kb_parts(self.kb_con, [e.name for e in task.entities], task.scenario) if self.kb_con is not None else None
         return scene(task, self.vocab, kb, self.seed)
 
     def record(self, task: Task) -> AnswerRecord:
         """The answer record of ``task``."""
-        from kari.creativity.metrics import random_rates, score
-
         candidates = self.candidates(task)
         goal, met, tried = self.met_goal(task, candidates)
         gold_goal = self.mapper.map(task, "oracle") if self.mapper.method != "oracle" else goal

@@ -1,5 +1,5 @@
 """The record of one answered task (one ``answers.jsonl`` line of ``kari creativity solve``, docs/creativity.md),
-read from and written to its JSON object key for key (:mod:`kari.records`)."""
+read from and written to its JSON object key for key (:mod:`kari.core.records`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
 
 ANSWERS_FILE = "answers.jsonl"
 

@@ -23,9 +23,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import PREDICATES, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import PREDICATES, normalise_term
+from kari.kb.maps import read_lexicon
+from kari.vocab.vocabulary import Vocabulary
 
 ATTRIBUTE_TABLE = Path(__file__).with_name("attributes.tsv")
 EMBED_THRESHOLD = 0.6
@@ -73,8 +74,6 @@ def attribute_predicates() -> dict[str, tuple[tuple[str, ...], str]]:
 @lru_cache(maxsize=1)
 def value_lexicon() -> dict[str, list[tuple[str, str]]]:
     """The KB's value lexicon: ``raw -> [(predicate, value)]``."""
-    from kari.kb.maps import read_lexicon
-
     out: dict[str, list[tuple[str, str]]] = {}
     for raw, predicate, value in read_lexicon():
         out.setdefault(normalise_term(raw), []).append((predicate, value))

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.io.atomic import atomic_write_json
+from kari.io.text import load_json, read_text
 
 OUTPUTS_DIR = "outputs"
 JUDGED_FIELDS = ("entity_correct", "part_correct", "prediction_relation")
@@ -73,8 +76,6 @@ def benchmark_outputs(records: Iterable[Mapping[str, Any]], mode: str | None) ->
 def write_benchmark_outputs(run_dir: Path, config: Any, records: Iterable[Mapping[str, Any]]) -> str:
     """Write the run's answers in the runner's format under ``run_dir/outputs``; returns the path relative to
     ``run_dir``."""
-    from kari.io.atomic import atomic_write_json
-
     folder = run_dir / OUTPUTS_DIR
     folder.mkdir(exist_ok=True)
     name = outputs_name(config)
@@ -106,8 +107,6 @@ def _answer_fields(sample: Mapping[str, Any]) -> tuple[str, str, str]:
 def read_samples(path: str | Path) -> list[ExternalSample]:
     """The samples of a runner output or judge output file, in file order; a task whose entry appears twice
     (JSON keeps the last one silently) is an error naming both lines."""
-    from kari.io.text import load_json, read_text
-
     file = str(path)
     text = read_text(path, "benchmark output file")
     data = load_json(text, file=file)
@@ -145,8 +144,6 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
 def top_level_keys(text: str) -> list[tuple[str, int]]:
     """``(key, line)`` of every key of the JSON object ``text`` holds at its top, in order, repeats included
     (the text must be valid JSON: :func:`kari.io.text.load_json` read it)."""
-    import json
-
     out, depth, line, at = [], 0, 1, 0
     for token in _TOKENS.finditer(text):
         first = token.group()[0]

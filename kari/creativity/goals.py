@@ -30,19 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kari.creativity.model import Task
-from kari.domain.morphology import singular
+from kari.vocab.morphology import singular
 from kari.errors import KariError
-from kari.game.defaults import MATCH_THRESHOLD
+from kari.core.creativity_names import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K, METHODS, RULES
+from kari.game.match import RuleMatcher
+from kari.llm import extract_json_object
 from kari.rules.ast import Rule
 
-METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
-RULES = "rules"
-GOAL_THRESHOLD = MATCH_THRESHOLD
-"""The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
-GOAL_TEXTS = ("request", "words")
-"""What ``--goal rules`` matches: the request as written, or its content words (:func:`content_words`)."""
-GOAL_TOP_K = 5
-"""``--goal rules``: how many of the nearest rules a task's candidates are tried against, nearest first."""
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("""a an the i my me we our you your it its this that these those is are was were be been am do does
 did have has had can could would should will shall may might must to of in on at by for with from into onto
@@ -144,8 +138,6 @@ class GoalMapper:
         """The ``top_k`` rules nearest to ``text``, best first (Affordance20Q's matcher, its ranking), each with
         its rank; a rule below the threshold is a fallback. No rule at all: one empty fallback match."""
         if self._matcher is None:
-            from kari.game.match import RuleMatcher
-
             self._matcher = RuleMatcher(self.rules, 0.0, self.top_k, embedder=self._embedder)
         found = self._matcher.match_text(text)
         if not found:
@@ -165,8 +157,6 @@ class GoalMapper:
         return task.task if self.text == "request" else " ".join(content_words(task.task)) or task.task
 
     def llm(self, task: Task) -> GoalMatch:
-        from kari.llm import extract_json_object
-
         listing = "\n".join(f"- {a}: {d}" if d else f"- {a}" for a, d in self.affordances.items())
         messages = [{"role": "system", "content": "You map a request for help to the one affordance it needs."},
                     {"role": "user", "content": f"REQUEST:\n{task.task}\n\nAFFORDANCES:\n{listing}\n\nReply with one "

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kari.creativity.goals import content_words
 from kari.creativity.model import PartAffordance, Task, normalise_na
+from kari.creativity.prompting import interactable_items
 from kari.creativity.scene import Candidate
 
 _HAZARD_WORDS = ("hot", "sharp", "electric", "live wire", "burning")
@@ -25,8 +27,6 @@ _ACCESS_WORDS = ("visible", "hidden", "blocked", "free", "accessible", "reach", 
 
 
 def _words(text: str) -> set[str]:
-    from kari.creativity.goals import content_words
-
     return set(content_words(text))
 
 
@@ -82,8 +82,6 @@ def conditions(aff: PartAffordance) -> str:
 
 def recipients(task: Task) -> list[str]:
     """The interactable items whose names the request mentions."""
-    from kari.creativity.prompting import interactable_items
-
     asked = _words(task.task)
     return [str(it.get("name", "")) for it in interactable_items(task)
             if _words(str(it.get("name", ""))) & asked]

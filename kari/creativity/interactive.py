@@ -18,18 +18,21 @@ sent back and a note (``unreadable``, ``unknown action``, ``not found``).
 from __future__ import annotations
 
 import random
+import string
 from typing import Any
 
 from kari.creativity.model import GOLD_MARK, Task
+from kari.creativity.prompting import (ANSWER_FIELDS, REPLY_KEPT, interactable_items, load_mode_prompt, prompt_id,
+                                       reasoning_before, system_prompt)
 from kari.creativity.symbolic import Answer
+from kari.errors import KariError
+from kari.llm import extract_json_object
 
 MESSAGES = "creativity_interactive_turn"
 
 
 def scene_names(task: Task, seed: int) -> list[str]:
     """Entity and interactable item names in a seeded order that does not depend on the task file's order."""
-    from kari.creativity.prompting import interactable_items
-
     names = sorted([e.name for e in task.entities] + [str(it.get("name", "")) for it in interactable_items(task)])
     random.Random(f"{seed}\x1f{task.id}").shuffle(names)
     return names
@@ -37,8 +40,6 @@ def scene_names(task: Task, seed: int) -> list[str]:
 
 def describe(task: Task, target: str) -> str | None:
     """The description the model gets for ``target``, None when the scene has no such thing."""
-    from kari.creativity.prompting import interactable_items
-
     wanted = str(target).strip().lower()
     for entity in task.entities:
         if entity.name.lower() == wanted:
@@ -50,9 +51,6 @@ def describe(task: Task, target: str) -> str | None:
 
 
 def _action(text: str) -> dict[str, Any] | None:
-    from kari.errors import KariError
-    from kari.llm import extract_json_object
-
     try:
         data = extract_json_object(text)
     except KariError:
@@ -62,8 +60,6 @@ def _action(text: str) -> dict[str, Any] | None:
 
 def explore(solver: Any, task: Task, rules_text: str, affordance: str | None, temperature: float) -> Answer:
     """One interactive session of ``solver`` (an :class:`~kari.creativity.llm_solver.LLMSolver`) on ``task``."""
-    from kari.creativity.prompting import ANSWER_FIELDS, REPLY_KEPT, load_mode_prompt, reasoning_before, system_prompt
-
     turns_prompt = load_mode_prompt(MESSAGES)
     budget = solver.max_turns
     first = solver.prompt.render(task=task.task, environment=task.environment or "(not described)",
@@ -108,15 +104,11 @@ def explore(solver: Any, task: Task, rules_text: str, affordance: str | None, te
 
 
 def _fill(template: str, **values: Any) -> str:
-    import string
-
     return string.Template(template).safe_substitute({k: str(v) for k, v in values.items()})
 
 
 def _answer(action: dict[str, Any], affordance: str | None, turns: int, log: list[dict[str, Any]], solver: Any,
             with_rules: bool, problem: str | None) -> Answer:
-    from kari.creativity.prompting import ANSWER_FIELDS, prompt_id
-
     fields = {k: action.get(k, "") for k in ANSWER_FIELDS}
     if not all(isinstance(v, str) for v in fields.values()):
         fields, problem = {k: "" for k in ANSWER_FIELDS}, "the answer action lacks its fields as text"

@@ -33,10 +33,22 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from kari.creativity.answering import headline_sample
+from kari.creativity.exchange import benchmark_sample, outputs_name
 from kari.creativity.metrics import name_core, predicted_judge_entry
-from kari.creativity.model import Task
+from kari.creativity.model import Task, read_file, read_tasks
+from kari.creativity.prompting import PROMPTS
 from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
+from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
+from kari.creativity.store import kb_parts, open_kb
 from kari.errors import KariError
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+from kari.io.lock import folder_lock
+from kari.io.runlog import CONFIG_FILE, append, check_settings, load_log
+from kari.io.text import load_json, read_text
+from kari.llm import CallLog, extract_json_object, load_prompt, make_chat_client
 
 JUDGEMENTS_FILE = "judgements.jsonl"
 JUDGE_CONFIG_FILE = "judge_config.json"
@@ -70,8 +82,6 @@ class PartAttributes:
     part name cores), else the KB, else the task's description of the part."""
 
     def __init__(self, entity_files: tuple[str, ...] = (), db: str | None = None) -> None:
-        from kari.creativity.model import read_file
-
         self.lookup: dict[tuple[str, str, str], tuple[dict[str, str], dict[str, str]]] = {}
         for path in entity_files:
             entities = read_file(path)[0]
@@ -84,8 +94,6 @@ class PartAttributes:
                     self.lookup.setdefault(key, (dict(part.physical), dict(part.state)))
         self.con = None
         if db is not None:
-            from kari.creativity.store import open_kb
-
             self.con = open_kb(db)
 
     def close(self) -> None:
@@ -99,8 +107,6 @@ class PartAttributes:
         if found is not None:
             return found[0], found[1], "entities"
         if self.con is not None:
-            from kari.creativity.store import kb_parts
-
             known = kb_parts(self.con, [entity], task.scenario).get((entity, part))
             if known is not None:
                 return dict(known.physical_texts), dict(known.state_texts), "kb"
@@ -121,9 +127,6 @@ class Judge:
     """Judges answer records; ``client`` is None for the symbolic judge."""
 
     def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes) -> None:
-        from kari.llm import load_prompt
-
-        from kari.creativity.prompting import PROMPTS
 
         self.config = config
         self.client = client
@@ -133,8 +136,6 @@ class Judge:
 
     def _ask(self, prompt: str) -> tuple[dict[str, Any] | None, str]:
         """The reply's JSON object (None when it has none) and the reply text."""
-        from kari.llm import extract_json_object
-
         reply = self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens,
                                  temperature=0.0, role="creativity-judge")
         try:
@@ -144,8 +145,6 @@ class Judge:
 
     def judge(self, task: Task, record: Mapping[str, Any]) -> dict[str, Any]:
         """The judgement record of one answer record."""
-        from kari.creativity.answering import headline_sample
-
         sample = headline_sample(dict(record))
         answer, scored = sample["answer"], sample["score"]
         out: dict[str, Any] = {"task_id": task.id, "sample": sample["sample"], "temperature": sample["temperature"],
@@ -234,9 +233,6 @@ def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
 def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
                    mode: str | None) -> dict[str, list[dict[str, Any]]]:
     """The judgements in the benchmark judge's output format (one judged sample per task)."""
-    from kari.creativity.answering import headline_sample
-    from kari.creativity.exchange import benchmark_sample
-
     by_task = {r["task_id"]: r for r in answers}
     out: dict[str, list[dict[str, Any]]] = {}
     for judged in judgements:
@@ -267,11 +263,6 @@ def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], jud
 def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None,
               progress: bool = True) -> dict[str, Any]:
     """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
-    from kari.creativity.model import read_tasks
-    from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
-    from kari.io.runlog import CONFIG_FILE
-    from kari.io.text import load_json, read_text
-
     run = Path(run_dir)
     if config.method not in METHODS:
         raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
@@ -301,19 +292,11 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
 def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: bool, settings: dict[str, Any],
                   solve_config: Any, tasks: dict[str, Task], answers: list[dict[str, Any]],
                   attributes: PartAttributes) -> dict[str, Any]:
-    from tqdm import tqdm
-
-    from kari.creativity.exchange import outputs_name
-    from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-    from kari.io.lock import folder_lock
-    from kari.io.runlog import append, check_settings, load_log
 
     with folder_lock(run):
         check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
         client = None
         if config.method == "llm":
-            from kari.llm import CallLog, make_chat_client
-
             client = make_chat_client(llm_config, CallLog(run / f"judge_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         judge = Judge(config, client, attributes)
         atomic_write_json(run / JUDGE_CONFIG_FILE, {**config.identity(), "limit": config.limit})

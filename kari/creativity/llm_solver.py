@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES
+from kari.creativity.interactive import explore
 from kari.creativity.model import Task
-from kari.creativity.prompting import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, REPLY_KEPT, build_prompt,
-                                       load_mode_prompt, parse_answer, prompt_id, reasoning_before, rules_block,
-                                       system_prompt)
+from kari.creativity.prompting import (REPLY_KEPT, build_prompt, load_mode_prompt, parse_answer, prompt_id,
+                                       reasoning_before, rules_block, system_prompt)
 from kari.creativity.scene import Candidate
 from kari.creativity.symbolic import Answer
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
 
@@ -61,8 +62,6 @@ class LLMSolver:
                temperature: float = 0.0) -> Answer:
         rules_text = self.rules_text(candidates, affordance)
         if self.mode == "interactive":
-            from kari.creativity.interactive import explore
-
             return explore(self, task, rules_text, affordance, temperature)
         messages = [{"role": "system", "content": system_prompt(self.prompt)},
                     {"role": "user", "content": build_prompt(task, rules_text, self.mode)}]

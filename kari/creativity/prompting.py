@@ -7,35 +7,22 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
 from kari.creativity.model import GOLD_MARK, Task
 from kari.creativity.scene import Candidate, check_strict
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
+from kari.llm import extract_json_object, load_prompt
+from kari.rules import verbalise
 from kari.rules.ast import Rule
 
 PROMPTS = Path(__file__).with_name("prompts")
 
 
-class Mode(StrEnum):
-    """How the LLM meets a task: every description up front, a structured reasoning object first, or one
-    exploration per turn."""
-
-    STATIC = "static"
-    COT = "cot"
-    INTERACTIVE = "interactive"
-
-
-MODES: tuple[str, ...] = tuple(Mode)
-"""Every mode, in --help order."""
 ANSWER_FIELDS = ("gold_entity", "gold_part", "how_to_use")
-DEFAULT_MAX_TOKENS = 2048
-"""Output tokens per reply, as the benchmark's runner allows."""
-DEFAULT_TURNS = 15
-"""The interactive mode's turn budget, as the benchmark's."""
 REPLY_KEPT = 4000
 """Characters of a reply kept in the answer record (its end, where the answer object is)."""
 
@@ -80,8 +67,6 @@ def items_block(task: Task) -> str:
 
 def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocabulary) -> str:
     """The matched rule, verbalised, and the scene's parts that satisfy it ('' without a rule)."""
-    from kari.rules import verbalise
-
     if rule is None:
         return ""
     satisfied = [f"{c.entity} / {c.part}" for c in candidates if check_strict(c, rule, vocab)]
@@ -91,8 +76,6 @@ def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocab
 
 
 def load_mode_prompt(name: str) -> Any:
-    from kari.llm import load_prompt
-
     return load_prompt(name, PROMPTS)
 
 
@@ -120,8 +103,6 @@ def reasoning_before(text: str) -> str:
 def parse_answer(text: str) -> tuple[dict[str, Any], str | None]:
     """The answer fields of a reply (plus its ``reasoning`` object when it has one), and why none could be read
     (None when they could)."""
-    from kari.llm import extract_json_object
-
     try:
         data = extract_json_object(text)
     except KariError as exc:

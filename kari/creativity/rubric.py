@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kari.creativity.goals import content_words
 from kari.creativity.model import normalise_na
 
 CONDITIONS = ("environment_condition_covered", "use_condition_covered", "recipient_condition_covered")
@@ -63,8 +64,6 @@ def normalise(reply: Mapping[str, Any], na: Mapping[str, bool], gold: bool) -> t
 
 
 def _words(text: str) -> list[str]:
-    from kari.creativity.goals import content_words
-
     return list(dict.fromkeys(content_words(text)))
 
 

@@ -13,36 +13,41 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.bench.reader import read_jsonl
+from kari.creativity.answering import Answerer
+from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
+                                       LEXICAL_GOALS, METHODS, SOLVERS, Mode, SolverKind)
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
-from kari.creativity.goals import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K
-from kari.creativity.prompting import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
+from kari.creativity.exchange import write_benchmark_outputs
+from kari.creativity.goals import GoalMapper
+from kari.creativity.llm_solver import LLMSolver
+from kari.creativity.model import read_tasks
+from kari.creativity.prompting import check_sampling
+from kari.creativity.store import open_kb
+from kari.creativity.summary import summarise
+from kari.creativity.symbolic import SymbolicSolver
+from kari.domain.canon import canonical_rules
 from kari.errors import KariError
+from kari.io.atomic import atomic_write_json
+from kari.io.fingerprint import file_input, table_digest, table_input
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
 from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.shards import join_shards, write_merged
+from kari.llm import CallLog, make_chat_client
 from kari.llm.config import LLM
+from kari.resources import asset_path
+from kari.rules.rulefile import load_rule_file, rule_file_fingerprint
+from kari.vocab.vocabulary import open_vocabulary, vocabulary_digest, vocabulary_fingerprint
 
 if TYPE_CHECKING:
     from kari.creativity.model import Task
-    from kari.domain.vocabulary import Vocabulary
+    from kari.vocab.vocabulary import Vocabulary
     from kari.rules.ast import Rule
 
-
-class SolverKind(StrEnum):
-    """Who chooses the tool: the clingo query, an LLM, or an LLM shown the matched rule."""
-
-    SYMBOLIC = "symbolic"
-    LLM = LLM
-    LLM_RULES = "llm+rules"
-
-
-SOLVERS: tuple[str, ...] = tuple(SolverKind)
-LEXICAL_GOALS = "lexical"
-"""The goal mapping of a :class:`SolveConfig` that names none (:data:`kari.creativity.goals.METHODS`)."""
 
 GOAL_MAX_TOKENS = 64
 """Tokens of an LLM goal mapping's reply."""
@@ -95,16 +100,11 @@ class SolveConfig:
 def shipped_rules() -> Path:
     """The rules kari ships for CreativityBench tasks (``data/creativity/rules.kari``: induced from the bundled
     part-level KB without the bundled tasks' gold entities, data/README.md)."""
-    from kari.resources import asset_path
-
     return asset_path("data", "creativity", "rules.kari")
 
 
 def read_affordances(path: str | Path | None) -> dict[str, str]:
     """``id -> description`` from an ``affordances.jsonl`` (default: the bundled benchmark's)."""
-    from kari.bench.reader import read_jsonl
-    from kari.resources import asset_path
-
     file = Path(path) if path else asset_path("data", "bench", "affordances.jsonl")
     out = {}
     for line, rec in read_jsonl(file):
@@ -134,24 +134,16 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
                 embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
-    from kari.creativity.model import read_tasks
-    from kari.domain.canon import canonical_rules
-    from kari.domain.vocabulary import open_vocabulary
-
     _check_settings(config)
     vocab = open_vocabulary(None, config.db)
     tasks = read_tasks(config.tasks)
     rules = []
     if config.rules is not None:  # a .kari file of kari induce with the metadata of its .jsonl (KB verbs)
-        from kari.rules.rulefile import load_rule_file
-
         rules = canonical_rules(load_rule_file(config.rules), vocab)
     descriptions = read_affordances(config.affordances)
     _check_inputs(config, rules, descriptions, llm_config)
     kb_con = None
     if config.db is not None:
-        from kari.creativity.store import open_kb
-
         kb_con = open_kb(config.db)
     try:
         return solve_loaded(config, out, tasks=tasks, rules=rules, vocab=vocab, descriptions=descriptions,
@@ -168,8 +160,6 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
     the others may have answers from an earlier session with a larger limit), the rules read into ``vocab``,
     the affordance descriptions and an open KB connection (None: parts from the tasks' descriptions).
     ``shard``: answer only the tasks of shard K of N, into a run directory of its own."""
-    from kari.creativity.goals import GoalMapper
-
     _check_settings(config)
     affordances = _check_inputs(config, rules, descriptions, llm_config)
     reads = tuple(p for p in (config.tasks, config.rules, config.affordances, config.db) if p is not None)
@@ -181,8 +171,6 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
         run.check_resume()  # a refused resume stops before any client, call log or solver is made
         client = None
         if _uses_llm(config):
-            from kari.llm import CallLog, make_chat_client
-
             client = make_chat_client(llm_config,
                                       CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
         mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
@@ -197,8 +185,6 @@ def _uses_llm(config: SolveConfig) -> bool:
 
 def _check_settings(config: SolveConfig) -> None:
     """A :class:`KariError` for settings that do not fit together (before anything is read)."""
-    from kari.creativity.prompting import check_sampling
-
     if config.solver not in SOLVERS:
         raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
                         code="creativity-config")
@@ -218,8 +204,6 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
                   llm_config: Any) -> dict[str, str]:
     """The affordances goals are mapped to (those with a rule, else every described one), once the goal
     mapping and the endpoint fit them; before the run directory exists."""
-    from kari.creativity.goals import METHODS, GoalMapper
-
     affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
     if config.goal not in METHODS:
         raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
@@ -233,10 +217,6 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
 
 def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Any, mapper: Any,
                   client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
-    from kari.creativity.answering import Answerer
-    from kari.creativity.llm_solver import LLMSolver
-    from kari.creativity.symbolic import SymbolicSolver
-
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     solver = symbolic if is_symbolic else LLMSolver(
@@ -255,10 +235,6 @@ def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord
                llm_usage: Any = None) -> dict[str, Any]:
     """Write a run directory's ``summary.json`` and its answers in the benchmark runner's format from its
     records (a solved run, or shards merged); returns the summary."""
-    from kari.creativity.exchange import write_benchmark_outputs
-    from kari.creativity.summary import summarise
-    from kari.io.atomic import atomic_write_json
-
     answers = [r.to_json() for r in records]
     summary = {**summarise(answers), "config": config.identity(),
                **({"llm_usage": llm_usage} if llm_usage is not None else {}),
@@ -271,8 +247,6 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
     """``kari merge``: join the run directories of the shards of one ``kari creativity solve`` run into the run
     directory ``out``, whose ``answers.jsonl`` and ``summary.json`` are those of the run made unsharded
     (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""
-    from kari.io.shards import join_shards, write_merged
-
     joined = join_shards(shards, ANSWER_LOG)
     config = SolveConfig.from_json(joined.config)
     return write_merged(out, joined, ANSWER_LOG, shards,
@@ -283,11 +257,6 @@ def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the task file, the rules,
     the affordance descriptions (the bundled ones by default) and the vocabulary, with the KB database's part
     tables when it is given (read through ``kb_con`` when open)."""
-    from kari.domain.vocabulary import vocabulary_fingerprint
-    from kari.io.fingerprint import file_input
-    from kari.rules.rulefile import rule_file_fingerprint
-    from kari.resources import asset_path
-
     inputs = {"tasks": file_input("the task file", config.tasks)}
     if config.rules is not None:
         inputs["rules"] = rule_file_fingerprint(config.rules)
@@ -305,13 +274,8 @@ KB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_attributes", "cb_part_afforda
 
 
 def _kb_fingerprint(db: Path, con: Any) -> dict[str, Any]:
-    from kari.domain.vocabulary import vocabulary_digest
-    from kari.io.fingerprint import table_digest, table_input
-
     opened = con is None
     if opened:
-        from kari.creativity.store import open_kb
-
         con = open_kb(db)
     try:
         present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}

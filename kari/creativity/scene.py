@@ -12,11 +12,12 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.creativity.attributes import AtomReading, PartState, part_object, part_state, read_attributes
 from kari.creativity.model import PartAffordance, Task
 from kari.creativity.store import KBPart
-from kari.domain.vocabulary import Vocabulary
+from kari.domain.objects import evaluate_rule, object_view
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Rule
 
 
@@ -76,6 +77,4 @@ def entity_object(entity: str, candidates: list[Candidate]) -> ObjectRecord:
 
 def check_strict(candidate: Candidate, rule: Rule, vocab: Vocabulary) -> bool:
     """The domain core's strict reading of ``rule`` on the part alone (the ASP query must agree)."""
-    from kari.domain.objects import evaluate_rule, object_view
-
     return evaluate_rule(rule, object_view(candidate.object, vocab), "strict")[0]

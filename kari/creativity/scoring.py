@@ -21,6 +21,9 @@ from kari.creativity.exchange import ExternalSample, read_samples
 from kari.creativity.metrics import rate, rates, score
 from kari.creativity.model import Task, read_tasks
 from kari.creativity.rubric import FIELDS
+from kari.errors import KariError
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl
+from kari.io.lock import output_folder
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -100,8 +103,6 @@ def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | No
     """Score a runner or judge output file against its task file; write ``scores.jsonl`` and ``summary.json`` to
     ``out`` when given. A task that appears twice in the file, or that the task file does not hold, is an error
     at FILE:LINE (the answers are of other tasks: nothing is scored)."""
-    from kari.errors import KariError
-
     tasks = {t.id: t for t in read_tasks(tasks_file)}
     samples = read_samples(answers)
     rows = []
@@ -115,9 +116,6 @@ def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | No
     summary["input"] = str(answers)
     summary["tasks_file"] = str(tasks_file)
     if out is not None:
-        from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-        from kari.io.lock import output_folder
-
         with output_folder(out, "output directory") as folder:
             atomic_write_jsonl(folder / SCORES_FILE, rows)
             atomic_write_json(folder / SUMMARY_FILE, summary)

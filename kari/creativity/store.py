@@ -4,7 +4,7 @@ reads the solvers make.
 Each file is parsed whole first (a malformed record fails with its FILE:LINE before the database is touched), then
 written in one transaction: an entity or task loaded again replaces its rows, so a reload adds nothing. The
 attributes' KARI atoms are read with the database's own vocabulary, which learns the new material words
-(:meth:`~kari.domain.vocabulary.Vocabulary.canonicalise`) and is stored back.
+(:meth:`~kari.vocab.vocabulary.Vocabulary.canonicalise`) and is stored back.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from kari.creativity.attributes import AtomReading, PartState, part_state, read_attributes
 from kari.creativity.model import EnablingAttribute, Entity, Part, PartAffordance, Task, read_file
-from kari.domain.vocabulary import Vocabulary, db_vocabulary
+from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
 
 TABLES = ("cb_entities", "cb_parts", "cb_part_attributes", "cb_part_atoms", "cb_part_affordances",

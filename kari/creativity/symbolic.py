@@ -17,12 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kari.creativity.instructions import how_to_use
 from kari.creativity.model import Task
 from kari.creativity.scene import Candidate, entity_object
 from kari.domain.objects import object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Atom, Rule
+from kari.rules.printer import to_text
 from kari.solver.compile import compile_rule
 from kari.solver.control import solve
 from kari.solver.facts import object_facts, taxonomy_facts
@@ -99,8 +101,6 @@ def choose(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affor
 def proof(candidate: Candidate, rule: Rule, branch: int, vocab: Vocabulary, reading: str,
           entity_candidates: Sequence[Candidate] = ()) -> dict[str, Any]:
     """The rule branch and, for each of its atoms, the part's attribute that makes it true."""
-    from kari.rules.printer import to_text
-
     body = rule.branches()[branch]
     facts = [(c, r) for c in (entity_candidates or [candidate]) for r in c.readings]
     shapes = {c.part: c for c in (entity_candidates or [candidate])}
@@ -147,8 +147,6 @@ class SymbolicSolver:
                temperature: float = 0.0) -> Answer:
         """The best candidate of ``task`` for ``affordance``'s rule (``temperature`` is ignored: the solver is
         deterministic)."""
-        from kari.creativity.instructions import how_to_use
-
         rule = self.rules.get(affordance) if affordance else None
         if rule is None:
             return Answer("", "", "", affordance, "none", None, {"reason": "no rule for the goal's affordance"})

@@ -16,15 +16,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import PREDICATES, Predicate, WHOLE
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import PREDICATES, Predicate, WHOLE
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Rule
 from kari.rules.rewrite import map_atoms
 from kari.rules.values import MEND, apply_value, induced_by_kari, recorded_values
 
 HOWS = ("exact", "synonym", "variant", "added", "banned")
-"""How a word was read (:class:`kari.domain.vocabulary.Resolution`), in report order."""
+"""How a word was read (:class:`kari.vocab.vocabulary.Resolution`), in report order."""
 
 
 @dataclass(frozen=True, slots=True)

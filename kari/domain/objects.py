@@ -15,8 +15,8 @@ Readings of a rule (:func:`evaluate_rule`):
 ``solver/facts.lp`` states the same closure for clingo over the facts :mod:`kari.solver.facts` writes from
 :func:`base_facts`; a property test keeps both readings equal.
 
->>> from kari.bench.model import ObjectRecord, Property
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.core.benchmark import ObjectRecord, Property
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> v = Vocabulary.from_rows(values=[("MADE_OF", "steel"), ("MADE_OF", "metal"), ("SHAPE", "bladed")],
 ...                          isa=[("MADE_OF", "steel", "metal")])
 >>> knife = ObjectRecord("knife", parts=("blade",), properties=(Property("blade", "MADE_OF", "steel"),))
@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from kari.bench.model import ObjectRecord
-from kari.domain.morphology import lemma
-from kari.domain.terms import PREDICATES, WHOLE, History, Predicate, Question, Semantics, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord
+from kari.vocab.morphology import lemma
+from kari.core.terms import PREDICATES, WHOLE, History, Predicate, Question, Semantics, normalise_term
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Atom, Node, Or, Part, Rule
 
@@ -41,7 +41,7 @@ Fact = tuple[str, str]
 """``(PREDICATE, value)``."""
 
 SEMANTICS: tuple[str, ...] = tuple(Semantics)
-"""The two readings of PART, by name (:class:`~kari.domain.terms.Semantics`)."""
+"""The two readings of PART, by name (:class:`~kari.core.terms.Semantics`)."""
 
 
 def check_semantics(semantics: str) -> str:

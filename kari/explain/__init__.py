@@ -1,7 +1,7 @@
 """Proofs of rule verdicts: why a rule covers an object, or why not (``kari explain``, ``kari coverage --explain``).
 
 * :func:`explain` (:mod:`kari.explain.proof`): one canonical rule on one object under one reading (``any-part``
-  or ``strict``), with a :class:`Proof` per branch; pure, no I/O. Any :class:`~kari.bench.model.ObjectRecord`
+  or ``strict``), with a :class:`Proof` per branch; pure, no I/O. Any :class:`~kari.core.benchmark.ObjectRecord`
   works, so a CreativityBench answer can explain its choice by passing the part-level object it scored
   (``kari.creativity.scene.entity_object``) and the vocabulary it read the parts' attributes into.
 * :mod:`kari.explain.sources`: benchmark or KB objects, their vocabulary and the evidence of each fact (the

@@ -6,19 +6,20 @@ against its row: a proof whose verdict differs from the solver's is an error, ne
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.explain.proof import explain
+from kari.explain.sources import open_objects, read_rules
+from kari.io.atomic import atomic_open
 
 
 def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | None = None) -> Iterator[dict[str, Any]]:
     """One proof (:meth:`kari.explain.proof.Proof.to_json` plus ``rule``: the rule's index in the file) per row of
     the ``coverage`` table ``kari coverage`` wrote into ``db``, in table order."""
-    from kari.explain.proof import explain
-    from kari.explain.sources import open_objects, read_rules
-
     with open_objects(bench, db) as source:
         rows = source.con.execute("SELECT rule, affordance, object, covered, branch, part, semantics FROM coverage "
                                   "ORDER BY rule, object").fetchall()
@@ -38,12 +39,8 @@ def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | 
 def write_coverage_proofs(rules_file: str | Path, db: str | Path, out: str | Path,
                           bench: str | Path | None = None) -> int:
     """Write :func:`coverage_proofs` as JSONL to ``out`` (atomically) and return how many were written."""
-    from kari.io.atomic import atomic_open
-
     count = 0
     with atomic_open(out) as handle:
-        import json
-
         for proof in coverage_proofs(rules_file, db, bench):
             handle.write(json.dumps(proof, ensure_ascii=False) + "\n")
             count += 1

@@ -18,8 +18,8 @@ and the ASP coverage query decide it, and records why:
 The verdict ``(covered, branch, part)`` is the one the solver's coverage row holds (a property test keeps them
 equal): the lowest holding branch and, under ``strict``, the smallest part bound to its first PART variable.
 
->>> from kari.bench.model import ObjectRecord, Property
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.core.benchmark import ObjectRecord, Property
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> from kari.rules.ast import Atom, Rule
 >>> v = Vocabulary.from_rows(values=[("MADE_OF", "steel"), ("MADE_OF", "metal")], isa=[("MADE_OF", "steel", "metal")])
 >>> fork = ObjectRecord("fork", parts=("tines",), properties=(Property("tines", "MADE_OF", "steel"),))
@@ -34,10 +34,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import ObjectView, base_facts, check_semantics, object_parts, object_view, part_shape
-from kari.domain.terms import WHOLE
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import WHOLE
+from kari.vocab.vocabulary import Vocabulary
 from kari.explain.induced import InducedFrom, induced_from
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.rules.printer import to_text
@@ -173,7 +173,7 @@ class Proof:
     source: str = ""
 
     def verdict(self) -> tuple[bool, int | None, str | None]:
-        """``(covered, branch, part)``: what a :class:`kari.solver.types.CoverageRow` says."""
+        """``(covered, branch, part)``: what a :class:`kari.core.solver_types.CoverageRow` says."""
         return self.covered, self.branch, self.part
 
     def to_json(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """What makes a rule branch true for the objects it was induced from: per object, per atom, the facts that make
 the atom true with the KB edges behind each.
 
-A fact carries its own edges (:class:`kari.bench.model.Property`: the edge that states it and, for a part's
+A fact carries its own edges (:class:`kari.core.benchmark.Property`: the edge that states it and, for a part's
 property, the edge that makes the part; an ``inferred`` fact the edges it was completed from) and a part-name
 fact the edges that make the part (``ObjectRecord.part_edges``). :func:`branch_provenance` walks the branch on
 each object with :func:`kari.explain.proof.explain` (the reading the branch was induced under), so the facts it
@@ -10,8 +10,8 @@ cites are exactly the proof's, is-a steps included: ``MADE_OF:metal`` holds for 
 (``provenance``; docs/formats.md), and :func:`kari.explain.induced.induced_from` reads it back for
 ``kari explain`` and the reports.
 
->>> from kari.bench.model import ObjectRecord, Property
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.core.benchmark import ObjectRecord, Property
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> from kari.rules.ast import Atom
 >>> v = Vocabulary.from_rows(values=[("MADE_OF", "steel"), ("MADE_OF", "metal")], isa=[("MADE_OF", "steel", "metal")])
 >>> knife = ObjectRecord("knife", parts=("blade",), properties=(Property("blade", "MADE_OF", "steel", edges=("e12",)),))
@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.explain.proof import explain
 from kari.rules.ast import Node, Rule
 

@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.bench.reader import read_benchmark
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import PREDICATES
+from kari.domain.canon import canonical_objects, canonical_rules
+from kari.vocab.vocabulary import Vocabulary, db_vocabulary, open_vocabulary
 from kari.errors import KariError
 from kari.explain.proof import Evidence, RecordEvidence
+from kari.rules import load_rules, parse_rule
 from kari.rules.ast import Rule
 
 
@@ -96,9 +99,6 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
                  vocab_dir: str | Path | None = None) -> ObjectSource:
     """The objects of a benchmark (``bench``) or of a KB (``db`` alone), read into the vocabulary a command
     would use (the KB's when ``db`` is given); see the module docstring for the evidence of each."""
-    from kari.domain.canon import canonical_objects
-    from kari.domain.vocabulary import db_vocabulary, open_vocabulary
-
     if bench is None and db is None:
         raise KariError("give --bench DIR (a benchmark's objects) or --db PATH (a KB's objects)", code="bad-option")
     if db is not None and vocab_dir is not None:
@@ -111,8 +111,6 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
     try:
         vocab = db_vocabulary(con) if con is not None else open_vocabulary(vocab_dir)
         if bench is not None:
-            from kari.bench.reader import read_benchmark
-
             raw = list(read_benchmark(bench, None, games=False).checked().objects.values())
             evidence: Evidence = RecordEvidence()
             where = f"the benchmark {bench}"
@@ -134,17 +132,11 @@ def read_rules(vocab: Vocabulary, rules_file: str | Path | None = None, rule_tex
                affordance: str | None = None) -> list[Rule]:
     """The rules to explain, read into ``vocab``: every rule of ``rules_file`` (only ``affordance``'s when
     given), or the one rule ``rule_text`` (named ``affordance``, default ``rule``)."""
-    from kari.domain.canon import canonical_rules
-
     if (rules_file is None) == (rule_text is None):
         raise KariError("give either --rules FILE or --rule TEXT", code="bad-option")
     if rule_text is not None:
-        from kari.rules import parse_rule
-
         rules = [Rule(affordance or "rule", parse_rule(rule_text))]
     else:
-        from kari.rules import load_rule_file
-
         rules = load_rule_file(rules_file)  # type: ignore[arg-type]  # a .kari file with its .jsonl twin's metadata
         if affordance is not None:
             rules = [r for r in rules if r.affordance == affordance]

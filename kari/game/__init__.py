@@ -2,8 +2,8 @@
 
 :mod:`kari.game.run` plays a benchmark's games into a resumable run directory (``kari play``); one game is
 :func:`kari.game.engine.play_game`; the players are in :mod:`kari.game.questioners`, the Oracle and the Checker in
-:mod:`kari.game.oracle` and :mod:`kari.game.checker`; :mod:`kari.game.metrics` scores records and
-:mod:`kari.game.report` compares runs (``kari report``).
+:mod:`kari.game.oracle` and :mod:`kari.game.checker`; :mod:`kari.game.metrics` scores records
+(:mod:`kari.report` compares runs: ``kari report``).
 """
 
 from kari.exports import lazy_exports
@@ -11,10 +11,7 @@ from kari.exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.game.engine": ("play_game",),
     "kari.game.metrics": ("score", "summarise"),
-    "kari.game.records": ("CheckRecord", "GameRecord", "TurnRecord", "read_games"),
-    "kari.game.settings": ("PlayerSettings",),
     "kari.game.summary": ("RunData", "RunSummary", "Score"),
-    "kari.game.report": ("compare", "load_run", "report_loaded"),
     "kari.game.run": ("PlayConfig", "play", "play_loaded"),
     "kari.game.setup": ("SetupBuilder",),
     "kari.game.types": ("Ask", "GameSetup", "GameState", "Guess", "Turn"),

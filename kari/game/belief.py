@@ -19,8 +19,8 @@ the candidate, ``H(b) - sum_ans P(ans) H(b | ans)``, for every question of the p
 representatives x questions); :meth:`BeliefModel.lookahead_gains` adds the best follow-up question's expected
 gain for the most promising questions.
 
->>> from kari.bench.model import ObjectRecord, Property
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.core.benchmark import ObjectRecord, Property
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> v = Vocabulary.load()
 >>> metal = ObjectRecord("spoon", properties=(Property("whole", "MADE_OF", "metal"),))
 >>> wood = ObjectRecord("bowl", properties=(Property("whole", "MADE_OF", "wood"),))
@@ -36,13 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import answered, object_view
-from kari.domain.terms import History, Question, Semantics
-from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import EPS, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
+from kari.core.terms import History, Question, Semantics
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_defaults import EPS, RULE_FALSIFIED, RULE_SATISFIED, SMOOTHING
 from kari.rules.ast import Node, Rule
-
+from kari.solver.compile import branch_disjuncts
 
 
 def _entropy(mass: np.ndarray) -> np.ndarray:
@@ -91,8 +91,6 @@ class CompiledRules:
     that is-a ``q`` false (:func:`kari.domain.objects.answered`)."""
 
     def __init__(self, evidence: RuleEvidence, candidates: Sequence[str], pool: Sequence[Question]) -> None:
-        from kari.solver.compile import branch_disjuncts
-
         vocab = evidence.vocab
         self.evidence = evidence
         index: dict[tuple[str, str], int] = {}

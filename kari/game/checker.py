@@ -17,10 +17,11 @@ from typing import Any, Protocol
 
 from kari.errors import KariError, one_of
 from kari.game.types import CheckResult, Question
-from kari.domain.terms import PREDICATES, PREDICATE_OF_DIMENSION
-from kari.domain.terms import normalise_term
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import FLAGS, CheckerKind
+from kari.core.terms import PREDICATES, PREDICATE_OF_DIMENSION
+from kari.core.terms import normalise_term
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import FLAGS, CheckerKind
+from kari.llm import extract_json_object, load_prompt
 
 CHECKER_MAX_TOKENS = 50
 _STRUCTURED = re.compile(r"^\s*([A-Za-z_]+)\s*:\s*([^?:]+?)\s*\??\s*$")
@@ -185,8 +186,6 @@ class LLMChecker:
         self.vocab = vocab
 
     def check(self, question: str, candidates: Sequence[str] = ()) -> CheckResult:
-        from kari.llm import extract_json_object, load_prompt
-
         system = load_prompt("checker").render()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": question}]
         reply = self.client.chat(messages, max_tokens=CHECKER_MAX_TOKENS, temperature=0.0, json_schema=CHECKER_SCHEMA,

@@ -16,15 +16,15 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from kari.bench.model import Game, ObjectRecord
-from kari.game import defaults
+from kari.core.benchmark import Game, ObjectRecord
+from kari.core import game_defaults as defaults
 from kari.game.checker import Checker
 from kari.game.oracle import Oracle
 from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import Ask, GameSetup, GameState, Guess, Question, Turn
 from kari.solver.consistency import beliefs, consistent_counts, information_gain
-from kari.domain.vocabulary import Vocabulary
-from kari.game.records import GameRecord
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_records import GameRecord
 
 
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],

@@ -14,9 +14,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kari.bench.reader import read_benchmark
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_file
-from kari.game.names import MatchMode
-from kari.game.defaults import BUDGET, MATCH_THRESHOLD, TOP_K
+from kari.core.game_names import MatchMode
+from kari.core.game_defaults import BUDGET, MATCH_THRESHOLD, TOP_K
+from kari.game.match import RuleSource, coverage_record
+from kari.game.questioners.llm import system_prompt
+from kari.game.run import select_games
+from kari.vocab.vocabulary import open_vocabulary
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -26,12 +31,6 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
                    budget: int = BUDGET, vocab_dir: str | None = None,
                    match_mode: str = MatchMode.EMBEDDING) -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
-    from kari.bench.reader import read_benchmark
-    from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleSource, coverage_record
-    from kari.game.questioners.llm import system_prompt
-    from kari.game.run import select_games
-
     vocab = open_vocabulary(vocab_dir)
     bench = read_benchmark(bench_dir, vocab).checked()
     chosen = select_games(bench.games, games, ())

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.names import Player
+from kari.core.game_names import Player
+from kari.game.questioners.human import END_OF_INPUT
+from kari.game.run import GAMES_FILE, load_records, play_loaded, read_inputs
 
 if TYPE_CHECKING:
-    from kari.bench.model import Benchmark
+    from kari.core.benchmark import Benchmark
 
 
 def next_game_id(bench: Benchmark, out: Path) -> str:
     """The first game of the benchmark (in file order) not yet played in ``out``."""
-    from kari.game.run import GAMES_FILE, load_records
-
     done = {r.game for r in load_records(out / GAMES_FILE)[0]}
     for game in bench.games:
         if game.id not in done:
@@ -73,9 +73,6 @@ def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Call
     """Play ``games`` games (or the ones in ``config.game_ids``) with a person; returns their records.
 
     ``read`` defaults to :func:`terminal_reader`; a game that input ended stops the session."""
-    from kari.game.questioners.human import END_OF_INPUT
-    from kari.game.run import GAMES_FILE, load_records, play_loaded, read_inputs
-
     read = read if read is not None else terminal_reader(write=write)
 
     out = Path(out)

@@ -3,8 +3,8 @@
 A benchmark affordance is *covered* when rule matching (:class:`kari.game.match.RuleMatcher`: sentence
 similarity of the verbs, 0.7 by default) gives it a rule; a game is covered when its target is. The paper reports
 67.4% of its games covered by its KB's rules and names this the method's bottleneck. :func:`kb_coverage` computes
-the shares for any rule set and benchmark (also ``kari coverage``); :func:`covered_split` gives the success rate
-of covered and uncovered games of a run side by side, with Wilson intervals (``kari report``, the pipeline).
+the shares for any rule set and benchmark (also ``kari coverage``); :func:`kari.report.comparisons.covered_split`
+gives the success rate of covered and uncovered games of a run side by side, with Wilson intervals.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.model import Benchmark
-from kari.game.defaults import MATCH_THRESHOLD
-from kari.game.names import MatchMode
+from kari.core.benchmark import Benchmark
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.core.game_names import MatchMode
+from kari.game.match import RuleMatcher, kb_positives
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ def kb_coverage(rules: Sequence[Rule], affordances: Sequence[str], games: Sequen
                 threshold: float = MATCH_THRESHOLD, mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> KBCoverage:
     """Match every benchmark affordance to ``rules`` and count the covered affordances and games (``games``:
     objects with ``object`` and ``target``)."""
-    from kari.game.match import RuleMatcher, kb_positives
-
     matcher = RuleMatcher(rules, threshold, 1, embedder=embedder, mode=mode)
     found = matcher.match(affordances)
     matches = {a: (ms[0].to_json() if ms else None) for a, ms in found.items()}
@@ -99,12 +98,3 @@ class TargetMatching:
         rows = sorted((target, m["rule"], m["verb"], float(m["similarity"]), m["match"])
                       for target, m in kb.matches.items() if m is not None)
         return kb, rows
-
-
-def covered_split(records: Sequence[Mapping[str, Any]], covered: Mapping[str, bool],
-                  settings: Any = None) -> dict[str, dict[str, Any]]:
-    """SR and turns, with their intervals (:func:`kari.game.comparisons.row_scores`), on the games ``covered``
-    marks covered and on the others."""
-    from kari.game.comparisons import Settings, grouped_scores, split_key
-
-    return grouped_scores(records, split_key(covered, "covered", "uncovered"), settings or Settings())

@@ -18,16 +18,19 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError, one_of
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
-from kari.domain.terms import normalise_term
+from kari.core.terms import normalise_term
 from kari.rules.anchors import kb_positives, rule_verbs
-from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import MATCH_THRESHOLD, TOP_K
-from kari.game.names import MatchMode, RuleOrigin
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_defaults import MATCH_THRESHOLD, TOP_K
+from kari.core.game_names import MatchMode, RuleOrigin
+from kari.domain.canon import canonical_rules
+from kari.induce.folds import read_rule_sets
+from kari.rules.rulefile import load_rule_file
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
@@ -150,9 +153,6 @@ def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabula
     ``threshold``. ``rules`` is a list of rules or a rules file (read into ``vocab``, the shipped vocabulary
     when None). Each :class:`~kari.game.types.RuleMatch` names the rule, the verb and the similarity."""
     if isinstance(rules, (str, Path)):
-        from kari.domain.canon import canonical_rules
-
-        from kari.rules.rulefile import load_rule_file
 
         rules = canonical_rules(load_rule_file(rules), vocab or Vocabulary.load())
     return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
@@ -197,8 +197,6 @@ class RuleSource:
              mode: str = MatchMode.EMBEDDING) -> RuleSource:
         """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
         matched (:meth:`of`)."""
-        from kari.induce.folds import read_rule_sets
-
         return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
 
     @classmethod
@@ -207,8 +205,6 @@ class RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
         fold's, loaded on first use)."""
-        from kari.domain.canon import canonical_rules
-
         matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
                     for fold, rules in sorted(rule_sets.folds.items())}
         first = matchers[min(matchers)]
@@ -223,7 +219,7 @@ class RuleSource:
 
 def rules_kind(rules: Sequence[Rule]) -> str:
     """``kb`` for rules ``kari induce --db`` induced from a KB, ``bench`` for rules induced from a benchmark's
-    labels, else ``file`` (hand-written or from elsewhere): :class:`~kari.game.names.RuleOrigin`."""
+    labels, else ``file`` (hand-written or from elsewhere): :class:`~kari.core.game_names.RuleOrigin`."""
     inputs = {(r.metadata or {}).get("input") for r in rules}
     if RuleOrigin.KB in inputs or any((r.metadata or {}).get("kb_positives") is not None for r in rules):
         return RuleOrigin.KB

@@ -12,10 +12,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from kari.domain.terms import Dimension
-from kari.game.names import FLAGS, RULES_SUFFIX
+from kari.core.terms import Dimension
+from kari.core.game_names import FLAGS, RULES_SUFFIX
 from kari.game.questioners.registry import sees_rules
-from kari.game.records import GameRecord, TurnRecord
+from kari.core.game_records import GameRecord, TurnRecord
 from kari.game.summary import RunSummary, Score
 
 __all__ = ["DIMENSIONS", "MIN_GAMES_PER_TURN", "OTHER_KINDS", "REJECTED", "RULES_SUFFIX", "coverage_split",

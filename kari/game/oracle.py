@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property
 from kari.game.types import Question
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import OracleKind
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import OracleKind
+from kari.errors import KariError, one_of
+from kari.llm import load_prompt
 
 ORACLE_MAX_TOKENS = 20
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -85,8 +87,6 @@ class LLMOracle:
         self.client = client
 
     def answer(self, hidden: ObjectRecord, question: str, pair: Question) -> OracleReply:
-        from kari.llm import load_prompt
-
         system = load_prompt("oracle").render(object_name=hidden.id.replace("_", " "),
                                description=hidden.description or "(none)", properties=describe_object(hidden))
         messages = [{"role": "system", "content": system}, {"role": "user", "content": question_text(question, pair)}]
@@ -96,8 +96,6 @@ class LLMOracle:
 
 def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
     """``kb`` or ``llm`` (the latter needs a chat client)."""
-    from kari.errors import KariError, one_of
-
     if name == OracleKind.KB:
         return KBOracle(vocab)
     if name == OracleKind.LLM:

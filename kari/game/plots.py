@@ -6,12 +6,13 @@ fewer than :data:`~kari.game.metrics.MIN_GAMES_PER_TURN` games (a mean over two 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
-from kari.game.names import RULE_SUFFIXES
+from kari.core.game_names import RULE_SUFFIXES
 from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 
@@ -74,8 +75,6 @@ def plot_ig(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], path: P
 
 def figure_svg(fig: Any) -> str:
     """A figure as an SVG document (text kept as text, so it stays small and sharp), and close it."""
-    import io
-
     plt = _pyplot()
     buffer = io.StringIO()
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "kari"}):

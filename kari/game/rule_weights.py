@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kari.game.defaults import RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING
-from kari.game.names import RuleWeighting
-from kari.game.settings import check_weighting
+from kari.core.game_defaults import RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING
+from kari.core.game_names import RuleWeighting
+from kari.core.game_settings import check_weighting
 from kari.rules.ast import Rule
 
 WEIGHTINGS: tuple[str, ...] = tuple(RuleWeighting)

@@ -12,25 +12,42 @@ command on a directory another one is writing fails at once (the directory is lo
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.bench.reader import read_benchmark
+from kari.core.benchmark import BENCH_FILES
 from kari.errors import KariError
-from kari.game.names import Player
-from kari.game.records import GAMES_FILE, GameRecord, read_game, read_games
-from kari.game.settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.core.game_names import Player
+from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games
+from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.game.checker import make_checker
+from kari.game.engine import play_game
+from kari.game.match import RuleSource
+from kari.game.metrics import summarise
+from kari.game.oracle import make_oracle
+from kari.game.parallel import PerThread, ordered_map
+from kari.game.plots import plot_run
+from kari.game.questioners import QuestionerOptions, make_questioner, questioner_class
 from kari.game.summary import RunData, RunSummary
+from kari.induce.folds import FOLDS_FILE
+from kari.io.atomic import atomic_write_json
+from kari.io.fingerprint import file_input, folder_input
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
 from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.shards import join_shards, write_merged
+from kari.llm import CallLog, make_chat_client
+from kari.rules.rulefile import rule_file_fingerprint
+from kari.vocab.vocabulary import open_vocabulary, vocabulary_fingerprint
 
 if TYPE_CHECKING:
-    from kari.bench.model import Benchmark
-    from kari.domain.vocabulary import Vocabulary
-    from kari.game.match import RuleSource
+    from kari.core.benchmark import Benchmark
+    from kari.vocab.vocabulary import Vocabulary
 
 __all__ = ["CONFIG_FILE", "GAMES_FILE", "GAME_LOG", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
            "check_settings_values", "checked_records", "finish_run", "input_fingerprints", "load_records", "merge_runs",
@@ -61,7 +78,6 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
 def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
     if not uses_llm(config):
         return None
-    from kari.llm import CallLog, make_chat_client
 
     if llm_config is None:
         raise KariError("an llm player needs an endpoint: pass --model (and --base-url)", code="game-config")
@@ -71,8 +87,6 @@ def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
 
 def _player_class(config: PlayConfig, concurrency: int, has_rules: bool) -> Any:
     """The questioner's class, once the run's players and their inputs fit together."""
-    from kari.game.questioners import questioner_class
-
     cls = questioner_class(config.questioner)
     if concurrency < 1 or (concurrency > 1 and cls.name == Player.HUMAN):
         raise KariError("--concurrency must be >= 1 (and 1 for a human player)", code="game-config")
@@ -84,10 +98,6 @@ def _player_class(config: PlayConfig, concurrency: int, has_rules: bool) -> Any:
 def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vocabulary, RuleSource | None]:
     """What the config names, each read once and checked in the order a user meets it: the vocabulary, the
     benchmark (its words read into the vocabulary), the games and players asked for, the rules matched."""
-    from kari.bench.reader import read_benchmark
-    from kari.domain.vocabulary import open_vocabulary
-    from kari.game.match import RuleSource
-
     check_settings_values(config)
     vocab = open_vocabulary(config.vocab, config.db)
     bench = read_benchmark(config.bench, vocab).checked()
@@ -159,11 +169,6 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
                  cls: Any, matcher: Any, llm_config: Any, progress: bool, read: Any, write: Any,
                  concurrency: int, runs: int) -> RunData:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
-    from kari.game.checker import make_checker
-    from kari.game.engine import play_game
-    from kari.game.oracle import make_oracle
-    from kari.game.parallel import PerThread, ordered_map
-    from kari.game.questioners import QuestionerOptions, make_questioner
     from kari.game.setup import SetupBuilder
 
     out = run.spec.folder
@@ -206,10 +211,6 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
                llm_usage: Any = None) -> RunSummary:
     """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged)."""
-    from kari.game.metrics import summarise
-    from kari.game.plots import plot_run
-    from kari.io.atomic import atomic_write_json
-
     summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     plot_run(summary, folder)
@@ -220,8 +221,6 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
     """``kari merge``: join the run directories of the shards of one ``kari play`` run into the run directory
     ``out``, whose ``games.jsonl`` and ``summary.json`` are those of the run played unsharded (timings aside;
     :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
-    from kari.io.shards import join_shards, write_merged
-
     joined = join_shards(shards, GAME_LOG)
     config = PlayConfig.from_json(joined.config)
     return write_merged(out, joined, GAME_LOG, shards,
@@ -239,10 +238,6 @@ def input_fingerprints(config: PlayConfig) -> dict[str, Any]:
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the benchmark's files, the
     rules file or the fold files of a ``RULES.cv`` folder, the question list, and the vocabulary (the KB
     database's, a vocabulary folder's or the shipped one)."""
-    from kari.bench.model import BENCH_FILES
-    from kari.domain.vocabulary import vocabulary_fingerprint
-    from kari.io.fingerprint import file_input, folder_input
-
     inputs = {"bench": folder_input("the benchmark", config.bench, BENCH_FILES)}
     if config.rules is not None:
         inputs["rules"] = rules_fingerprint(config.rules)
@@ -255,11 +250,6 @@ def input_fingerprints(config: PlayConfig) -> dict[str, Any]:
 def rules_fingerprint(path: Path) -> dict[str, Any]:
     """A rules file's fingerprint, or that of the files the cross-fitted sets of a ``RULES.cv`` folder are read
     from (``folds.json`` and every ``fold<k>.jsonl``)."""
-    import re
-
-    from kari.induce.folds import FOLDS_FILE
-    from kari.io.fingerprint import folder_input
-    from kari.rules.rulefile import rule_file_fingerprint
 
     if not (path.is_dir() or path.suffix == ".cv"):  # as kari.induce.folds.read_rule_sets tells them apart
         return rule_file_fingerprint(path)

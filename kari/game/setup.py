@@ -15,14 +15,16 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kari.bench.model import Benchmark, Game, ObjectRecord
+from kari.core.benchmark import Benchmark, Game, ObjectRecord
 from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
-from kari.game.defaults import BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING, SMOOTHING
+from kari.core.game_defaults import (BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING,
+                                     SMOOTHING)
 from kari.game.match import RuleSource, combined_body, coverage_record
 from kari.game.rule_weights import match_weights
 from kari.game.types import GameSetup, Question
-from kari.domain.vocabulary import Vocabulary
+from kari.solver import question_pool, select_representatives
+from kari.vocab.vocabulary import Vocabulary
 
 
 def game_rng(seed: int, run: int, game_id: str) -> random.Random:
@@ -61,8 +63,6 @@ class SetupBuilder:
     def representatives(self, hidden: str) -> Mapping[str, Sequence[str]]:
         """Representative object ids per affordance for games hiding ``hidden`` (leave-one-out)."""
         if hidden not in self._reps:
-            from kari.solver import select_representatives
-
             exclude = (hidden,) if self.leave_one_out else ()
             self._reps[hidden] = select_representatives(self.bench, k=self.k, seed=self.seed, exclude=exclude)
         return self._reps[hidden]
@@ -71,8 +71,6 @@ class SetupBuilder:
         """The positives the players' soft belief is built on: ``model_reps`` per affordance (all when None),
         never the hidden object."""
         if hidden not in self._model_reps:
-            from kari.solver import select_representatives
-
             k = self.model_reps if self.model_reps is not None else len(self.bench.objects)
             exclude = (hidden,) if self.leave_one_out else ()
             self._model_reps[hidden] = select_representatives(self.bench, k=k, seed=self.seed, exclude=exclude)
@@ -80,8 +78,6 @@ class SetupBuilder:
 
     def build(self, game: Game, run: int) -> tuple[GameSetup, ObjectRecord, dict[str, Any] | None]:
         """The setup a Questioner gets, the hidden object (for the engine) and the game's rule facts."""
-        from kari.solver import question_pool
-
         hidden = self.bench.objects[game.object]
         ids = self.representatives(game.object)
         reps = {c: tuple(self.bench.objects[o] for o in ids.get(c, ()) if o in self.bench.objects)

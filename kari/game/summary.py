@@ -1,7 +1,7 @@
 """Typed records of a run's scores: :class:`Score` (SR and turns of a set of games), :class:`RunSummary` (the
 ``summary.json`` of a run directory) and :class:`RunData` (a run as ``kari report`` reads it).
 
-Like the game records (:mod:`kari.game.records`) each reads and writes its JSON object key for key; the
+Like the game records (:mod:`kari.core.game_records`) each reads and writes its JSON object key for key; the
 figures themselves are computed by :func:`kari.game.metrics.summarise`.
 """
 
@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kari.game.names import RULE_SUFFIXES, RuleColumn, RuleOrigin
+from kari.core.game_names import RULE_SUFFIXES, RuleColumn, RuleOrigin
 from kari.game.questioners.registry import sees_rules
-from kari.game.records import GameRecord
-from kari.records import JsonRecord, Layout
+from kari.core.game_records import GameRecord
+from kari.core.records import JsonRecord, Layout
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,7 +117,7 @@ class RunData:
 
     @property
     def rule_source(self) -> str | None:
-        """What the rules the player saw were (None without rules; :class:`~kari.game.names.RuleOrigin`): ``kb``
+        """What the rules the player saw were (None without rules; :class:`~kari.core.game_names.RuleOrigin`): ``kb``
         (induced from a KB), ``cross-fitted`` (``RULES.cv``), ``bench`` (induced from a benchmark) or ``file``, as
         its records say."""
         if not self.with_rules:
@@ -129,7 +129,7 @@ class RunData:
 
     @property
     def table_source(self) -> str | None:
-        """The run's Table 1 column (:class:`~kari.game.names.RuleColumn`): None (no rules), ``kb`` or ``rules``
+        """The run's Table 1 column (:class:`~kari.core.game_names.RuleColumn`): None (no rules), ``kb`` or ``rules``
         (any benchmark-supervised or other rules file)."""
         source = self.rule_source
         return None if source is None else RuleColumn.KB if source == RuleOrigin.KB else RuleColumn.RULES

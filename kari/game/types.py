@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import History, Question, structured
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import History, Question, structured
 from kari.rules.ast import Rule
-from kari.game.records import CheckRecord, TurnRecord
+from kari.core.game_records import CheckRecord, TurnRecord
 
 __all__ = ["Action", "Ask", "CheckResult", "GameSetup", "GameState", "Guess", "History", "Question", "RuleMatch",
            "Turn", "structured"]

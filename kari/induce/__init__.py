@@ -6,7 +6,6 @@ Entry point: :func:`kari.induce.run.induce` (the ``kari induce`` command is a th
 from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "kari.induce.config": ("InduceConfig", "ProposerSettings"),
     "kari.induce.folds": ("RuleSets", "assign_folds", "cv_dir", "load_cross_fitted", "read_rule_sets"),
     "kari.induce.inputs": ("Evidence",),
     "kari.induce.run": ("InduceOutcome", "induce", "induce_loaded"),

@@ -17,13 +17,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kari.errors import KariError
-from kari.induce.config import EMBED_ACCEPT, EMBED_REJECT
+from kari.core.induce_config import EMBED_ACCEPT, EMBED_REJECT
 from kari.induce.llmio import LLMSession
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
 from kari.rules.ast import Atom, Node, Or, any_of
 from kari.rules.rewrite import map_atoms
-from kari.domain.terms import normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import normalise_term
+from kari.vocab.vocabulary import Vocabulary
 
 DECISION_SCHEMA = {
     "type": "object",

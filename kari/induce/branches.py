@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Node
 from kari.solver.facts import value_facts
 

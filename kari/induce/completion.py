@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import PREDICATES, WHOLE
 from kari.induce.kbcontext import FactKey, KBContext
 from kari.induce.kinship import Kinship
 

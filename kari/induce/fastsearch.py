@@ -28,13 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import object_view
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import SOLVER_TIME_LIMIT
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import SOLVER_TIME_LIMIT, ProposerSettings
+from kari.induce.branches import BranchChoice, umbrella_values
+from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.induce.refusals import Refusals
-from kari.rules.ast import And, Atom, Node
 
 Key = tuple[str, str]  # (PREDICATE, value)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
@@ -183,8 +184,6 @@ def rule_keys(body: Node) -> list[Key]:
 def holds_rule(body: Node, matrix: AtomMatrix) -> np.ndarray:
     """Which of the matrix's objects a rule body covers in the ``any-part`` reading (every atom on any part or
     the whole: the formula over the whole-object facts)."""
-    from kari.rules.ast import Or, Part
-
     if isinstance(body, Atom):
         column = matrix.column.get((body.predicate, body.value))
         return matrix.holds[:, column].copy() if column is not None else np.zeros(len(matrix.objects), dtype=bool)
@@ -242,9 +241,6 @@ class VectorBranchSearch:
                  settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
                  refused: Refusals = Refusals(),
                  weights: Mapping[str, float] | None = None) -> None:
-        from kari.induce.branches import umbrella_values
-        from kari.induce.config import ProposerSettings
-
         self.settings = settings if settings is not None else ProposerSettings()
         weighed = weights or {}
         known = list({o.id: o for o in positives}.values())
@@ -283,8 +279,6 @@ class VectorBranchSearch:
     def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
              done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> object:
         """The optimal branch (a :class:`kari.induce.offline.BranchChoice`) or None (see BranchSearch.best)."""
-        from kari.induce.branches import BranchChoice
-
         c = self.constants
         t = min(100, max(0, round(100 * weight)))
         target_rows = sorted({self.number[o.id] for o in targets if o.id in self.number and
@@ -391,8 +385,6 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
     """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
     precision within ``tolerance`` percentage points with the most general values, then the fewest added
     negatives; never to a value in ``avoid``."""
-    from kari.induce.branches import umbrella_values
-
     given = sorted({(a.predicate, a.value) for a in atoms})
     ancestors = {key: vocab.ancestors(*key) for key in given}
     conflicts = []

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from kari.errors import KariError
 from kari.induce.inputs import Evidence
+from kari.rules import load_rule_file, load_rules
 from kari.rules.ast import Rule
 
 FOLDS_FILE = "folds.json"
@@ -94,8 +95,6 @@ class RuleSets:
 def read_rule_sets(path: str | Path) -> RuleSets:
     """A rules file (``.kari`` / ``.jsonl``; a ``.kari`` file with the metadata of the ``.jsonl`` beside it:
     :func:`kari.rules.load_rule_file`) or a ``RULES.cv`` folder of cross-fitted rule sets."""
-    from kari.rules import load_rule_file
-
     where = Path(path)
     if where.is_dir() or where.suffix == ".cv":
         folds, fold_of = load_cross_fitted(where)
@@ -108,8 +107,6 @@ def load_cross_fitted(path: str | Path) -> tuple[dict[int, list[Rule]], dict[str
     {object_id: fold})``. ``path`` is the ``RULES.cv`` folder or the rules file beside it.
 
     To judge or play object ``o`` with rules that never saw it, use ``rules[fold_of[o]]``."""
-    from kari.rules import load_rules
-
     folder = Path(path)
     if folder.suffix != ".cv" and not folder.is_dir():
         folder = cv_dir(folder)

@@ -30,10 +30,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kari.errors import KariError
-from kari.induce.config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
+from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce.inputs import Evidence
 from kari.induce.kbcontext import KBContext
+from kari.induce.senses import sense_keys
 from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
+from kari.resources import asset_path
+from kari.rules.syntax import KEYWORDS
+from kari.vocab.morphology import singular
 
 DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
@@ -103,8 +107,6 @@ def _named(clusters: Sequence[Sequence[str]], positives: Mapping[str, int],
 def rule_name(name: str) -> str:
     """``name`` as a rule's affordance name: an identifier that is no keyword of the rule language (``part`` ->
     ``part_verb``, ``3d_print`` -> ``v_3d_print``)."""
-    from kari.rules.syntax import KEYWORDS
-
     text = "".join(c if c.isalnum() or c == "_" else "_" for c in name.lower()).strip("_") or "verb"
     if not (text[0].isalpha() or text[0] == "_"):
         text = f"v_{text}"
@@ -138,8 +140,6 @@ def _commonest(members: Sequence[str], positives: Mapping[str, int], heads: Mapp
 @lru_cache(maxsize=1)
 def wordnet_verbs() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """``(verb lemma -> first synset, irregular form -> lemma, noun -> verb)`` from ``data/wordnet/``."""
-    from kari.resources import asset_path
-
     tables = []
     for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv"):
         path = asset_path("data", "wordnet", name)
@@ -167,8 +167,6 @@ def wordnet_head(word: str) -> str:
 
 def _wordnet_key(verb: str) -> tuple[str, str]:
     """``(grouping key, head lemma)``: a light verb with its object, else the head's first WordNet sense."""
-    from kari.domain.morphology import singular
-
     verbs, _, _ = wordnet_verbs()
     words = content_words(verb) or [verb]
     head = wordnet_head(words[0])
@@ -224,7 +222,6 @@ def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUP
     counts = {verb: len(ev.positives) for verb, ev in evidence.items()}
     keys = None
     if method == Grouping.WORDNET and context is not None:
-        from kari.induce.senses import sense_keys
 
         keys = sense_keys(evidence, context)
     out: dict[str, Evidence] = {}

@@ -14,10 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from kari.bench.model import ObjectRecord
-from kari.domain.terms import WHOLE
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.core.benchmark import ObjectRecord
+from kari.core.terms import WHOLE
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import LIFT_TOLERANCE, SOLVER_TIME_LIMIT
+from kari.domain.objects import object_view
+from kari.induce.branches import avoid_facts, umbrella_values
+from kari.rules import to_text
 from kari.rules.ast import And, Atom, Node, Or, Part, all_of, any_of
 from kari.rules.simplification import AtomKey, branch_atom_set, simplify
 from kari.solver.control import solve
@@ -83,9 +86,6 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
                  avoid: frozenset[tuple[str, str]] = frozenset()) -> GuardResult:
     """Simplify, check and lift one branch against the known ``positives`` and ``negatives``; an atom is never
     lifted to a value in ``avoid`` (values refused this round)."""
-    from kari.induce.branches import avoid_facts
-    from kari.rules import to_text
-
     simple = simplify(branch)
     shape = _conjunction(simple)
     if shape is None:
@@ -127,7 +127,6 @@ def _vector_guard(simple: Node, var: str | None, atoms: Sequence[Atom], positive
                   lift: bool, avoid: frozenset[tuple[str, str]] = frozenset()) -> GuardResult:
     """:func:`guard_branch` for a whole-object reading, answered by :func:`kari.induce.fastsearch.vector_guard`."""
     from kari.induce.fastsearch import vector_guard
-    from kari.rules import to_text
 
     found = vector_guard(atoms, positives, negatives, vocab, tolerance=round(100 * lift_tolerance), avoid=avoid)
     if found.conflicts:
@@ -167,8 +166,6 @@ class Guard:
         """The branches from ``first_new`` on guarded one by one (never lifted to a value in ``avoid``); a branch
         that excludes itself or that an earlier branch subsumes is a problem (body None) and is refused as
         proposed."""
-        from kari.rules import to_text
-
         branches = list(body.args) if isinstance(body, Or) else [body]
         kept, problems, changes, refused = branches[:first_new], [], [], []
         for branch in branches[first_new:]:
@@ -194,9 +191,6 @@ class Guard:
 def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:
     """The objects some lifting of ``atoms`` could cover (each atom, or an ancestor of it, holds on the whole):
     the only ones the lifting question needs (fewer facts to ground)."""
-    from kari.domain.objects import object_view
-    from kari.induce.branches import umbrella_values
-
     reach = []
     for atom in atoms:
         avoid = umbrella_values(vocab, atom.predicate)

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from kari.domain.objects import evaluate_rule, object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.inputs import Evidence
 from kari.induce.report import RuleScore, Truth, score_on
 from kari.rules.ast import Node, Rule
-from kari.domain.terms import Semantics
-from kari.induce.config import Negatives
+from kari.core.terms import Semantics
+from kari.core.induce_config import Negatives
 from kari.induce.records import CVSummary
+from kari.rules import to_text
 
 FAILING_PRECISION = 0.5
 """A branch fails on held-out objects when fewer than this share of the held-out objects it covers are positive."""
@@ -78,8 +79,6 @@ def branch_checks(fold_rules: Mapping[int, Sequence[Rule]], final_rules: Sequenc
                   evidence: Mapping[str, Evidence], fold_of: Mapping[str, int], vocab: Vocabulary, *,
                   negatives: str = Negatives.AUTO, semantics: str = Semantics.ANY_PART) -> dict[str, list[BranchCheck]]:
     """Every branch of every fold's rule with its held-out true and false positives (the fold's objects)."""
-    from kari.rules import to_text
-
     final = {r.affordance: {to_text(b) for b in r.branches()} for r in final_rules}
     out: dict[str, list[BranchCheck]] = {a: [] for a in evidence}
     for fold, rules in sorted(fold_rules.items()):

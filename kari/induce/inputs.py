@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark, ObjectRecord, object_to_json
-from kari.domain.vocabulary import Vocabulary
+from kari.bench.reader import read_labelled
+from kari.core.benchmark import Benchmark, ObjectRecord, object_to_json
+from kari.domain.canon import canonical_objects
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
 
@@ -105,7 +107,7 @@ class Evidence:
         return source == "closed-world"
 
     def negatives(self, source: str) -> tuple[ObjectRecord, ...]:
-        """Known negatives by ``source`` (see :class:`kari.induce.config.InduceConfig`)."""
+        """Known negatives by ``source`` (see :class:`kari.core.induce_config.InduceConfig`)."""
         if not self.uses_closed_world(source):
             return self.labelled_negatives
         positive = {o.id for o in (*self.positives, *self.pooled)}
@@ -151,8 +153,6 @@ def select(
 
 def from_bench(root: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance of a (structurally valid) benchmark directory, its words read through ``vocab``."""
-    from kari.bench.reader import read_labelled
-
     return bench_evidence(read_labelled(root, vocab))
 
 
@@ -180,7 +180,6 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     (``Property.edges``, ``ObjectRecord.part_edges``).
     (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
-    from kari.domain.canon import canonical_objects
     from kari.kb import affordance_evidence, objects_from_db, open_db
 
     if not Path(path).is_file():

@@ -18,24 +18,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import InduceConfig, InputKind
+from kari.core.benchmark import ObjectRecord
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import InduceConfig, InputKind
 from kari.induce.inputs import Evidence
+from kari.induce.completion import complete
+from kari.induce.grouping import group_evidence
+from kari.induce.inputs import from_db
+from kari.induce.kbcontext import read_context
+from kari.induce.kinship import kinship
+from kari.induce.partkb import from_part_kb
+from kari.induce.pooling import base_weights, pool
+from kari.induce.targets import select_targets
 
 
 def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tuple[dict[str, Evidence], dict[str, Any]]:
     """The grouped evidence of the KB database ``db`` (module docstring) and the manifest's description of it
     (with ``left_out``: one record per verb that names no action)."""
-    from kari.induce.completion import complete
-    from kari.induce.grouping import group_evidence
-    from kari.induce.inputs import from_db
-    from kari.induce.kbcontext import read_context
-    from kari.induce.kinship import kinship
-    from kari.induce.partkb import from_part_kb
-    from kari.induce.pooling import base_weights, pool
-    from kari.induce.targets import select_targets
-
     verbs = {**from_part_kb(db), **from_db(db, vocab)}
     context = read_context(db)
     universe = _universe(verbs)

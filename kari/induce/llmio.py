@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kari.llm import extract_json_object, load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
+from kari.llm.types import ChatRequest
 
 ROLES = ("proposer", "validator", "auditor")
 
@@ -29,8 +31,6 @@ class LLMSession:
     """A chat client plus the induction prompts and the run's call log."""
 
     def __init__(self, client: Any) -> None:
-        from kari.llm import load_prompt
-
         self.client = client
         self.prompts = {role: load_prompt(role) for role in ROLES}
 
@@ -62,8 +62,6 @@ class LLMSession:
         schema: Mapping[str, Any] | None = None
     ) -> list[JSONReply]:
         """Several independent requests of one role (sent concurrently by the client)."""
-        from kari.llm.types import ChatRequest
-
         batch = [ChatRequest(self._messages(role, r, ()), max_tokens, 0.0, schema, role) for r in requests]
         return [_parse(reply) for reply in self.client.chat_many(batch)]
 
@@ -74,8 +72,6 @@ class LLMSession:
 
 def _parse(reply: Any) -> JSONReply:
     """The JSON object in a reply, or the reason there is none."""
-    from kari.llm import extract_json_object
-
     try:
         data = extract_json_object(reply.text)
     except Exception as exc:  # noqa: BLE001 - junk replies are data for the repair loop

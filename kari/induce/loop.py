@@ -17,11 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.explain.provenance import branch_provenance
 from kari.induce.auditor import Auditor, VocabEvent
-from kari.induce.config import InduceConfig, Negatives
-from kari.induce.guards import Guard
+from kari.core.induce_config import InduceConfig, Negatives
+from kari.induce.guards import Guard, tidy
 from kari.induce.inputs import Evidence
 from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
 from kari.induce.refusals import Refusals, refused_by_diagnostics
@@ -29,9 +29,13 @@ from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
 from kari.rules.ast import Atom, Node, Or, Rule, any_of
-from kari.domain.terms import Semantics, normalise_term
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import Semantics, normalise_term
+from kari.domain.objects import rule_holds
+from kari.induce.partkb import part_branch
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.records import InductionResult
+from kari.rules import check_rule, to_json, to_text
+from kari.solver import covered_by_labels
 
 
 @dataclass
@@ -70,8 +74,6 @@ def branches_of(body: Node | None) -> tuple[Node, ...]:
 
 
 def _branch_key(node: Node) -> str:
-    from kari.rules import to_text
-
     return normalise_term(to_text(node).replace(" ", ""))
 
 
@@ -106,8 +108,6 @@ def _labels(state: _State, comps: Components, objects: Sequence[ObjectRecord], t
 
 def _covered(state: _State, objects: Sequence[ObjectRecord], timers: Timers) -> list[str]:
     """Ids of ``objects`` the current rule covers according to the Validator's labels."""
-    from kari.solver import covered_by_labels
-
     if state.body is None:
         return []
     rule = state.rule()
@@ -133,8 +133,6 @@ def _check(
 ) -> _Verdict:
     """Validate one proposal: parse result, add-only, Auditor, guards, static check. A rejection by the
     Auditor, the guards or the static check refuses the values or branches it names (:mod:`kari.induce.refusals`)."""
-    from kari.rules import check_rule
-
     if proposal.body is None:
         return _Verdict(None, [proposal.error or "no rule in the reply"])
     problems = add_only_problems(state.body, proposal.body)
@@ -226,8 +224,6 @@ def induce_affordance(
     timers: Timers | None = None,
 ) -> dict[str, Any]:
     """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
-    from kari.rules import to_json
-
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
     state = _State(evidence)
@@ -285,8 +281,6 @@ def _result(
     (covers; per positive whose facts make it true, the facts and KB edges behind each atom:
     :func:`kari.explain.provenance.branch_provenance`) and evidence (:func:`branch_evidence`), rounds, drops,
     events."""
-    from kari.induce.guards import tidy
-
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
     kept: list[tuple[Node, dict[str, Any]]] = []
     for meta, branch in zip(state.branch_meta, branches):
@@ -309,8 +303,6 @@ def _result(
         kept.append((branch, meta))
     branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
     if evidence.part_level:
-        from kari.induce.partkb import part_branch
-
         branches = [part_branch(b) for b in branches]
     state.body = any_of(branches) if branches else None
     covered = _covered(state, evidence.positives, timers)
@@ -364,8 +356,6 @@ def _kb_group(evidence: Evidence) -> dict[str, Any]:
 
 
 def _text(node: Node) -> str:
-    from kari.rules import to_text
-
     return to_text(node)
 
 
@@ -380,8 +370,6 @@ def branch_evidence(branch: Rule, positives: Sequence[ObjectRecord], negatives: 
         hits = [o.id for o, hit in zip(positives, covered) if hit]
         misses = [o.id for o, hit in zip(negatives, covered[len(positives):]) if hit]
     else:
-        from kari.domain.objects import rule_holds
-
         hits = [o.id for o in positives if rule_holds(branch, o, vocab, semantics)]
         misses = [o.id for o in negatives if rule_holds(branch, o, vocab, semantics)]
     return {"support": len(hits), "negatives_covered": len(misses),

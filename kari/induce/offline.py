@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property, object_view, rule_holds
-from kari.domain.terms import WHOLE, Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import WHOLE, Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.branches import BranchChoice, avoid_facts, umbrella_values
-from kari.induce.config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
+from kari.core.induce_config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.refusals import Refusals, refusal_facts
 from kari.induce.validator import AtomLabels

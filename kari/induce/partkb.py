@@ -16,8 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property
-from kari.domain.terms import normalise_term
+from kari.core.benchmark import ObjectRecord, Property
+from kari.core.terms import normalise_term
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Atom, Node, Part
 from kari.rules.rewrite import map_atoms

@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.induce.llmio import LLMSession
 from kari.induce.refusals import Refusals
+from kari.rules import parse_rule_json, to_json
 from kari.rules.ast import Node
 
 RULE_SCHEMA = {"type": "object", "properties": {"rule": {"type": "object"}}, "required": ["rule"]}
@@ -83,8 +84,6 @@ class LLMProposer:
         self.max_tokens = max_tokens
 
     def propose(self, task: ProposalTask) -> Proposal:
-        from kari.rules import parse_rule_json, to_json
-
         objects = "\n".join(describe_object(o) for o in task.targets[: self.max_objects])
         if task.seeding:
             request = (

@@ -1,6 +1,6 @@
 """Typed records of an induction run: one affordance's result (``RUN/affordances/<verb>.json``) and the
 cross-validation summary (``RULES.cv/cv.json``), each read from and written to its JSON object key for key
-(:mod:`kari.records`)."""
+(:mod:`kari.core.records`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
 from kari.rules.ast import Node
+from kari.rules.jsonform import node_from_json
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,8 +50,6 @@ class InductionResult(JsonRecord):
     @property
     def body(self) -> Node | None:
         """The rule's body as a node (None when no rule was found)."""
-        from kari.rules.jsonform import node_from_json
-
         return None if self.rule is None else node_from_json(self.rule)
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import Atom, Node, Or
 from kari.rules.printer import to_text
 from kari.rules.simplification import AtomKey, branch_atom_set

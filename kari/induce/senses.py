@@ -21,11 +21,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kari.domain.morphology import singular
+from kari.vocab.morphology import singular
 from kari.induce import wordnet
 from kari.induce.inputs import Evidence
 from kari.induce.kbcontext import KBContext
-from kari.induce.targets import FUNCTION_WORDS, LeftOut, Phrase, phrase_of, words_of
+from kari.induce.targets import FUNCTION_WORDS, LeftOut, Phrase, phrase_of, verb_lemma, words_of
 
 OBJECT_LEXNAMES = ("noun.artifact", "noun.food", "noun.substance", "noun.object", "noun.plant")
 """The lexicographer files an object's sense is looked for in first, in this order of preference."""
@@ -48,7 +48,6 @@ class SenseChoice:
 
 def _stem(word: str) -> str:
     """A crude shared form for overlap counting (``instruments`` ~ ``instrument``, ``cutting`` ~ ``cut``)."""
-    from kari.induce.targets import verb_lemma
 
     word = singular(word) or word
     if word.endswith("ing") or word.endswith("ed"):

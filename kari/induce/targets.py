@@ -29,6 +29,7 @@ from enum import StrEnum
 from kari.induce import wordnet
 from kari.induce.inputs import Evidence
 from kari.induce.verbs import LEADING, base_form
+from kari.vocab.morphology import singular
 
 FUNCTION_WORDS = frozenset({
     # pronouns and determiners
@@ -88,7 +89,6 @@ class Phrase:
     @property
     def key(self) -> str:
         """``head`` or, for a light verb, ``head_object`` (``make_food``)."""
-        from kari.domain.morphology import singular
 
         if self.light:
             objects = [w for w in self.rest if w not in FUNCTION_WORDS]
@@ -136,7 +136,6 @@ def verb_lemma(word: str) -> str | None:
         return lemma
     derived = nouns.get(word)
     if derived is None:
-        from kari.domain.morphology import singular
 
         derived = nouns.get(singular(word) or word)
     return derived

@@ -16,9 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kari.domain.vocabulary import Vocabulary
-from kari.induce.config import Backend, InduceConfig
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.induce_config import Backend, InduceConfig
+from kari.induce.folds import assign_folds, evidence_objects, restrict_all
+from kari.induce.heldout import heldout_scores
 from kari.induce.inputs import Evidence
+from kari.induce.loop import checked_names, induce_affordance, rule_from_result
+from kari.induce.roles import components
 from kari.rules.ast import Rule
 
 GRID: tuple[dict[str, Any], ...] = (
@@ -26,16 +30,13 @@ GRID: tuple[dict[str, Any], ...] = (
     {"min_coverage": 0.1, "max_atoms": 2},
     {"min_coverage": 0.2, "max_atoms": 2},
 )
-"""Candidate settings (fields of :class:`~kari.induce.config.InduceConfig`), from loose to strict."""
+"""Candidate settings (fields of :class:`~kari.core.induce_config.InduceConfig`), from loose to strict."""
 
 INNER_FOLDS = 3
 
 
 def induce_rules(chosen: Sequence[Evidence], config: InduceConfig, vocab: Vocabulary) -> list[Rule]:
     """Offline rules for the chosen evidence, in memory (no run directory, no report)."""
-    from kari.induce.loop import checked_names, induce_affordance, rule_from_result
-    from kari.induce.roles import components
-
     comps = components(config, vocab)
     names = checked_names(chosen)
     rules = []
@@ -50,9 +51,6 @@ def cross_validated_f1(evidence: Mapping[str, Evidence], config: InduceConfig, v
                        seed: int) -> dict[str, float]:
     """Per affordance, the F1 of rules induced without each of ``k`` folds of ``evidence``'s objects and judged
     on that fold (the counts summed over folds)."""
-    from kari.induce.folds import assign_folds, evidence_objects, restrict_all
-    from kari.induce.heldout import heldout_scores
-
     fold_of = assign_folds(evidence_objects(evidence), k, seed)
     fold_rules = {}
     for fold in range(k):
@@ -101,8 +99,6 @@ def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, voca
     them would dominate a KB-scale run), at most :data:`MAX_TUNED` of them. Nothing is chosen (settings
     unchanged, ``Tuning.reason`` says why) with
     fewer than :data:`MIN_TUNED` such affordances or fewer than two objects per inner fold."""
-    from kari.induce.folds import evidence_objects
-
     dense = sorted((a for a, ev in evidence.items() if len(ev.positives) >= max(1, min_positives)),
                    key=lambda a: (-len(evidence[a].positives), a))
     usable = {a: evidence[a] for a in sorted(dense[:MAX_TUNED])}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from kari.domain.morphology import singular
+from kari.vocab.morphology import singular
 
 LEADING = frozenset({"used", "use", "using", "designed", "intended", "meant", "made", "for", "to", "as", "be",
                      "being", "is", "are", "can", "could", "able", "capable", "of", "a", "an", "the", "it", "its"})

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.resources import asset_path
 
 TRANSITIVE_FRAMES = frozenset({8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
 """WordNet's sentence frames with a direct object (``frames.vrb``: 8 "Somebody ----s something", ...)."""
@@ -60,7 +61,6 @@ class NounSynset:
 
 
 def _rows(name: str) -> list[list[str]]:
-    from kari.resources import asset_path
 
     path = asset_path("data", "wordnet", name)
     if not path.is_file():

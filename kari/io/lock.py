@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.io.atomic import check_output_file, prepare_output_dir
 
 LOCK_FILE = ".kari.lock"
 
@@ -52,8 +53,6 @@ def output_folder(folder: str | os.PathLike[str], what: str = "run directory", *
     would append its records to the benchmark's games.jsonl): checked first, before anything is created. When
     the block fails and the folder was created here and holds nothing but its lock file, it is removed again: a
     command that fails before writing anything leaves no trace."""
-    from kari.io.atomic import check_output_file, prepare_output_dir
-
     path = Path(folder)
     read = [p for p in inputs if p is not None]
     for name in writes:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kari.errors import KariError
+from kari.io.text import load_json, read_text
 
 PLAN_FILE = "plan.json"
 """A run directory's plan (written by the run loop at the start of each session)."""
@@ -131,8 +132,6 @@ class Plan:
 
 def read_plan(folder: Path) -> Plan | None:
     """The plan of a run directory (None when it has none: a directory made before kari recorded one)."""
-    from kari.io.text import load_json, read_text
-
     path = folder / PLAN_FILE
     if not path.exists():
         return None

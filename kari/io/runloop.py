@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from tqdm import tqdm
+
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.fingerprint import INPUTS_KEY, check_unchanged
@@ -139,8 +141,6 @@ class ResumableRun(Generic[R]):
 
     def record(self, results: Iterable[R], total: int, *, desc: str, unit: str, progress: bool) -> list[R]:
         """Append each result to the log as it comes (one whole line, flushed) and return every record."""
-        from tqdm import tqdm
-
         bar = tqdm(total=total, desc=desc, unit=unit, disable=not progress, leave=False)
         try:
             with self.log_path.open("a", encoding="utf-8") as handle:

@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from kari.errors import KariError
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
 from kari.io.fingerprint import INPUTS_KEY, changes
+from kari.io.lock import folder_lock
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
 from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
@@ -64,8 +66,6 @@ def join_shards(dirs: Sequence[str | os.PathLike[str]], log: RunLog[R]) -> Joine
 
 
 def _read_shard(folder: Path, log: RunLog[R], stack: ExitStack) -> LoggedRun[R]:
-    from kari.io.lock import folder_lock
-
     if not (folder / CONFIG_FILE).is_file() or not (folder / log.file).is_file():
         raise KariError(f"not a shard's run directory (no {CONFIG_FILE} or {log.file})", file=str(folder),
                         code="merge-shards")
@@ -186,8 +186,6 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[A
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what
     ``finish`` returned."""
-    from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
-
     target = check_output_dir(out)
     given = {Path(s).resolve() for s in shards}
     if target.resolve() in given:

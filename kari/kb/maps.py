@@ -14,7 +14,7 @@ from typing import Any
 from kari.errors import KariError
 from kari.kb.textfile import iter_lines
 from kari.resources import asset_path
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
 
 ROLES = ("made_of", "has_property", "has_part", "part_of", "affordance_pos", "affordance_neg")
 

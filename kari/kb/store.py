@@ -35,6 +35,7 @@ from kari.io.dbfile import connect
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
 from kari.io.transaction import rollback, transaction
+from kari.kb.views import store_kb_words
 from kari.resources import asset_path
 
 DEFAULT_DB = "kari.duckdb"
@@ -278,8 +279,6 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
     after: Callable[[duckdb.DuckDBPyConnection], None] | None = None
     if vocabulary:
         def after(con: duckdb.DuckDBPyConnection) -> None:
-            from kari.kb.views import store_kb_words
-
             report.vocabulary = store_kb_words(con).summary()
     try:
         for name, value in settings.items():

@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
+from kari.domain.canon import canonical_objects
+from kari.io.transaction import transaction
+from kari.vocab.vocabulary import db_vocabulary
 
 if TYPE_CHECKING:
     from kari.domain.canon import CanonReport
@@ -64,10 +67,6 @@ def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
     FILE:LINE) and store it (table ``vocabulary``), in the caller's transaction when there is one (a load's
     file transaction: the edges and the vocabulary they add are committed together); the report says how the
     words were read."""
-    from kari.domain.canon import canonical_objects
-    from kari.domain.vocabulary import db_vocabulary
-    from kari.io.transaction import transaction
-
     with transaction(con):
         vocab = db_vocabulary(con)
         _, report = canonical_objects(objects_from_db(con), vocab)

@@ -22,6 +22,7 @@ from kari.errors import KariError
 from .cache import CachedReply, ReplyCache, cache_key, request_fingerprint
 from .calllog import CallLog
 from .config import LLMConfig
+from .openai_backend import OpenAIBackend
 from .types import ChatReply, ChatRequest, Message, Usage
 
 
@@ -127,7 +128,6 @@ def make_chat_client(config: LLMConfig, log: CallLog | None = None) -> ChatClien
     """The client for ``config.backend`` (``openai``); replay-only configs never touch the network."""
     if config.backend != "openai":
         raise KariError(f"unknown LLM backend {config.backend!r} (known: openai)", code="llm-config")
-    from .openai_backend import OpenAIBackend
 
     if not config.offline_replay:
         config.api_key()  # fail early and clearly when OpenAI's API has no key

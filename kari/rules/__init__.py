@@ -8,7 +8,7 @@ needs it, and the checker needs the vocabulary).
 from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "kari.domain.terms": ("PREDICATES", "WHOLE"),
+    "kari.core.terms": ("PREDICATES", "WHOLE"),
     "kari.rules.ast": ("And", "Atom", "Node", "Or", "Part", "Rule", "any_of"),
     "kari.rules.checks": ("CHECKS", "affordance_terms", "check_file", "check_rule"),
     "kari.rules.diagnostics": ("Diagnostic", "RuleSyntaxError"),

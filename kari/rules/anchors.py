@@ -5,7 +5,7 @@ the KB verbs grouped into the rule (``group.members``) and the KB's positive obj
 
 from __future__ import annotations
 
-from kari.domain.terms import normalise_term
+from kari.core.terms import normalise_term
 from kari.rules.ast import Rule
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.errors import KariError
 
 AtomLabeller = Callable[["Atom"], bool]

@@ -20,13 +20,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
+from kari.rules.rulefile import read_rule_file
 from kari.rules.simplification import branch_atom_set, subsumed_indices
 from kari.rules.values import MEND, induced_by_kari, vocabulary_for
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
     "syntax-error": (ERROR, "the text is not a rule (the location points at the offending token)"),
@@ -207,8 +208,6 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
     ``vocab`` with the values the file's rules record (:mod:`kari.rules.values`: in a ``.jsonl`` file itself or
     the ``.jsonl`` twin of a ``.kari`` file) applied to a copy; an ill-typed value of a rule ``kari induce``
     wrote names the mend."""
-    from kari.rules.rulefile import read_rule_file, with_twin_metadata
-
     entries, errors = read_rule_file(path)
     try:
         vocab = vocabulary_for(with_twin_metadata(Path(path), [e.rule for e in entries if e.rule is not None]), vocab)

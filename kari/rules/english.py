@@ -12,7 +12,7 @@ follow with "while" and name it ("while the whole object is small", "while part 
 
 from __future__ import annotations
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 
 # a SHAPE/SIZE/SURFACE value reads as an adjective ("is pointed") unless its last word looks like a noun

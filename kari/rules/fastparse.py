@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.syntax import KEYWORDS, OPERATOR_PATTERN, PREDICATE_PATTERN, Pos
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.core.terms import PREDICATES, WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 from kari.rules.syntax import KEYWORDS, MAX_DEPTH, MAX_RULE_CHARS

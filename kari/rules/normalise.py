@@ -7,7 +7,7 @@ stay as they are (the checker reports them; :func:`kari.domain.canon.canonical_r
 
 from __future__ import annotations
 
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Node, Rule
 from kari.rules.rewrite import map_atoms
 

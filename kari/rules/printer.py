@@ -12,7 +12,7 @@ role written only when it differs from its default (the nearest enclosing PART v
 
 from __future__ import annotations
 
-from kari.domain.terms import WHOLE
+from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part
 
 INDENT = "  "

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
+from kari.io.fingerprint import file_input
 from kari.io.text import BadJSON, decode_json, read_text
 from kari.rules.ast import And, Node, Or, Part, Rule
 from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
+from kari.rules.english import verbalise
 from kari.rules.jsonform import node_from_json, to_json
 from kari.rules.parser import parse_rule, parse_rule_located
 from kari.rules.printer import to_pretty, to_text
@@ -104,8 +106,6 @@ def with_twin_metadata(path: Path, rules: Sequence[Rule]) -> list[Rule]:
 def rule_file_fingerprint(path: str | Path) -> dict[str, Any]:
     """The content fingerprint of a rules file as :func:`load_rule_file` reads it: a ``.kari`` file with the
     ``.jsonl`` beside it whose metadata it takes (``metadata``), so a resume notices either changing."""
-    from kari.io.fingerprint import file_input
-
     where = Path(path)
     out = file_input("the rules file", where)
     beside = metadata_twin(where)
@@ -316,8 +316,6 @@ def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
     if form == "json":
         return dump_rules_jsonl(rules)
     if form == "english":
-        from kari.rules.english import verbalise
-
         return "".join(verbalise(rule) + "\n" for rule in rules)
     raise KariError(f"unknown output form {form!r} (expected {', '.join(FORMS)})", code="bad-option")
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from statistics import mean
 from typing import Any
 
-from kari.domain.terms import PREDICATES
+from kari.core.terms import PREDICATES
 from kari.rules.ast import Atom, Node, Part, Rule
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import pyparsing as pp
 
-from kari.domain.terms import PREDICATES, WHOLE
+from kari.core.terms import PREDICATES, WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 

@@ -9,7 +9,7 @@ Reading the rule (:func:`kari.domain.canon.canonical_rule`, :func:`kari.rules.ch
 the vocabulary the rule is read into (a copy per file for ``rules check``; never the shipped files): the value
 is a value of its predicate, and a part noun a shape.
 
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> from kari.rules.ast import Atom, Rule
 >>> home = Vocabulary.load()
 >>> _ = home.add_value("SHAPE", "fur", "kb.tsv:7"); home.add_part_noun("fur")
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kari.domain.terms import PREDICATES, normalise_term
-from kari.domain.vocabulary import SHIPPED, Vocabulary
+from kari.core.terms import PREDICATES, normalise_term
+from kari.vocab.vocabulary import SHIPPED, Vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
 

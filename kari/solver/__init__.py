@@ -7,14 +7,13 @@ from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.domain.objects": ("SEMANTICS", "has_property"),
-    "kari.domain.terms": ("Question",),
+    "kari.core.terms": ("Question",),
     "kari.solver.compile": ("compile_rules",),
     "kari.solver.consistency": ("belief_trace", "beliefs", "consistent_counts", "consistent_representatives",
                                 "information_gain", "question_pool", "select_representatives"),
     "kari.solver.coverage": ("compute_coverage",),
     "kari.solver.optimal": ("OptimalResult", "optimal_target_aware"),
     "kari.solver.pyeval": ("python_coverage",),
-    "kari.solver.types": ("CoverageDecision", "CoverageRow"),
     "kari.solver.validation": ("covered_by_labels",),
     "kari.solver.run": ("CoverageSummary", "coverage_loaded"),
 })

@@ -20,8 +20,8 @@ from itertools import combinations, product
 
 from kari.domain.canon import canonical_rules
 from kari.domain.objects import check_semantics
-from kari.domain.terms import WHOLE, Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import WHOLE, Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.solver.facts import ASP_PREDICATE, asp_string, taxonomy_facts
 

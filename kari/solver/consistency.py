@@ -16,10 +16,10 @@ import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kari.bench.model import Benchmark, ObjectRecord
+from kari.core.benchmark import Benchmark, ObjectRecord
 from kari.domain.objects import object_view
-from kari.domain.terms import PREDICATES, History, Question
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import PREDICATES, History, Question
+from kari.vocab.vocabulary import Vocabulary
 
 
 def question_pool(objects: Iterable[ObjectRecord], vocab: Vocabulary) -> list[Question]:

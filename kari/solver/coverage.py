@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError
 from kari.rules.ast import Rule
 from kari.domain.canon import canonical_rules
@@ -19,9 +19,9 @@ from kari.domain.objects import check_semantics, object_parts
 from kari.solver.compile import compile_rule_batch, disjunct_count
 from kari.solver.control import solve
 from kari.solver.facts import object_facts, taxonomy_facts
-from kari.solver.types import CoverageRow, coverage_row, gc_paused
-from kari.domain.vocabulary import Vocabulary
-from kari.domain.terms import Semantics
+from kari.core.solver_types import CoverageRow, coverage_row, gc_paused
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.terms import Semantics
 
 DEFAULT_BATCH_BODIES = 4000
 """Upper bound on ASP rule bodies per solver call (a batch always holds at least one rule)."""

@@ -5,8 +5,8 @@ SHAPE facts), so clingo and the Python readings start from the same facts; ``sol
 under the taxonomy. Predicates are ASP constants (``made_of``), values and part names ASP strings, objects
 integers (few symbols: clingo interns every symbol for the life of the process).
 
->>> from kari.bench.model import ObjectRecord, Property
->>> from kari.domain.vocabulary import Vocabulary
+>>> from kari.core.benchmark import ObjectRecord, Property
+>>> from kari.vocab.vocabulary import Vocabulary
 >>> v = Vocabulary.from_rows(values=[("MADE_OF", "steel"), ("SHAPE", "bladed")])
 >>> print(object_facts([ObjectRecord("knife", parts=("blade",), properties=(Property("blade", "MADE_OF", "steel"),))], v))
 obj(0).
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import base_facts, object_parts
-from kari.domain.terms import PREDICATES
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import PREDICATES
+from kari.vocab.vocabulary import Vocabulary
 
 ASP_PREDICATE: dict[str, str] = {p: p.lower() for p in PREDICATES}
 """Predicate name -> ASP constant (``MADE_OF`` -> ``made_of``)."""

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError
 from kari.solver.control import solve
 from kari.domain.objects import object_view
 from kari.solver.facts import asp_string
-from kari.domain.terms import History, Question
-from kari.domain.vocabulary import Vocabulary
-from kari.solver.types import THRESHOLD
+from kari.core.terms import History, Question
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.solver_types import THRESHOLD
 
 
 @dataclass(frozen=True)

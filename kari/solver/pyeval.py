@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kari.bench.model import ObjectRecord
+from kari.core.benchmark import ObjectRecord
 from kari.domain.canon import canonical_rules
 from kari.domain.objects import check_roles, check_semantics, evaluate_rule, object_view
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Rule
-from kari.solver.types import CoverageRow, coverage_row, gc_paused
-from kari.domain.terms import Semantics
+from kari.core.solver_types import CoverageRow, coverage_row, gc_paused
+from kari.core.terms import Semantics
 
 
 def python_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary,

@@ -7,13 +7,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.model import Benchmark, Game
-from kari.domain.vocabulary import Vocabulary
+from kari.bench.reader import read_labelled
+from kari.core.benchmark import Benchmark, Game
+from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
 from kari.rules.ast import Rule
-from kari.solver.types import CoverageRow
-from kari.domain.terms import Semantics
-from kari.game.names import MatchMode
+from kari.core.solver_types import CoverageRow
+from kari.core.terms import Semantics
+from kari.core.game_names import MatchMode
+from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
+from kari.domain.objects import check_semantics
+from kari.rules import load_rule_file
+from kari.rules.anchors import rule_verbs
+from kari.solver.consistency import select_representatives
+from kari.solver.coverage import compute_coverage
 
 MatchRow = tuple[str, str, str, float, str]
 """A ``rule_matches`` row: (target affordance, rule affordance, the rule verb that matched, similarity, mode)."""
@@ -95,11 +102,8 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     it each rule answers for the affordance of its own name. The KB's own labels are read through the KB verbs
     grouped into each rule.
     """
-    from kari.bench.reader import read_labelled
-    from kari.domain.vocabulary import db_vocabulary
     from kari.kb import open_db
     from kari.kb.store import remove_database
-    from kari.rules import load_rule_file
 
     _check(semantics, time_limit)
     rules = load_rule_file(rules_file)
@@ -128,9 +132,6 @@ def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: B
     into ``vocab`` here), the open KB connection ``con`` that receives the tables and the grown vocabulary;
     ``folder`` holds the temporary files of the write (default: the system's), ``db`` names the KB in errors;
     ``match_targets`` as in :func:`coverage`."""
-    from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
-    from kari.solver.consistency import select_representatives
-    from kari.solver.coverage import compute_coverage
     from kari.solver.store import kb_labels, write_coverage
 
     _check(semantics, time_limit)
@@ -170,8 +171,6 @@ def _matches(rules: Sequence[Rule], bench: Benchmark | None,
     """The KB coverage of a benchmark (None without one or without ``match_targets``) and the ``rule_matches``
     rows: each benchmark affordance's matched rule, or, for the KB's own labels, every KB verb grouped into a rule
     (and the rule's own name); None: each rule answers for its own name."""
-    from kari.rules.anchors import rule_verbs
-
     if bench is None:
         return None, sorted({(verb, r.affordance, verb, 1.0, MatchMode.EXACT.value) for r in rules
                              for verb in rule_verbs(r)})
@@ -181,8 +180,6 @@ def _matches(rules: Sequence[Rule], bench: Benchmark | None,
 
 
 def _check(semantics: str, time_limit: float) -> None:
-    from kari.domain.objects import check_semantics
-
     check_semantics(semantics)
     if not time_limit > 0:
         raise KariError(f"the time limit must be > 0 seconds, got {time_limit:g}", code="bad-option")

@@ -13,10 +13,10 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kari.game.names import MatchMode
+from kari.core.game_names import MatchMode
 from kari.io.transaction import transaction
 from kari.resources import asset_path
-from kari.solver.types import CoverageRow
+from kari.core.solver_types import CoverageRow
 
 Labels = Iterable[tuple[str, str, bool]]
 """``(affordance, object, label)`` triples."""

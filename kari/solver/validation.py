@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kari.rules.ast import Atom, Rule
-from kari.solver.types import CoverageDecision
+from kari.core.solver_types import CoverageDecision
 
 
 def covered_by_labels(rule: Rule, labels: Mapping[Atom, bool]) -> CoverageDecision:

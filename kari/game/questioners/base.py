@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from kari.domain.terms import normalise_term
+from kari.core.terms import normalise_term
 from kari.game.types import Action, GameSetup, GameState, Guess
 
 

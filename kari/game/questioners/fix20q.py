@@ -19,8 +19,8 @@ from kari.game.checker import predicate_of_dimension
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.resources import asset_path
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import Player
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import Player
 
 HEADER = ("dimension", "value")
 

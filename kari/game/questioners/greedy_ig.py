@@ -22,9 +22,9 @@ import numpy as np
 
 from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameState, Guess, structured
-from kari.domain.vocabulary import Vocabulary
-from kari.game.defaults import LOOKAHEAD, MIN_GAIN, STOP_BELIEF
-from kari.game.names import Player
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_defaults import LOOKAHEAD, MIN_GAIN, STOP_BELIEF
+from kari.core.game_names import Player
 
 class GreedyIGQuestioner(Questioner):
     name = Player.GREEDY_IG

@@ -14,7 +14,7 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess
-from kari.game.names import Player
+from kari.core.game_names import Player
 
 _GUESS = re.compile(r"^\s*(?:guess|final[_ ]guess)\s*:?\s*(.*)$", re.IGNORECASE)
 _HELP = re.compile(r"^\s*(?:help|\?)\s*$", re.IGNORECASE)

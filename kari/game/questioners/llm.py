@@ -13,8 +13,11 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn
-from kari.game.names import Player
+from kari.core.game_names import Player
+from kari.errors import KariError
+from kari.llm import load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
+from kari.rules import verbalise
 
 _FINAL = re.compile(r"FINAL[_ ]GUESS\s*:\s*(.+)", re.IGNORECASE)
 MAX_QUESTION_CHARS = 300
@@ -24,8 +27,6 @@ FORCED_GUESS_REQUEST = ("No more questions. Reply with exactly one line: FINAL_G
 
 def rules_section(rules: Mapping[str, Sequence[RuleMatch]], candidates: Sequence[str]) -> str:
     """The verbalised matched rules appended to the system prompt ('' when no candidate has a rule)."""
-    from kari.rules import verbalise
-
     lines = []
     for cand in candidates:
         for match in rules.get(cand, ()):
@@ -39,8 +40,6 @@ def rules_section(rules: Mapping[str, Sequence[RuleMatch]], candidates: Sequence
 def system_prompt(setup_candidates: Sequence[str], descriptions: Mapping[str, str], budget: int,
                   rules: Mapping[str, Sequence[RuleMatch]]) -> str:
     """The Questioner's full system prompt for one game."""
-    from kari.llm import load_prompt
-
     listing = "\n".join(f"- {c}" + (f": {descriptions[c]}" if descriptions.get(c) else "") for c in setup_candidates)
     return load_prompt("questioner").render(candidates=listing, budget=budget,
                                             rules=rules_section(rules, setup_candidates))
@@ -76,8 +75,6 @@ class LLMQuestioner(Questioner):
 
     @classmethod
     def from_options(cls, options: Any) -> LLMQuestioner:
-        from kari.errors import KariError
-
         if options.client is None:
             raise KariError("the llm questioner needs an LLM endpoint (--model / --base-url)", code="game-config")
         return cls(options.client, options.max_tokens)

@@ -14,9 +14,10 @@ from typing import Any
 
 from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
-from kari.domain.vocabulary import Vocabulary
-from kari.game.names import Player
-from kari.game.defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
+from kari.vocab.vocabulary import Vocabulary
+from kari.core.game_names import Player
+from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
+from kari.solver import optimal_target_aware
 
 
 class OptimalQuestioner(Questioner):
@@ -45,8 +46,6 @@ class OptimalQuestioner(Questioner):
         self.planned_turns: int | None = None
 
     def _replan(self, state: GameState) -> None:
-        from kari.solver import optimal_target_aware
-
         setup = self.setup
         pool = [q for q in setup.pool if not state.was_asked(q)]
         result = optimal_target_aware(setup.hidden, setup.target, setup.reps, self.vocab, pool,  # type: ignore[arg-type]

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.game.defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
-from kari.game.names import RULE_SUFFIXES, Player
+from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
+from kari.core.game_names import RULE_SUFFIXES, Player
 from kari.game.questioners.base import Questioner
 from kari.llm.config import DEFAULT_MAX_TOKENS
-from kari.game.settings import PlayerSettings
+from kari.core.game_settings import PlayerSettings
 
 QUESTIONERS: dict[str, str] = {
     Player.OPTIMAL: "kari.game.questioners.optimal:OptimalQuestioner",
@@ -25,7 +25,7 @@ QUESTIONERS: dict[str, str] = {
     Player.LLM: "kari.game.questioners.llm:LLMQuestioner",
     Player.HUMAN: "kari.game.questioners.human:HumanQuestioner",
 }
-"""Each player's class, by name (:class:`~kari.game.names.Player`)."""
+"""Each player's class, by name (:class:`~kari.core.game_names.Player`)."""
 
 
 @dataclass

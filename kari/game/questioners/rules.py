@@ -18,9 +18,9 @@ from kari.game.questioners.base import Questioner, argmax_belief
 from kari.game.match import combined_body
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.domain.objects import answered, rule_status
-from kari.domain.vocabulary import Vocabulary
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
-from kari.game.names import Player
+from kari.core.game_names import Player
 
 Truth = bool | None
 

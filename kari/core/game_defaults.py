@@ -3,8 +3,8 @@
 Cheap to import: no numpy, no clingo (the guessing threshold is the solver's record of the paper's figure).
 """
 
-from kari.game.names import RuleWeighting
-from kari.solver.types import THRESHOLD as SOLVER_THRESHOLD
+from kari.core.game_names import RuleWeighting
+from kari.core.solver_types import THRESHOLD as SOLVER_THRESHOLD
 
 BUDGET = 20
 """Question turns per game before the forced guess (the paper's T)."""
@@ -13,7 +13,7 @@ MAX_REJECTIONS = 3
 """Consecutive rejected questions that force the guess."""
 
 THRESHOLD = SOLVER_THRESHOLD
-"""Hard belief b_t at which Optimal guesses (the paper's 0.9; named in :mod:`kari.solver.types`)."""
+"""Hard belief b_t at which Optimal guesses (the paper's 0.9; named in :mod:`kari.core.solver_types`)."""
 
 REPRESENTATIVES = 10
 """Representative objects per candidate affordance."""
@@ -58,3 +58,10 @@ TOP_K = 1
 
 OPTIMAL_TIME_LIMIT = 30.0
 """Seconds the Optimal questioner's solver may take per plan."""
+
+DEFAULT_QUESTIONERS = ("optimal", "greedy-ig", "greedy-ig+kb", "greedy-ig+rules", "greedy-ig@10", "greedy-ig@10+kb",
+                       "greedy-ig@10+rules", "fix20q", "rules+kb", "rules")
+"""The players of ``kari pipeline``, each ``NAME[@K][+kb|+rules]``: ``@K`` caps the positives the player's soft
+belief may use (``@10``: the paper's 10 representatives, a player that knows little, as an LLM Questioner does);
+``+kb`` gives it the KB-anchored rules, ``+rules`` the benchmark-supervised cross-fitted ones (the ``rules``
+player gets those unless named ``rules+kb``)."""

@@ -6,7 +6,7 @@ target has a matched rule vs. not). The covered/uncovered split of every row fol
 (in the order given) whose records carry rule facts, and the report names that run, its rules file and how
 many rules it holds. A second table pivots SR and turns per questioner, without and with rules; its delta is
 "with rules minus without rules" for a questioner that has both kinds of run. The last section is the KB-gap
-ledger of that same source run (:mod:`kari.game.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
+ledger of that same source run (:mod:`kari.report.ledger`; all of it in ``kb_gaps.csv``). Every column is defined
 in the report itself.
 """
 
@@ -14,19 +14,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.ledger_store import LEDGER_FILE
+from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, write_ledger_file
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
-from kari.game.names import RuleColumn
-from kari.game.report_inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source
+from kari.core.game_names import RuleColumn
+from kari.game.plots import plot_ig, run_title
+from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, checked_records
+from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
 from kari.game.summary import RunData, RunSummary
+from kari.induce.folds import read_rule_sets
+from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
+from kari.io.text import load_json, read_text
+from kari.report.comparisons import Settings, report_data
+from kari.report.html.page import render_html
+from kari.report.intervals import sections
+from kari.report.leaderboard import leaderboard_csv, leaderboard_rows
+from kari.report.ledger import markdown_section
 
 if TYPE_CHECKING:
-    from kari.game.ledger import Ledger
-    from kari.game.report_inputs import OpenedSource, RuleReader
+    from kari.report.ledger import Ledger
+    from kari.report.inputs import OpenedSource, RuleReader
 
 FIGURE_FILE = "ig_over_turns.png"
 REPORT_FILE = "report.md"
@@ -38,9 +49,6 @@ HTML_FILE = "report.html"
 
 def load_run(path: str | Path) -> RunData:
     """Read ``config.json``, ``summary.json`` and ``games.jsonl`` of a run directory."""
-    from kari.game.run import CONFIG_FILE, GAMES_FILE, SUMMARY_FILE, checked_records
-    from kari.io.text import load_json, read_text
-
     root = Path(path)
     for name in (CONFIG_FILE, SUMMARY_FILE, GAMES_FILE):
         if not (root / name).is_file():
@@ -94,13 +102,9 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     """The Markdown report text (``figure``: the IG figure's file name, to point to; ``data``: the
     ``report.json`` object to show the intervals of, computed with default settings when None; ``source``: the
     coverage split's source when already found, None for none)."""
-    from kari.game.report_intervals import sections
-
     if source is _FIND:
         source = coverage_source(runs)
     if data is None:
-        from kari.game.comparisons import Settings, report_data
-
         data = report_data(runs, source, Settings())
     covered = source.covered if source else None
     lines = ["# Affordance20Q runs", "",
@@ -146,8 +150,6 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
                   "and `fix20q` never do)."]
     lines += sections(data)
     if "kb_gaps" in data:
-        from kari.game.ledger import markdown_section
-
         gaps = markdown_section(data["kb_gaps"], data.get("kb_gaps_note", ""))
         lines += ["", *gaps] if gaps else []
     return "\n".join(lines) + "\n"
@@ -161,17 +163,13 @@ class Report:
     data: dict[str, Any]
     leaderboard: list[dict[str, Any]]
     source: CoverageSource | None = None
-    ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.game.ledger_store.report_ledger)
+    ledger: Ledger | None = None  # the KB-gap ledger of the source run (kari.report.ledger_store.report_ledger)
 
 
 def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptions(),
                    inputs: ReportInputs | None = None) -> tuple[list[RunData], Report]:
     """Every figure of the report on runs already read (or just played: :func:`kari.game.run.play_loaded`'s);
     nothing is written. ``inputs``: the benchmark objects and rule sets the caller already holds."""
-    from kari.game.comparisons import Settings, report_data
-    from kari.game.leaderboard import leaderboard_rows
-    from kari.game.ledger_store import REPORT_TOP, report_ledger
-
     if not runs:
         raise KariError("give at least one run directory", code="report-run")
     if options.resamples < 1:
@@ -217,10 +215,7 @@ def write_report_loaded(runs: Sequence[RunData], out: str | Path | None = None,
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
     if not options.html:
         return _write_report_loaded(runs, out, options, inputs)
-    from functools import cache
 
-    from kari.game.report_inputs import open_source
-    from kari.induce.folds import read_rule_sets
 
     opened = open_source(runs, options)
     read = cache(read_rule_sets)
@@ -240,10 +235,6 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
     text = compare(runs, FIGURE_FILE if out is not None else None, made.data, made.source)
     made = Report(text, made.data, made.leaderboard, made.source, made.ledger)
     if out is not None:
-        from kari.game.leaderboard import leaderboard_csv
-        from kari.game.plots import plot_ig
-        from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir, check_output_file
-
         folder = check_output_dir(out)
         names = (REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE,
                  *((HTML_FILE,) if options.html else ()), *((LEDGER_FILE,) if made.ledger is not None else ()))
@@ -252,8 +243,6 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
         series = _ig_series(runs)
         html = None
         if options.html:
-            from kari.game.html.page import render_html
-
             html = render_html(runs, made.data, series, options, *(page or ()))  # all computed before any write
         atomic_write_text(folder / REPORT_FILE, text)
         atomic_write_json(folder / JSON_FILE, made.data)
@@ -263,16 +252,12 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
         if html is not None:
             atomic_write_text(folder / HTML_FILE, html)
         if made.ledger is not None:
-            from kari.game.ledger_store import write_ledger_file
-
             write_ledger_file(made.ledger, folder / LEDGER_FILE)
     return made
 
 
 def _ig_series(runs: Sequence[RunData]) -> Mapping[str, tuple[list[float], list[int]]]:
     """IG per turn and games per turn of each run, labelled with the run and, when it differs, its questioner."""
-    from kari.game.plots import run_title
-
     series = {}
     for run in runs:
         who = run_title(run.config)

@@ -2,7 +2,7 @@
 sources (each ``str``-valued, so a name read from ``config.json`` or the command line compares equal to its
 member).
 
-Cheap to import, like :mod:`kari.game.defaults`: the CLI's help texts are written from these.
+Cheap to import, like :mod:`kari.core.game_defaults`: the CLI's help texts are written from these.
 """
 
 from __future__ import annotations

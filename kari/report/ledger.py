@@ -24,7 +24,7 @@ hold, and ``more-facts`` / ``blocked`` are exact too.
 
 The ledger has one row per (target, rule, object, part, predicate, value) that decides at least one game,
 ranked by the number of games it decides (ties: by the games its rule atom decides over all objects), and the
-same gaps grouped by rule atom. :mod:`kari.game.ledger_store` writes it (DuckDB tables ``kb_gaps``
+same gaps grouped by rule atom. :mod:`kari.report.ledger_store` writes it (DuckDB tables ``kb_gaps``
 and ``kb_gap_games`` of ``kb/ledger.sql``, CSV or JSONL) and reads its games from a coverage database or a run.
 """
 
@@ -34,10 +34,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from kari.bench.model import ObjectRecord, Property
+from kari.core.benchmark import ObjectRecord, Property
 from kari.domain.objects import base_facts, check_semantics, evaluate_rule, object_parts, object_view
-from kari.domain.terms import WHOLE, Semantics
-from kari.domain.vocabulary import Vocabulary
+from kari.core.terms import WHOLE, Semantics
+from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Rule
 
 

@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from kari.domain.morphology import lemma, variants
-from kari.domain.terms import PREDICATES, Predicate, normalise_term
+from kari.vocab.morphology import lemma, variants
+from kari.core.terms import PREDICATES, Predicate, normalise_term
 from kari.errors import KariError
+from kari.io.dbfile import connect
+from kari.io.fingerprint import folder_input, query_digest, table_input
 from kari.io.text import iter_text_lines
 from kari.resources import asset_path
 
@@ -332,7 +334,7 @@ class Vocabulary:
 
     def canonicalise(self, predicate: str, raw: str, provenance: str = "") -> Resolution:
         """Read the raw word ``raw`` as a value of ``predicate``: a known value (:meth:`lookup`), ``banned``
-        (value None), or else a NEW value in its :func:`~kari.domain.morphology.lemma` form, added with
+        (value None), or else a NEW value in its :func:`~kari.vocab.morphology.lemma` form, added with
         ``provenance`` (file:line); a new compound whose last word is a known value is-a that value
         (``forged_iron`` is-a ``iron``). An unknown word is never an error."""
         _check_predicate(predicate)
@@ -459,7 +461,6 @@ def load_vocabulary(source: str | Path | None = None) -> Vocabulary:
                         code="missing-file")
     import duckdb
 
-    from kari.io.dbfile import connect
 
     try:
         con = connect(path, read_only=True)
@@ -495,8 +496,6 @@ def db_vocabulary(con: Any) -> Vocabulary:
 def vocabulary_digest(con: Any) -> str:
     """The fingerprint of the vocabulary a KB database connection stores (:func:`db_vocabulary` reads it): its
     rows as a set, provenance aside (``none`` when it has no vocabulary table)."""
-    from kari.io.fingerprint import query_digest
-
     exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
     return query_digest(con, "SELECT kind, predicate, term, value FROM vocabulary") if exists else "none"
 
@@ -504,11 +503,7 @@ def vocabulary_digest(con: Any) -> str:
 def vocabulary_fingerprint(folder: str | Path | None = None, db: str | Path | None = None) -> dict[str, Any]:
     """The content fingerprint (:mod:`kari.io.fingerprint`) of the vocabulary :func:`open_vocabulary` opens:
     the rows a KB database stores, or the files of a vocabulary folder (the shipped one by default)."""
-    from kari.io.fingerprint import folder_input, table_input
-
     if db is not None:
-        from kari.io.dbfile import connect
-
         con = connect(Path(db), read_only=True)
         try:
             return table_input("the KB database's vocabulary", db, {"vocabulary": vocabulary_digest(con)})

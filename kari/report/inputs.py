@@ -11,9 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.game.defaults import MATCH_THRESHOLD
-from kari.game.names import MatchMode, RuleOrigin
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.core.game_names import MatchMode, RuleOrigin
+from kari.domain.canon import canonical_rules
+from kari.explain.sources import open_objects
 from kari.game.summary import RunData
+from kari.induce.folds import read_rule_sets
+from kari.rules import load_rules
 from kari.stats import RESAMPLES
 
 if TYPE_CHECKING:
@@ -118,8 +122,6 @@ def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
 
 
 def _rule_count(path: str) -> int | None:
-    from kari.rules import load_rules
-
     try:
         return len(load_rules(path))
     except (KariError, OSError):
@@ -145,11 +147,7 @@ class PlayedRules:
         return self._loaded[path].get(fold if fold is not None else 0, {}).get(affordance)
 
     def _load(self, path: str) -> dict[int, dict[str, Rule]]:
-        from kari.domain.canon import canonical_rules
-
         if self.read is None:
-            from kari.induce.folds import read_rule_sets
-
             self.read = read_rule_sets
         rule_sets = self.read(Path(path))
         return {k: {r.affordance: r for r in canonical_rules(rs, self.source.vocab)} for k, rs in rule_sets.folds.items()}
@@ -171,8 +169,6 @@ OpenedSource = tuple["ObjectSource | None", "str | None", str]
 def open_source(runs: Sequence[RunData], options: ReportOptions) -> OpenedSource:
     """The benchmark objects (read into the runs' vocabulary) the proofs and the KB-gap ledger are about, its
     folder, and a note saying why there are none."""
-    from kari.explain.sources import open_objects
-
     bench = options.bench if options.bench is not None else next(
         (run.config.get("bench") for run in runs if run.config.get("bench")), None)
     if bench is None or not Path(str(bench)).is_dir():

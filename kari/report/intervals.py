@@ -1,7 +1,7 @@
 """The Markdown sections of ``kari report`` that show uncertainty: every row with its 95% intervals, Table 1 with
 the paired delta, its interval and McNemar's p, one sentence per delta, the player-vs-player comparisons, the
 rules delta on covered / uncovered games and SR per target affordance. They read ``report.json``'s object
-(:func:`kari.game.comparisons.report_data`), so the Markdown and the JSON never disagree."""
+(:func:`kari.report.comparisons.report_data`), so the Markdown and the JSON never disagree."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 THRESHOLD = 0.9
 """Hard belief b_t above which the Optimal questioner's plan is done and it guesses (the paper's 0.9); the game's
-default (:data:`kari.game.defaults.THRESHOLD`) is this one."""
+default (:data:`kari.core.game_defaults.THRESHOLD`) is this one."""
 
 
 class CoverageRow(NamedTuple):

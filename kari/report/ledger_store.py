@@ -1,4 +1,4 @@
-"""Where the KB-gap ledger's games come from and where it goes (:mod:`kari.game.ledger` computes it).
+"""Where the KB-gap ledger's games come from and where it goes (:mod:`kari.report.ledger` computes it).
 
 Games come either from a coverage database (``kari coverage --bench``'s ``coverage_games`` and ``rule_matches``
 tables: each game's target with the rule matched to it, read under the coverage's own PART reading, and every
@@ -17,15 +17,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.model import ObjectRecord
-from kari.domain.vocabulary import Vocabulary
+from kari.core.benchmark import ObjectRecord
+from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
-from kari.game.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
+from kari.explain.sources import open_objects, read_rules
+from kari.io.atomic import atomic_write_text
+from kari.report.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
+from kari.resources import asset_path
 from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import ReportInputs, RuleReader
+    from kari.report.inputs import ReportInputs, RuleReader
     from kari.game.summary import RunData
 
 CSV_COLUMNS = ("rank", "target", "rule", "object", "part", "predicate", "value", "games", "branch", "game_ids",
@@ -78,7 +81,6 @@ def coverage_ledger(con: Any, rules: Sequence[Rule], objects: Mapping[str, Objec
 def write_ledger(rules_file: str | Path, db: str | Path, bench: str | Path, out: str | Path | None = None) -> Ledger:
     """The ledger of the coverage ``kari coverage --bench bench`` wrote into ``db`` from ``rules_file``, written
     into ``db`` (tables ``kb_gaps``, ``kb_gap_games``) and, with ``out``, into a CSV or JSONL file."""
-    from kari.explain.sources import open_objects, read_rules
     from kari.kb import open_db
 
     if out is not None:
@@ -101,7 +103,7 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
     """The ledger of a run played with rules (its records' matched rules for their targets, read by ``read`` into
     the source's vocabulary) on the source's benchmark objects, under the ``any-part`` reading the games use,
     and a note: why there is none, or how many games' verdicts differ from the run's own record of them."""
-    from kari.game.report_inputs import PlayedRules
+    from kari.report.inputs import PlayedRules
 
     path = run.config.get("rules")
     if not path:
@@ -139,7 +141,6 @@ def write_ledger_tables(con: Any, ledger: Ledger) -> None:
     """Replace the rows of ``kb_gaps`` and ``kb_gap_games`` (``kb/ledger.sql``) with ``ledger``, in one
     transaction (or the caller's)."""
     from kari.io.transaction import transaction
-    from kari.resources import asset_path
 
     with transaction(con):
         con.execute(asset_path("kb", "ledger.sql").read_text(encoding="utf-8"))
@@ -177,8 +178,6 @@ def ledger_csv(ledger: Ledger) -> str:
 
 def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
     """The ledger's rows as CSV or JSONL (by the suffix), written atomically."""
-    from kari.io.atomic import atomic_write_text
-
     if ledger_format(path) == "csv":
         atomic_write_text(path, ledger_csv(ledger))
     else:
@@ -189,9 +188,9 @@ def write_ledger_file(ledger: Ledger, path: str | Path) -> None:
 def report_ledger(runs: Sequence[RunData], source: Any, options: Any,
                   inputs: ReportInputs | None = None) -> tuple[Ledger | None, str]:
     """The ledger ``kari report`` shows: of the coverage split's source run (``source``: a
-    :class:`~kari.game.report_inputs.CoverageSource`, None for none) on the runs' benchmark objects (``inputs``
-    when the caller holds them, else :func:`kari.game.report_inputs.open_source` with ``options``), and a note."""
-    from kari.game.report_inputs import open_source
+    :class:`~kari.report.inputs.CoverageSource`, None for none) on the runs' benchmark objects (``inputs``
+    when the caller holds them, else :func:`kari.report.inputs.open_source` with ``options``), and a note."""
+    from kari.report.inputs import open_source
 
     if source is None:
         return None, ""

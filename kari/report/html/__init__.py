@@ -1,6 +1,6 @@
 """``kari report --html``: one self-contained HTML page (no network, no server) over a set of runs.
 
-The page holds its data inline (:func:`kari.game.html.data.page_data`, as JSON, gzip-compressed and base64
+The page holds its data inline (:func:`kari.report.html.data.page_data`, as JSON, gzip-compressed and base64
 encoded when large; the browser inflates it with its built-in ``DecompressionStream``), its hand-written
 script and style sheet (``report.js``, ``report.css``, beside this module) and the IG figure as inline SVG.
 It shows Table 1 with intervals and paired tests, every run with intervals, the IG figure, the games with
@@ -13,6 +13,6 @@ with its coverage and proofs.
 from kari.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "kari.game.html.data": ("page_data",),
-    "kari.game.html.page": ("COMPRESS_ABOVE", "embed_data", "render_html"),
+    "kari.report.html.data": ("page_data",),
+    "kari.report.html.page": ("COMPRESS_ABOVE", "embed_data", "render_html"),
 })

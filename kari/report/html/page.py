@@ -11,8 +11,11 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from kari.game.plots import figure_svg, ig_figure
+from kari.report.html.data import page_data
+
 if TYPE_CHECKING:
-    from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
+    from kari.report.inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
 
 COMPRESS_ABOVE = 200_000
@@ -20,7 +23,7 @@ COMPRESS_ABOVE = 200_000
 
 
 def _asset(name: str) -> str:
-    return resources.files("kari.game.html").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("kari.report.html").joinpath(name).read_text(encoding="utf-8")
 
 
 def _script_safe(text: str) -> str:
@@ -40,10 +43,7 @@ def embed_data(obj: Any) -> tuple[str, str]:
 def render_html(runs: Sequence[RunData], data: Mapping[str, Any],
                 series: Mapping[str, tuple[list[float], list[int]]], options: ReportOptions,
                 opened: OpenedSource | None = None, read: RuleReader | None = None) -> str:
-    """The whole page as one string (``opened``, ``read``: as in :func:`kari.game.html.data.page_data`)."""
-    from kari.game.html.data import page_data
-    from kari.game.plots import figure_svg, ig_figure
-
+    """The whole page as one string (``opened``, ``read``: as in :func:`kari.report.html.data.page_data`)."""
     encoding, payload = embed_data(page_data(runs, data, options, opened, read))
     figure = figure_svg(ig_figure(series, title="Information gain over turns, per run"))
     names = ", ".join(run.label for run in runs)

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from kari.domain.terms import Semantics
+from kari.core.terms import Semantics
 from kari.errors import KariError
 
 

@@ -3,7 +3,7 @@
 A *row* is one run directory: SR with its Wilson interval over games (a player with several runs per game
 counts its pooled SR over the games, which is conservative) and turns over the solved games with a seeded
 bootstrap interval over games; the same for each target affordance and for the games whose target has / has
-no matched rule (the split of :class:`kari.game.report_inputs.CoverageSource`).
+no matched rule (the split of :class:`kari.report.inputs.CoverageSource`).
 
 A *comparison* pairs two runs on the same games: records are paired by ``(game, run)``; the delta is
 ``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
@@ -21,11 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kari.game.names import RuleColumn, RuleOrigin
+from kari.core.game_names import RuleColumn, RuleOrigin
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
 
 if TYPE_CHECKING:
-    from kari.game.report_inputs import CoverageSource
+    from kari.report.inputs import CoverageSource
     from kari.game.summary import RunData
 
 Record = Mapping[str, Any]
@@ -93,6 +93,13 @@ def split_key(flags: Mapping[str, bool] | None, yes: str, no: str) -> Callable[[
         flag = None if flags is None else flags.get(record["game"])
         return None if flag is None else (yes if flag else no)
     return key
+
+
+def covered_split(records: Sequence[Record], covered: Mapping[str, bool],
+                  settings: Settings | None = None) -> dict[str, dict[str, Any]]:
+    """SR and turns, with their intervals (:func:`row_scores`), on the games ``covered`` marks covered and on the
+    others."""
+    return grouped_scores(records, split_key(covered, "covered", "uncovered"), settings or Settings())
 
 
 def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,

@@ -14,10 +14,13 @@ with :func:`normalise_term`, the same rule as the KB's SQL macro ``kari_snake`` 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from enum import StrEnum
 from functools import lru_cache
 from typing import NamedTuple
+
+from kari.resources import asset_path
 
 
 class Predicate(StrEnum):
@@ -96,8 +99,6 @@ _SIMPLE_LOWER = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
 @lru_cache(maxsize=1)
 def _non_word() -> re.Pattern[str]:
     """Runs of characters outside kari's word class, the class read from kb/macros.sql (``kari_word_class``)."""
-    from kari.resources import asset_path
-
     match = _WORD_CLASS_MACRO.search(asset_path("kb", "macros.sql").read_text(encoding="utf-8"))
     if match is None:
         raise RuntimeError("kb/macros.sql defines no kari_word_class() macro")
@@ -117,10 +118,7 @@ def normalise_term(raw: str) -> str:
 
 def word_class_from_unicode() -> str:
     """The body of ``kari_word_class()`` from this Python's Unicode tables (general categories L* and N*), as RE2
-    ranges, wrapped as the SQL string literals of kb/macros.sql (run ``python -m kari.domain.terms``)."""
-    import sys
-    import unicodedata
-
+    ranges, wrapped as the SQL string literals of kb/macros.sql (run ``python -m kari.core.terms``)."""
     ranges: list[tuple[int, int]] = []
     start = None
     for code in range(sys.maxunicode + 2):

@@ -2,7 +2,7 @@
 (:class:`PlayerSettings`, the ``extra`` entry: greedy-ig's stopping and lookahead, and how matched rules weigh
 on the soft belief of a player that sees them).
 
-A :class:`PlayerSettings` field left None is not set: the player uses its default (:mod:`kari.game.defaults`)
+A :class:`PlayerSettings` field left None is not set: the player uses its default (:mod:`kari.core.game_defaults`)
 and ``config.json`` does not name it. A leaf: records and their checks only.
 """
 
@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError, one_of
-from kari.game import defaults
-from kari.game.names import CheckerKind, MatchMode, OracleKind, RuleWeighting
+from kari.core import game_defaults as defaults
+from kari.core.game_names import CheckerKind, MatchMode, OracleKind, RuleWeighting
 from kari.io.runlog import paths_as_paths, settings_json
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
 
 LLM_PARTS = ("questioner", "oracle", "checker")
 """The fields of :class:`PlayConfig` an LLM may play (the value ``llm``)."""
@@ -71,8 +71,8 @@ PATH_FIELDS = ("bench", "rules", "questions", "vocab", "db")
 @dataclass(frozen=True)
 class PlayConfig:
     """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume.
-    ``rule_weights`` (:class:`~kari.game.names.RuleWeighting`) left None is the default
-    (:data:`~kari.game.defaults.RULE_WEIGHTING`) and is left out of ``config.json``, as a ``config.json`` of a kari
+    ``rule_weights`` (:class:`~kari.core.game_names.RuleWeighting`) left None is the default
+    (:data:`~kari.core.game_defaults.RULE_WEIGHTING`) and is left out of ``config.json``, as a ``config.json`` of a kari
     before rule weights lacks it (it then reads and writes back unchanged)."""
 
     bench: Path
@@ -148,6 +148,6 @@ def check_settings_values(config: PlayConfig) -> None:
 
 
 def check_weighting(weighting: str) -> None:
-    """A :class:`KariError` for an unknown rule weighting (:class:`~kari.game.names.RuleWeighting`)."""
+    """A :class:`KariError` for an unknown rule weighting (:class:`~kari.core.game_names.RuleWeighting`)."""
     if weighting not in tuple(RuleWeighting):
         raise KariError(f"unknown rule weighting {weighting!r} (expected {one_of(RuleWeighting)})", code="game-config")

@@ -1,7 +1,7 @@
 """Typed records of a played game: its record (one ``games.jsonl`` line) with its turns and the Checker's
 verdicts, and the reader of ``games.jsonl`` (the run's summary is in :mod:`kari.game.summary`).
 
-Each record is read from and written to its JSON object key for key (:mod:`kari.records`): a file written by
+Each record is read from and written to its JSON object key for key (:mod:`kari.core.records`): a file written by
 an older kari reads into these records and writes back byte for byte. The metrics, the report and the plots
 read the typed fields; ``record["success"]`` still reads the JSON form.
 """
@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from kari.errors import KariError
-from kari.records import JsonRecord, Layout
+from kari.core.records import JsonRecord, Layout
+from kari.io.runlog import load_log
 
 GAMES_FILE = "games.jsonl"
 
@@ -153,6 +154,4 @@ def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:
 
 def read_games(path: Path) -> tuple[list[GameRecord], bool]:
     """The records in ``games.jsonl`` and whether the file must be rewritten (:func:`kari.io.runlog.load_log`)."""
-    from kari.io.runlog import load_log
-
     return load_log(path, read_game)

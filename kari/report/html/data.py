@@ -16,11 +16,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.bench.reader import load_benchmark
+from kari.domain.canon import canonical_rules
 from kari.errors import KariError
+from kari.explain.proof import explain
+from kari.explain.render import proof_text
+from kari.rules import load_rules
+from kari.rules.printer import to_text
+from kari.solver.coverage import compute_coverage
 
 if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
-    from kari.game.report_inputs import OpenedSource, ReportOptions, RuleReader
+    from kari.report.inputs import OpenedSource, ReportOptions, RuleReader
     from kari.game.summary import RunData
 
 
@@ -62,9 +69,7 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
     """The text proof of each game's target rule on its hidden object (any-part, as the games read rules),
     keyed by rules, fold, rule and object; each game record gets its key as ``p``. ``read``: the reader of the
     rules the runs were played with (default: :func:`kari.induce.folds.read_rule_sets`)."""
-    from kari.explain.proof import explain
-    from kari.explain.render import proof_text
-    from kari.game.report_inputs import PlayedRules
+    from kari.report.inputs import PlayedRules
 
     proofs: dict[str, str] = {}
     if source is None:
@@ -114,14 +119,6 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
 def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str, Any]]:
     """Every rule with its coverage of the benchmark's objects (the solver's, any-part reading), its recall and
     precision on the labelled objects, and the proof of each labelled positive and each covered negative."""
-    from kari.bench.reader import load_benchmark
-    from kari.domain.canon import canonical_rules
-    from kari.explain.proof import explain
-    from kari.explain.render import proof_text
-    from kari.rules import load_rule_file
-    from kari.rules.printer import to_text
-    from kari.solver.coverage import compute_coverage
-
     rules = canonical_rules(load_rule_file(path), source.vocab)
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels
@@ -158,9 +155,9 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
 def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions,
               opened: OpenedSource | None = None, read: RuleReader | None = None) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able object. ``opened``: what
-    :func:`kari.game.report_inputs.open_source` gave the caller, who closes it (default: opened and closed here);
+    :func:`kari.report.inputs.open_source` gave the caller, who closes it (default: opened and closed here);
     ``read`` as in :func:`game_proofs`."""
-    from kari.game.report_inputs import open_source
+    from kari.report.inputs import open_source
 
     games = [compact_record(record, i) for i, run in enumerate(runs) for record in run.records]
     source, bench, note = opened if opened is not None else open_source(runs, options)

@@ -1,0 +1,54 @@
+"""The fixed names and defaults of ``kari creativity solve``: the solvers, the LLM solver's modes and budgets,
+the goal mappings and the defaults of ``--goal rules`` (each ``str``-valued, so a name read from ``config.json``
+or the command line compares equal to its member).
+
+Cheap to import, like :mod:`kari.core.game_names`: the CLI's help texts are written from these.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from kari.core.game_defaults import MATCH_THRESHOLD
+from kari.llm.config import LLM
+
+
+class SolverKind(StrEnum):
+    """Who chooses the tool: the clingo query, an LLM, or an LLM shown the matched rule."""
+
+    SYMBOLIC = "symbolic"
+    LLM = LLM
+    LLM_RULES = "llm+rules"
+
+
+SOLVERS: tuple[str, ...] = tuple(SolverKind)
+
+
+class Mode(StrEnum):
+    """How the LLM meets a task: every description up front, a structured reasoning object first, or one
+    exploration per turn."""
+
+    STATIC = "static"
+    COT = "cot"
+    INTERACTIVE = "interactive"
+
+
+MODES: tuple[str, ...] = tuple(Mode)
+"""Every mode, in --help order."""
+DEFAULT_MAX_TOKENS = 2048
+"""Output tokens per reply, as the benchmark's runner allows."""
+DEFAULT_TURNS = 15
+"""The interactive mode's turn budget, as the benchmark's."""
+
+METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
+"""The goal mappings (:mod:`kari.creativity.goals`)."""
+RULES = "rules"
+LEXICAL_GOALS = "lexical"
+"""The goal mapping of a ``SolveConfig`` that names none (:data:`METHODS`)."""
+GOAL_THRESHOLD = MATCH_THRESHOLD
+"""The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
+GOAL_TEXTS = ("request", "words")
+"""What ``--goal rules`` matches: the request as written, or its content words
+(:func:`kari.creativity.goals.content_words`)."""
+GOAL_TOP_K = 5
+"""``--goal rules``: how many of the nearest rules a task's candidates are tried against, nearest first."""
