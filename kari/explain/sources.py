@@ -21,7 +21,7 @@ from kari.domain.canon import canonical_objects, canonical_rules
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary, open_vocabulary
 from kari.errors import KariError
 from kari.explain.proof import Evidence, RecordEvidence
-from kari.rules import load_rules, parse_rule
+from kari.rules import load_rule_file, parse_rule
 from kari.rules.ast import Rule
 
 

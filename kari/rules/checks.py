@@ -24,7 +24,7 @@ from kari.core.terms import WHOLE
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
-from kari.rules.rulefile import read_rule_file
+from kari.rules.rulefile import read_rule_file, with_twin_metadata
 from kari.rules.simplification import branch_atom_set, subsumed_indices
 from kari.rules.values import MEND, induced_by_kari, vocabulary_for
 from kari.vocab.vocabulary import Vocabulary

@@ -21,7 +21,7 @@ from kari.domain.canon import canonical_rules
 from kari.errors import KariError
 from kari.explain.proof import explain
 from kari.explain.render import proof_text
-from kari.rules import load_rules
+from kari.rules import load_rule_file
 from kari.rules.printer import to_text
 from kari.solver.coverage import compute_coverage
 
