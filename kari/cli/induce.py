@@ -156,6 +156,10 @@ def induce(
         f"{len(outcome.rules)} rules for {len(outcome.results)} affordances -> {outcome.out} and {outcome.jsonl}"
         + (f" (resumed {len(outcome.resumed)})" if outcome.resumed else "")
     )
+    missing = sorted(a for a, r in outcome.results.items() if r.body is None)
+    if missing:
+        typer.echo(f"{len(missing)} without a rule ({', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}):"
+                   " why is in the report")
     typer.echo(
         f"mean recall {mean([s.recall for s in scores]):.3f}, mean precision "
         f"{mean([s.precision or 0.0 for s in scores]):.3f}; report: {outcome.run_dir / 'report.md'}"

@@ -9,7 +9,7 @@ extra: without it, matching stops with a one-line error (never a silent fallback
 candidate to a rule with an identical verb only, when asked for explicitly.
 
 :func:`match_goal` matches free text (a CreativityBench goal: "I need something to cut this rope") to rules
-the same way.
+the same way; :func:`rule_for` names the one rule a player gets for an affordance (``kari explain``).
 """
 
 from __future__ import annotations
@@ -156,6 +156,21 @@ def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabula
 
         rules = canonical_rules(load_rule_file(rules), vocab or Vocabulary.load())
     return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
+
+
+def rule_for(name: str, rules: Sequence[Rule], *, threshold: float = DEFAULT_THRESHOLD,
+             mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> tuple[RuleMatch | None, RuleMatch | None]:
+    """The rule a player is given for the affordance ``name``: the best match at ``threshold`` as
+    :class:`RuleMatcher` makes it for a game's candidate (None when none is similar enough), and the nearest rule
+    whatever its similarity (to say how far the best one was; None for ``exact`` or no rules)."""
+    matcher = RuleMatcher(rules, threshold, 1, embedder, mode=mode)
+    found = matcher.match([name])[name]
+    if found:
+        return found[0], found[0]
+    if mode == MatchMode.EXACT or not matcher.rules:
+        return None, None
+    nearest = RuleMatcher(rules, 0.0, 1, matcher.embedder, mode=mode).match([name])[name]
+    return None, nearest[0] if nearest else None
 
 
 class RuleSource:

@@ -17,7 +17,6 @@ from typing import Any
 
 from kari.core.benchmark import ObjectRecord, Property
 from kari.core.terms import PREDICATES, WHOLE
-from kari.induce.kbcontext import FactKey, KBContext
 from kari.induce.kinship import Kinship
 
 INFERRED_RAW = "inferred:"
@@ -42,7 +41,7 @@ class InferredFact:
                 "inferred": True, "via": self.via, "isa": self.isa, "edges": list(self.edges)}
 
 
-def complete(objects: Sequence[ObjectRecord], kin: Kinship, context: KBContext
+def complete(objects: Sequence[ObjectRecord], kin: Kinship
              ) -> tuple[dict[str, ObjectRecord], dict[str, tuple[InferredFact, ...]]]:
     """``objects`` with their inherited facts added (raw ``inferred:<parent>``), and each object's inferred facts;
     objects that inherit nothing are returned unchanged (the same record)."""
@@ -50,9 +49,10 @@ def complete(objects: Sequence[ObjectRecord], kin: Kinship, context: KBContext
     out: dict[str, ObjectRecord] = {}
     inferred: dict[str, tuple[InferredFact, ...]] = {}
     for obj in objects:
-        facts = _inherited(obj, by_id, kin, context.fact_edges)
+        facts = _inherited(obj, by_id, kin)
         if facts:
-            added = tuple(Property(f.part, f.predicate, f.value, f"{INFERRED_RAW}{f.via}") for f in facts)
+            added = tuple(Property(f.part, f.predicate, f.value, f"{INFERRED_RAW}{f.via}", edges=f.edges,
+                                   inferred=True) for f in facts)  # cited by a branch with its sources
             out[obj.id] = replace(obj, properties=(*obj.properties, *added))
             inferred[obj.id] = tuple(facts)
         else:
@@ -60,8 +60,7 @@ def complete(objects: Sequence[ObjectRecord], kin: Kinship, context: KBContext
     return out, inferred
 
 
-def _inherited(obj: ObjectRecord, by_id: Mapping[str, ObjectRecord], kin: Kinship,
-               fact_edges: Mapping[FactKey, tuple[str, ...]]) -> list[InferredFact]:
+def _inherited(obj: ObjectRecord, by_id: Mapping[str, ObjectRecord], kin: Kinship) -> list[InferredFact]:
     stated = {p.predicate for p in obj.properties}
     links = kin.parents.get(obj.id, ())
     out: list[InferredFact] = []
@@ -75,7 +74,7 @@ def _inherited(obj: ObjectRecord, by_id: Mapping[str, ObjectRecord], kin: Kinshi
                 for prop in parent.properties if parent is not None else ():
                     if prop.predicate != predicate or prop.part != WHOLE or _is_inferred(prop):
                         continue
-                    edges = fact_edges.get((parent.id, prop.part, prop.predicate, prop.raw or prop.value), ())  # type: ignore[union-attr]
+                    edges = prop.edges
                     if not link.how.startswith("wordnet:"):
                         edges = (*edges, link.how)
                     found.setdefault(prop.value, InferredFact(obj.id, WHOLE, predicate, prop.value, link.parent,
@@ -87,4 +86,4 @@ def _inherited(obj: ObjectRecord, by_id: Mapping[str, ObjectRecord], kin: Kinshi
 
 
 def _is_inferred(prop: Property) -> bool:
-    return bool(prop.raw) and prop.raw.startswith(INFERRED_RAW)  # type: ignore[union-attr]
+    return prop.inferred or (bool(prop.raw) and prop.raw.startswith(INFERRED_RAW))  # type: ignore[union-attr]

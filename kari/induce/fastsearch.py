@@ -35,6 +35,7 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.core.induce_config import SOLVER_TIME_LIMIT, ProposerSettings
 from kari.induce.branches import BranchChoice, umbrella_values
 from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.induce.refusals import Refusals
 
 Key = tuple[str, str]  # (PREDICATE, value)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
@@ -219,7 +220,8 @@ def _ancestor_pairs(keys: Sequence[Key], vocab: Vocabulary) -> np.ndarray:
                 groups.setdefault(group, []).append(j)
         for cols in groups.values():
             held = incidence[:, cols].astype(np.int64)  # atom x group member
-            pairs = held @ held.T - (incidence[:, cols][:, None, :] & incidence[:, cols][None, :, :]).sum(axis=2)
+            count = held.sum(axis=1)
+            pairs = np.outer(count, count) - held @ held.T  # (a above one, b above the other) with a != b
             excludes |= pairs > 0  # some two different members of the group, one above each atom
         index = np.array(members)
         blocked[np.ix_(index, index)] = is_a | excludes
@@ -237,6 +239,7 @@ class VectorBranchSearch:
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                  settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 refused: Refusals = Refusals(),
                  weights: Mapping[str, float] | None = None) -> None:
         self.settings = settings if settings is not None else ProposerSettings()
         weighed = weights or {}
@@ -260,9 +263,12 @@ class VectorBranchSearch:
         holds = matrix.holds
         support = holds[: self.n_pos].sum(axis=0)
         frequency = holds.sum(axis=0)
-        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid
+        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid and key not in refused.values
                   and support[j] >= self.constants["min_sup"] and frequency[j] >= self.constants["min_freq"]]
         self.atoms: list[Key] = [matrix.atoms[j] for j in usable]
+        index = {key: i for i, key in enumerate(self.atoms)}
+        self.refused = {frozenset(index[k] for k in keys) for keys in refused.whole_sets()  # refused conjunctions
+                        if all(k in index for k in keys)}
         columns = holds[:, usable].T  # candidate atoms x objects
         self.pos_bits = _packed(columns[:, : self.n_pos])
         self.neg_bits = _packed(columns[:, self.n_pos:])
@@ -310,6 +316,9 @@ class VectorBranchSearch:
                 n_cov, n_gain = cov[part], gain[part]
                 precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= m_units * (c["min_prec"] - c["prior"])
                 valid = np.flatnonzero(precise)
+                if self.refused:  # a branch refused this round is never chosen again
+                    valid = valid[np.array([frozenset(int(a) for a in combos[part][v]) not in self.refused
+                                            for v in valid], dtype=bool)]
                 if not len(valid):
                     continue
                 level5 = t * (n_gain + cost) - 100 * n_gain
@@ -372,10 +381,10 @@ class Lifting:
 
 
 def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
-                 vocab: Vocabulary, *, tolerance: int) -> Lifting:
+                 vocab: Vocabulary, *, tolerance: int, avoid: frozenset[Key] = frozenset()) -> Lifting:
     """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
     precision within ``tolerance`` percentage points with the most general values, then the fewest added
-    negatives."""
+    negatives; never to a value in ``avoid``."""
     given = sorted({(a.predicate, a.value) for a in atoms})
     ancestors = {key: vocab.ancestors(*key) for key in given}
     conflicts = []
@@ -386,8 +395,8 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
         return Lifting(tuple(sorted(conflicts)), frozenset(), {})
     redundant = frozenset(a for a in given for b in given if a != b and a[0] == b[0] and a[1] in ancestors[b])
     kept = [k for k in given if k not in redundant]
-    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p))
-               for p, v in kept]
+    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p)
+                            and (p, a) not in avoid) for p, v in kept]
     objects = [*positives, *negatives]
     n_pos = len(positives)
     keys = sorted({(p, a) for (p, _), opts in zip(kept, options) for a in opts})

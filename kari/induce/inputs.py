@@ -76,8 +76,10 @@ class Evidence:
     Proposer's counts use; ``inferred`` holds each object's facts completed from its classes
     (:class:`kari.induce.completion.InferredFact`, with the KB edges they came from).
 
-    ``edges`` maps an object id to the KB edges behind its evidence (the affordance edge and the property
-    edges); it is empty for benchmark input, whose labels carry no edge ids. ``universe`` holds every object
+    ``edges`` maps a positive's id to the KB edges that make it one (its affordance edges; for a part-level KB
+    the affordance's enabling attributes too); the edges behind its facts are the facts' own
+    (``Property.edges``; an inferred fact's, its sources). It is empty for benchmark input, whose labels carry no
+    edge ids. ``universe`` holds every object
     of the input (the closed-world negatives are drawn from it). ``closed_world`` is set on evidence
     restricted to some objects (:func:`kari.induce.folds.restrict`) so that ``auto`` keeps the choice made on
     the full input.
@@ -175,7 +177,8 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance verb from a KB database built by ``kari kb load``, its words read through ``vocab``.
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
-    each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    each positive's ``edges`` are its affordance edges, and every fact carries the edges that state it
+    (``Property.edges``, ``ObjectRecord.part_edges``).
     (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
     from kari.kb import affordance_evidence, objects_from_db, open_db
@@ -186,25 +189,18 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     try:
         objects = {o.id: o for o in canonical_objects(objects_from_db(con), vocab)[0]}
         rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id, r.raw) for r in affordance_evidence(con)]
-        prop_edges: dict[str, list[str]] = {}
-        for obj, edge, part_edge in con.execute(
-            "SELECT DISTINCT object, edge_id, part_edge_id FROM object_property "
-            "WHERE predicate IS NOT NULL ORDER BY ALL"
-        ).fetchall():
-            prop_edges.setdefault(obj, []).extend(e for e in (edge, part_edge) if e)
     finally:
         con.close()
-    return group_evidence(objects, rows, prop_edges)
+    return group_evidence(objects, rows)
 
 
 def group_evidence(
     objects: Mapping[str, ObjectRecord],
     rows: Sequence[tuple[Any, ...]],
-    property_edges: Mapping[str, Sequence[str]] = {},
 ) -> dict[str, Evidence]:
     """Group ``(verb, object, positive, edge_id[, raw words])`` rows into :class:`Evidence` (objects without
     properties are left out: there is nothing to induce from; an object both positive and negative counts as
-    positive)."""
+    positive); each positive's ``edges`` are its affordance edges (its facts carry their own)."""
     universe = tuple(objects[k] for k in sorted(objects))
     pos: dict[str, dict[str, list[str]]] = {}
     neg: dict[str, set[str]] = {}
@@ -221,7 +217,7 @@ def group_evidence(
     out: dict[str, Evidence] = {}
     for verb in sorted(set(pos) | set(neg)):
         p = pos.get(verb, {})
-        edges = {o: tuple(dict.fromkeys([*e, *property_edges.get(o, ())])) for o, e in p.items()}
+        edges = {o: tuple(dict.fromkeys(e)) for o, e in p.items()}
         negatives = tuple(objects[o] for o in sorted(neg.get(verb, ())) if o not in p)
         out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(p)), negatives, universe, edges,
                              raw=tuple(sorted(raw.get(verb, {}))))

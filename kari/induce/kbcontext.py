@@ -1,6 +1,6 @@
 """What KB induction reads from a KB database beside the evidence (:func:`kari.induce.inputs.from_db`): the
 sentences of each verb's edges (sense choice), the WordNet senses the KB's sentences name for its objects, the
-KB's is-a edges (ConceptNet ``IsA``), the edge ids of every object fact, and how many verbs the KB states for each
+KB's is-a edges (ConceptNet ``IsA``), and how many verbs the KB states for each
 object (how well it describes the object's uses). Read once, at induce time (``kari kb load`` is not slowed).
 """
 
@@ -14,8 +14,6 @@ from typing import Any
 ISA_RELATIONS = ("IsA", "/r/IsA", "is a", "isa", "is_a", "InstanceOf", "/r/InstanceOf")
 """KB relations read as is-a links between objects (not in kb/relation_map.tsv: they are not object facts)."""
 
-FactKey = tuple[str, str, str, str]  # (object, part, predicate, value as the lexicon typed it)
-
 
 @dataclass(frozen=True)
 class KBContext:
@@ -23,14 +21,12 @@ class KBContext:
 
     ``verb_sentences``: verb -> the sentences of its affordance edges; ``object_sentences``: object -> sentences of
     its edges that name a WordNet noun sense (``WordNet knife.n.01: ...``); ``isa``: ``(child, parent, edge id)``
-    between snake-case node labels; ``fact_edges``: ``(object, part, predicate, value)`` -> the edge ids stating
-    it; ``verb_counts``: object -> distinct verbs the KB states it affords; ``verb_relations``: verb -> the
+    between snake-case node labels; ``verb_counts``: object -> distinct verbs the KB states it affords; ``verb_relations``: verb -> the
     readable labels of the relations its positive edges state it with (``used for``, ``capable of``)."""
 
     verb_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     object_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     isa: tuple[tuple[str, str, str], ...] = ()
-    fact_edges: Mapping[FactKey, tuple[str, ...]] = field(default_factory=dict)
     verb_counts: Mapping[str, int] = field(default_factory=dict)
     verb_relations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -63,14 +59,6 @@ def context_of(con: Any) -> KBContext:
         "SELECT DISTINCT kari_snake(kari_node_label(node1, node1_label)), kari_snake(kari_node_label(node2, "
         f"node2_label)), coalesce(id, file || ':' || line) FROM edges WHERE relation IN ({relations}) "
         "ORDER BY ALL").fetchall())
-    fact_edges: dict[FactKey, dict[str, None]] = {}
-    for obj, part, predicate, value, edge, part_edge in con.execute(
-            "SELECT object, part, predicate, value, edge_id, part_edge_id FROM object_property "
-            "WHERE predicate IS NOT NULL ORDER BY ALL").fetchall():
-        ids = fact_edges.setdefault((obj, part, predicate, value), {})
-        for e in (edge, part_edge):
-            if e:
-                ids[e] = None
     counts = dict(con.execute("SELECT object, count(DISTINCT verb) FROM affordance_evidence "
                               "WHERE polarity = 'positive' GROUP BY object").fetchall())
     relations: dict[str, dict[str, None]] = {}
@@ -80,5 +68,5 @@ def context_of(con: Any) -> KBContext:
         relations.setdefault(verb, {})[label] = None
     return KBContext({v: tuple(s) for v, s in verb_sentences.items()},
                      {o: tuple(s) for o, s in object_sentences.items()}, isa,
-                     {k: tuple(v) for k, v in fact_edges.items()}, {str(k): int(v) for k, v in counts.items()},
+                     {str(k): int(v) for k, v in counts.items()},
                      {v: tuple(r) for v, r in relations.items()})

@@ -41,7 +41,7 @@ def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tupl
     kin = kinship(universe, context)
     inferred_count = 0
     if config.complete:
-        completed, inferred = complete(universe, kin, context)
+        completed, inferred = complete(universe, kin)
         universes: dict[int, tuple[ObjectRecord, ...]] = {}
         verbs = {v: _with_objects(ev, completed, inferred, universes) for v, ev in verbs.items()}
         universe = [completed[o.id] for o in universe]

@@ -32,6 +32,7 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.induce.branches import BranchChoice, avoid_facts, umbrella_values
 from kari.core.induce_config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
+from kari.induce.refusals import Refusals, refusal_facts
 from kari.induce.validator import AtomLabels
 from kari.rules.ast import Atom, Or, Part, Rule, all_of, any_of
 from kari.solver.control import Grounding, SolveOutcome
@@ -50,7 +51,8 @@ class BranchSearch:
     branch question per call by setting its externals (targets, round targets, done negatives, weight)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
+                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 refused: Refusals = Refusals()) -> None:
         settings = settings or ProposerSettings()
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
@@ -70,6 +72,7 @@ class BranchSearch:
             marks("negative", range(len(known), len(self.objects))),
             taxonomy_facts(vocab),
             avoid_facts(vocab),
+            refusal_facts(refused),
             exclusive_facts(vocab),
         ])
         constants = settings.constants(prior, len(known))
@@ -95,17 +98,17 @@ class BranchSearch:
 
 def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                   settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT,
-                  weights: Mapping[str, float] | None = None) -> BranchSearch:
+                  refused: Refusals = Refusals(), weights: Mapping[str, float] | None = None) -> BranchSearch:
     """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
-    enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence). ``weights``
-    (object id -> weight, 1 when absent) weigh the counts of the vectorised search; the strict form counts
-    objects unweighted (``solver/propose.lp`` has no weights)."""
+    enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence). Neither
+    chooses a value or a branch in ``refused``. ``weights`` (object id -> weight, 1 when absent) weigh the counts
+    of the vectorised search; the strict form counts objects unweighted (``solver/propose.lp`` has no weights)."""
     if settings.strict:
-        return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit)
+        return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit, refused=refused)
     from kari.induce.fastsearch import VectorBranchSearch
 
     return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit,  # type: ignore[return-value]
-                              weights=weights)
+                              refused=refused, weights=weights)
 
 
 def best_branch(
@@ -174,7 +177,8 @@ class SymbolicProposer:
 
     def propose(self, task: ProposalTask) -> Proposal:
         """Seed: add up to ``seed_branches`` branches; extend: add at most one. Each must cover a target of this
-        round and raise the rule's F1 on the positives seen so far and the negatives by ``min_gain``."""
+        round and raise the rule's F1 on the positives seen so far and the negatives by ``min_gain``; none uses a
+        value or is a branch the guards refused this round (``task.refused``: the next best one instead)."""
         branches = list(
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
@@ -188,7 +192,7 @@ class SymbolicProposer:
         round_targets = [o for o in task.targets if o.id not in covered]
         notes = []
         search = branch_search(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit,
-                               weights=weights)
+                               refused=task.refused, weights=weights)
         for _ in range(self.seed_branches if task.seeding else 1):
             if not round_targets:
                 break
@@ -197,7 +201,7 @@ class SymbolicProposer:
             fallback = found is None and not branches
             if fallback:  # any rule beats none for F1: the first branch needs support only
                 loose = branch_search(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
-                                      time_limit=self.time_limit, weights=weights)
+                                      time_limit=self.time_limit, refused=task.refused, weights=weights)
                 found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0,
                                   beta=self.settings.beta, weights=weights)
             if found is None:

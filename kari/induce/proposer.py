@@ -14,6 +14,7 @@ from typing import Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.induce.llmio import LLMSession
+from kari.induce.refusals import Refusals
 from kari.rules import parse_rule_json, to_json
 from kari.rules.ast import Node
 
@@ -34,6 +35,7 @@ class ProposalTask:
     negatives: tuple[ObjectRecord, ...] = ()
     feedback: tuple[str, ...] = ()
     seen: tuple[ObjectRecord, ...] = ()  # every positive of the rounds so far (targets included)
+    refused: Refusals = Refusals()  # values and branches the guards refused this round: never proposed again
     pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives: weighed positive evidence, never targets
     weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent)
 
@@ -110,10 +112,14 @@ class LLMProposer:
         return Proposal(body, reply.text)
 
 
-def summarise_feedback(messages: Sequence[str]) -> str:
-    """The repair message shown to the Proposer after a rejected proposal."""
+def summarise_feedback(messages: Sequence[str], refused: Refusals = Refusals()) -> str:
+    """The repair message shown to the Proposer after a rejected proposal: the problems, then every value and
+    branch refused so far this round (never to be proposed again: the next best branch instead)."""
+    lines = refused.lines()
     return (
         "Your previous proposal was rejected:\n"
         + "\n".join(f"- {m}" for m in messages)
+        + ("\nRefused this round (" + "; ".join(lines) + "): propose the next best branch without them."
+           if lines else "")
         + "\nReply again with the corrected rule as one JSON object."
     )

@@ -20,7 +20,8 @@ class InductionResult(JsonRecord):
     training evidence counts (None without a rule), what stayed unanswered, the rounds, the dropped proposals,
     the vocabulary events and the time it took; for a KB verb group (KB input only) the grouping method with its
     member verbs (``group``), the group's KB positive objects (``kb_positives``) and the KB kin pooled with them
-    as weighed positives (``kb_pooled``, :mod:`kari.induce.pooling`)."""
+    as weighed positives (``kb_pooled``, :mod:`kari.induce.pooling`); without a rule, why (``no_rule``,
+    :func:`kari.induce.loop.no_rule_reason`)."""
 
     affordance: str
     evidence: str
@@ -40,12 +41,13 @@ class InductionResult(JsonRecord):
     group: Mapping[str, Any] | None = None
     kb_positives: Sequence[str] | None = None
     kb_pooled: Sequence[str] | None = None
+    no_rule: str | None = None
     layout: Layout | None = None
 
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "evidence_counts", "unanswered", "rounds", "dropped", "vocab_events", "seconds", "group",
-            "kb_positives", "kb_pooled")
-    OPTIONAL = ("group", "kb_positives", "kb_pooled")
+            "kb_positives", "kb_pooled", "no_rule")
+    OPTIONAL = ("group", "kb_positives", "kb_pooled", "no_rule")
 
     @property
     def body(self) -> Node | None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence
+from kari.induce.loop import no_rule_reason
 from kari.induce.records import InductionResult
 from kari.rules.ast import Rule
 from kari.vocab.vocabulary import Vocabulary
@@ -113,6 +114,12 @@ def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab:
     return rare, len(branches)
 
 
+def _why(result: InductionResult) -> str:
+    """Why an affordance has no rule (a result written before kari recorded it: from its rounds)."""
+    why = result.no_rule or no_rule_reason(result.rounds, result.dropped)
+    return why.replace("|", "\\|")
+
+
 LEFT_OUT_EXAMPLES = 8
 """Verbs named per reason in the report (``left_out.jsonl`` in the run directory lists every one)."""
 
@@ -148,17 +155,19 @@ def render_report(
     rare: tuple[int, int] | None = None,
     left_out: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
-    """The run's Markdown summary: recall per rule, rare atoms, settings chosen by inner cross-validation,
+    """The run's Markdown summary: recall per rule, the affordances without a rule and why, rare atoms, settings
+    chosen by inner cross-validation,
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
     ``rare``: (branches with an atom fewer than 3 input objects hold, all branches); ``left_out`` (KB input): the
     KB verbs that got no rule target, with their reasons (:mod:`kari.induce.targets`)."""
+    missing = [aff for aff in sorted(results) if results[aff].body is None]
     lines = [
         "# kari induce report",
         "",
         (f"- backend: `{manifest.get('config', {}).get('backend')}`; seed {manifest.get('config', {}).get('seed')}; "
         f"cache key `{manifest.get('cache_key')}`"),
         f"- input: {manifest.get('input', {}).get('kind')} `{manifest.get('input', {}).get('path')}`",
-        (f"- affordances: {len(results)}; rules: {len(rules)}; "
+        (f"- affordances: {len(results)}; rules: {len(rules)}; without a rule: {len(missing)}; "
         f"mean recall {_mean([s.recall for s in scores.values()]):.3f}; "
         f"mean precision {_mean([s.precision or 0.0 for s in scores.values()]):.3f}; "
         f"mean F1 {_mean([s.f1 for s in scores.values()]):.3f} (solver, {manifest.get('config', {}).get('semantics')})"),
@@ -180,6 +189,12 @@ def render_report(
             f"| {aff} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
             f"| {prec} | {res.recall or 0:.3f} | {len(res.dropped)} |"
         )
+    lines += ["", f"## Affordances without a rule ({len(missing)})", ""]
+    if missing:
+        lines += ["| affordance | positives | why |", "| --- | ---: | --- |"]
+        lines += [f"| {aff} | {results[aff].positives} | {_why(results[aff])} |" for aff in missing]
+    else:
+        lines.append("Every affordance got a rule.")
     lines += [
         "",
         "## Coverage per round (objects seen so far covered by the rule, Validator labels)",

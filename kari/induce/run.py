@@ -38,6 +38,8 @@ from kari.io.lock import output_folder
 from kari.llm import CallLog, load_prompt, make_chat_client
 from kari.rules import dump_rules_jsonl, dump_rules_kari
 from kari.rules.ast import Rule
+from kari.rules.values import with_values
+from kari.induce.kbinput import kb_evidence
 from kari.vocab.vocabulary import Vocabulary, open_vocabulary
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
@@ -389,12 +391,14 @@ class _Job:
 def _induce_set(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
                 timers: Timers, key: str) -> tuple[dict[str, InductionResult], list[Rule], dict[str, Any] | None]:
     """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
-    chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
+    chosen by inner cross-validation first (kept in the run directory's ``tuning.json``); each rule records the
+    values it uses that the shipped vocabulary lacks (:func:`kari.rules.values.with_values`), so it reads
+    outside this database."""
     replay_vocabulary(job.vocab, finished)
     config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
     results = _run_loop(chosen, finished, replace(job, config=config), run, timers)
     meta = {"run": key, "backend": config.backend, "input": "kb" if any(ev.members for ev in chosen) else "bench"}
-    rules = [r for ev in chosen if (r := rule_from_result(results[ev.affordance], meta))]
+    rules = [with_values(r, job.vocab) for ev in chosen if (r := rule_from_result(results[ev.affordance], meta))]
     return results, rules, tuning
 
 
