@@ -59,9 +59,16 @@ def induce(
     groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
     grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help="KB input: how verbs that mean the same "
-                                 "are grouped before induction (one rule per group): wordnet (head word's first "
-                                 "WordNet sense), lemma (head word in base form), embedding (MiniLM clusters; needs "
-                                 "kari[embed]) or none."),
+                                 "are grouped before induction (one rule per group): wordnet (the WordNet sense of "
+                                 "the head verb chosen from the phrase, its sentences and positives; thin groups "
+                                 "pooled into their sense's hypernym), lemma (head word in base form), embedding "
+                                 "(MiniLM clusters; needs kari[embed]) or none."),
+    complete: bool = typer.Option(True, "--complete/--no-complete", help="KB input: complete each object's "
+                                  "properties from what the KB says of its classes (WordNet hypernyms, IsA edges), "
+                                  "each inferred fact marked inferred with its source edges."),
+    pool: bool = typer.Option(True, "--pool/--no-pool", help="KB input: pool each verb group's positives with "
+                              "their KB kin (is-a parents, siblings, parts) as weighed positives, and weigh its "
+                              "implicit negatives by how well the KB describes them (positive-unlabelled)."),
     group_threshold: float = number(DEFAULTS.group_threshold, "--group-threshold", low=0, high=1,
                                     help="--group embedding: the cosine a verb needs to join a cluster."),
     tune_min_positives: int = count(DEFAULTS.tune_min_positives, "--tune-min-positives", high=MAX_ITEMS,
@@ -122,6 +129,8 @@ def induce(
         grouping=grouping,
         group_threshold=group_threshold,
         tune_min_positives=tune_min_positives,
+        complete=complete,
+        pool=pool,
         **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None

@@ -25,12 +25,15 @@ from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence, Weights
 from kari.induce.kinship import Kinship
 
-KIN_WEIGHT = {"parent": 0.5, "sibling": 0.5, "part": 0.5}
-"""The weight of a pooled kin by how it is related to a stated positive (the strongest relation counts)."""
+KIN_WEIGHT = {"parent": 1.0, "sibling": 1.0, "part": 1.0}
+"""The weight of a pooled kin by how it is related to a stated positive (the strongest relation counts). Chosen on
+the bundled KB and benchmark among 0.25, 0.5, 0.75 and 1 (docs/results.md): a kin still never makes a branch on its
+own."""
 NEGATIVE_FLOOR = 0.125
 """The weight of an implicit negative the KB names no use of."""
-MAX_POOLED_PER_POSITIVE = 8
-"""At most this many kin are pooled per stated positive (nearest relations first, then by id)."""
+MAX_POOLED_PER_POSITIVE = 16
+"""At most this many kin are pooled per stated positive (parts, then parents, then siblings; then by id); chosen on
+the bundled pair among 4, 8, 16 and 32."""
 
 
 def negative_weight(verbs: int) -> float:
