@@ -34,6 +34,7 @@ from kari.core.terms import PREDICATES
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.induce_config import SOLVER_TIME_LIMIT, ProposerSettings
 from kari.induce.branches import BranchChoice, umbrella_values
+from kari.induce.inputs import Weights
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.induce.refusals import Refusals
 
@@ -60,6 +61,15 @@ WEIGHT_UNITS = 8
 def units(weight: float) -> int:
     """``weight`` (0..1) in :data:`WEIGHT_UNITS` steps."""
     return max(0, min(WEIGHT_UNITS, round(WEIGHT_UNITS * weight)))
+
+
+def _units(weights: Mapping[str, float] | None, objects: Sequence[ObjectRecord]) -> list[int]:
+    """Each object's weight in units (one unit each without weights)."""
+    if not weights:
+        return [1] * len(objects)
+    if isinstance(weights, Weights):
+        return weights.in_units([o.id for o in objects], units)
+    return [units(weights.get(o.id, 1.0)) for o in objects]
 
 
 class _Levels:
@@ -147,6 +157,10 @@ class _AtomTable:
 
     def row_ids(self, objects: Sequence[ObjectRecord]) -> np.ndarray:
         """The rows of ``objects`` in :attr:`dense` (new objects are read and added)."""
+        row_of = self.row_of
+        entries = [row_of.get(id(obj)) for obj in objects]
+        if all(entry is not None and entry[0] is obj for entry, obj in zip(entries, objects)):  # the common case
+            return np.fromiter((entry[1] for entry in entries), dtype=np.int64, count=len(entries))  # type: ignore[index]
         ids = []
         for obj in objects:
             entry = self.row_of.get(id(obj))
@@ -242,18 +256,18 @@ class VectorBranchSearch:
                  refused: Refusals = Refusals(),
                  weights: Mapping[str, float] | None = None) -> None:
         self.settings = settings if settings is not None else ProposerSettings()
-        weighed = weights or {}
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
-        others = [o for o in {o.id: o for o in negatives if o.id not in ids}.values()
-                  if units(weighed.get(o.id, 1.0)) > 0]
+        others = list({o.id: o for o in negatives if o.id not in ids}.values())
+        pos_units, neg_units = _units(weights, known), _units(weights, others)
+        if weights:  # an object of weight 0 is left out
+            others = [o for o, u in zip(others, neg_units) if u > 0]
+            neg_units = [u for u in neg_units if u > 0]
         self.objects = [*known, *others]
         self.number = {o.id: i for i, o in enumerate(self.objects)}
         self.n_pos = len(known)
         self.vocab = vocab
         self.scale = WEIGHT_UNITS if weights else 1  # units of one object
-        pos_units = [units(weighed.get(o.id, 1.0)) if weights else 1 for o in known]
-        neg_units = [units(weighed.get(o.id, 1.0)) if weights else 1 for o in others]
         self.pos_levels, self.neg_levels = _Levels(pos_units), _Levels(neg_units)
         total = sum(pos_units) + sum(neg_units)
         prior = sum(pos_units) / total if total else 0.5

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ class Weights(Mapping[str, float]):
         self.own = dict(own or {})
         self._base_digest = base_digest
         self._length: int | None = None
+        self._base_units: tuple[Callable[[float], int], dict[str, int]] | None = None
 
     def __getitem__(self, key: str) -> float:
         return self.own[key] if key in self.own else self.base[key]
@@ -51,8 +52,18 @@ class Weights(Mapping[str, float]):
         return own if own is not None else self.base.get(key, default)
 
     def with_own(self, own: Mapping[str, float]) -> Weights:
-        """The same base with other own weights."""
-        return Weights(self.base, own, self.base_digest())
+        """The same base with other own weights (the base's digest and rounded units shared)."""
+        out = Weights(self.base, own, self.base_digest())
+        out._base_units = self._base_units
+        return out
+
+    def in_units(self, ids: Sequence[str], step: Callable[[float], int]) -> list[int]:
+        """The weights of ``ids`` (1 when absent) rounded by ``step``, the base's rounding done once."""
+        if self._base_units is None or self._base_units[0] is not step:
+            self._base_units = (step, {k: step(v) for k, v in self.base.items()})
+        base, own = self._base_units[1], {k: step(v) for k, v in self.own.items()}
+        full = step(1.0)
+        return [own[i] if i in own else base.get(i, full) for i in ids]
 
     def base_digest(self) -> str:
         if self._base_digest is None:

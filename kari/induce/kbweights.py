@@ -20,6 +20,7 @@ The settings of the run (those its inner cross-validation chose on all the KB's 
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -72,9 +73,14 @@ class HeldOut:
                 "folds": self.folds, "flagged": self.flagged, "flag_reason": self.reason or None}
 
 
+@lru_cache(maxsize=None)
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
 def _fold(obj: str, k: int, seed: int, salt: str) -> int:
-    digest = hashlib.sha256(f"kari-kb-heldout:{seed}:{salt}:{obj}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % k
+    """A negative's fold: its seeded hash shifted by the group's (each object hashed once per run)."""
+    return (_hash(f"kari-kb-heldout:{seed}:{obj}") + _hash(f"kari-kb-heldout-group:{seed}:{salt}")) % k
 
 
 def _folds(positives: Sequence[str], negatives: Sequence[str], k: int, seed: int, name: str) -> dict[str, int]:
