@@ -245,3 +245,83 @@ def llm_stub() -> Iterator[StubLLMServer]:
         yield stub
     finally:
         stub.stop()
+
+
+# ------------------------------------------------------------------------------- a model that answers from facts
+
+
+INVENTED = ("SURFACE:glimmer_coated", "SHAPE:zigzag_ridged")
+"""Values no vocabulary knows, which :func:`property_model` (``invent=True``) proposes for some affordances."""
+_FACT = re.compile(r"^([A-Z_]+):([^\s(]+)(?: \((.+)\))?$")
+
+
+def _object_facts(line: str) -> tuple[str, set[str], set[str]]:
+    """(id, whole facts, every fact) of a prompt's object line ``- id: description | PRED:value (part), ...``."""
+    head, _, facts = line[2:].partition(" | ")
+    whole: set[str] = set()
+    every: set[str] = set()
+    for item in facts.split(", "):
+        match = _FACT.match(item.strip())
+        if match is None:
+            continue
+        key = f"{match.group(1)}:{match.group(2)}"
+        every.add(key)
+        if match.group(3) is None:
+            whole.add(key)
+    return head.split(":")[0].strip(), whole, every
+
+
+def _rule_atoms(node: dict[str, Any]) -> set[str]:
+    if node.get("op") in ("AND", "OR"):
+        return {a for arg in node["args"] for a in _rule_atoms(arg)}
+    if node.get("op") == "PART":
+        return _rule_atoms(node["body"])
+    return {f"{node['op']}:{node['class']}"}
+
+
+def property_model(delay: float = 0.0, invent: bool = False) -> Callable[[dict[str, Any]], StubReply]:
+    """A deterministic induction model whose answers can be checked: it reads the objects' properties in each
+    request. The Proposer seeds the rule, or appends one branch, with the whole-object property most of the listed
+    objects hold that the rule does not use yet (ties by name; each repair request takes the next one); the
+    Validator says YES exactly when the object's line lists the property (of the whole or a part), for one object
+    or several per request; the Auditor says NEW. With ``invent``, the Proposer of an affordance whose name hashes
+    to 0 mod 3 appends, from round 2 on, a branch with one of :data:`INVENTED` (values no vocabulary knows,
+    shared by several affordances), so the Auditor grows the vocabulary. Every reply comes after ``delay`` s."""
+
+    def respond(body: dict[str, Any]) -> StubReply:
+        messages = body["messages"]
+        system, request = messages[0]["content"], messages[1]["content"]
+        lines = request.splitlines()
+        objects = [_object_facts(line) for line in lines if line.startswith("- ") and " | " in line]
+        if "You write KARI rules" in system:
+            return StubReply(_propose(request, lines, objects, len(messages) - 2, invent), delay=delay)
+        if "physical properties of" in system:
+            keys = [line[2:].strip() for line in lines if line.startswith("- ") and " | " not in line]
+            labels = {oid: {k: "YES" if k in every else "NO" for k in keys} for oid, _, every in objects}
+            reply = {"labels": labels} if "several objects" in system else {"labels": labels[objects[0][0]]}
+            return StubReply(json.dumps(reply), delay=delay)
+        return StubReply('{"decision": "NEW"}', delay=delay)
+
+    return respond
+
+
+def _propose(request: str, lines: list[str], objects: list[tuple[str, set[str], set[str]]], repairs: int,
+             invent: bool) -> str:
+    current = next((json.loads(line) for line in lines if line.startswith("{")), None)
+    affordance = lines[0].split(":", 1)[1].split("(")[0].strip()
+    used = _rule_atoms(current) if current else set()
+    counts: dict[str, int] = {}
+    for _, whole, _ in objects:
+        for key in whole - used:
+            counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+    if repairs >= len(ranked):
+        return "I have no further idea."
+    pred, value = ranked[repairs].split(":", 1)
+    atom: dict[str, Any] = {"op": pred, "role": "whole", "class": value}
+    digest = int(hashlib.sha256(affordance.encode()).hexdigest(), 16)
+    if invent and current is not None and digest % 3 == 0:
+        other, new = INVENTED[digest % 2].split(":")
+        atom = {"op": "AND", "args": [atom, {"op": other, "role": "whole", "class": new}]}
+    branches = ([] if current is None else current["args"] if current["op"] == "OR" else [current]) + [atom]
+    return json.dumps({"rule": branches[0] if len(branches) == 1 else {"op": "OR", "args": branches}})

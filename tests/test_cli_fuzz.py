@@ -575,6 +575,18 @@ def option_cases() -> Iterator[Case]:
         "llm-serve-model-missing": ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
         "llm-serve-not-gguf": ("llm", "serve", "--model-file", "{w}/notes.txt"),
         "llm-serve-port": ("llm", "serve", "--port", "0"),
+        "serve-mode": (*SERVE, "--mode", "nonsense"),
+        "serve-per-game": (*SERVE, "--participants", "2", "--per-game", "3"),
+        "serve-too-few-plays": (*SERVE, "--participants", "1000", "--games", "1"),
+        "serve-oracle-questioner": (*SERVE, "--mode", "oracle", "--questioner", "optimal"),
+        "serve-questioner-mode-questioner": (*SERVE, "--questioner", "greedy-ig"),
+        "serve-consent-missing": (*SERVE, "--consent", "{w}/nowhere.txt"),
+        "serve-consent-not-utf8": (*SERVE, "--consent", "{w}/kb.duckdb"),
+        "serve-bench-missing": ("serve", "--out", "{w}/study", "--bench", "{w}/nowhere"),
+        "serve-out-is-a-play-run": ("serve", "--out", "{w}/run", "--bench", "{w}/bench"),
+        "serve-export-not-a-study": ("serve", "--out", "{w}/run", "--export", "{w}/exported"),
+        "serve-export-no-run": ("serve", "--out", "{w}/nowhere", "--export", "{w}/exported"),
+        "serve-host": (*SERVE, "--host", "256.1.1.1"),
     }
     for name, argv in lines.items():
         yield Case(f"option/{name}", argv)
@@ -714,6 +726,9 @@ def creativity_cases() -> Iterator[Case]:
         yield Case(f"output/creativity-score/{kind}", (*CB_SCORE, "-o", f"{{w}}/{target}"))
 
 
+SERVE = ("serve", "--out", "{w}/study", "--bench", "{w}/bench")
+"""``kari serve`` on the world's benchmark: every case of it fails before a server starts."""
+
 # A valid command line for every command; numeric_option_cases appends one bad number to it.
 BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
     ("kb", "load"): ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
@@ -730,6 +745,7 @@ BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
     ("llm", "serve"): ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
     ("creativity", "load"): (*CB_LOAD, "--db", "{w}/kb.duckdb"), ("creativity", "solve"): CB_SOLVE,
     ("creativity", "judge"): CB_JUDGE, ("creativity", "score"): CB_SCORE, ("explain",): BENCH_COMMANDS["explain"],
+    ("serve",): SERVE,
 }
 
 

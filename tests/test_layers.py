@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("induction", ("kari.induce",)),
     ("games and tasks", ("kari.game", "kari.creativity")),
     ("reports", ("kari.report",)),
+    ("human studies", ("kari.serve",)),
     ("study and pipeline", ("kari.study", "kari.pipeline")),
     ("command line", ("kari.cli", "kari.__main__")),
 )

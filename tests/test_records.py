@@ -106,4 +106,4 @@ def test_an_older_or_newer_record_keeps_its_keys(tmp_path: Path) -> None:
     assert record.to_json() == old and list(record.to_json()) == list(old)
     assert summarise([record]).success_rate == 1.0
     fresh = replace(record, layout=None, turns=())
-    assert list(fresh.to_json()) == [k for k in GameRecord.KEYS if k != "rules"]
+    assert list(fresh.to_json()) == [k for k in GameRecord.KEYS if k not in GameRecord.OPTIONAL]

@@ -1,8 +1,7 @@
 """``kari report --html``: one self-contained page, checked as data and in a real headless browser.
 
-The browser test drives Debian's chromium with chromedriver through selenium (the ``test`` extra). Without them
-it is skipped, saying why (install: ``apt-get install chromium chromium-driver``); with
-``KARI_REQUIRE_BROWSER=1`` (as in CI) it fails instead.
+The browser test drives Debian's chromium with chromedriver through selenium (tests/browser.py: skipped without
+them, saying why; with ``KARI_REQUIRE_BROWSER=1``, as in CI, it fails instead).
 """
 
 from __future__ import annotations
@@ -10,12 +9,11 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import re
-import shutil
-import time
 
 import pytest
+from browser import browser as open_browser
+from browser import wait
 from call_counts import counting
 from test_game_support import RULES_TEXT, write_bench, write_vocab
 
@@ -76,51 +74,14 @@ def test_the_page_holds_every_game_the_proofs_and_the_rules(page):
     assert data["report"]["comparisons"][0]["kind"] == "rules"
 
 
-def _browser():
-    """A headless chromium driven by chromedriver, or a skip (a failure under KARI_REQUIRE_BROWSER=1)."""
-    required = os.environ.get("KARI_REQUIRE_BROWSER") == "1"
-    chromium = os.environ.get("KARI_CHROMIUM") or next(
-        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    driver = os.environ.get("KARI_CHROMEDRIVER") or shutil.which("chromedriver")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        webdriver = None
-    missing = [name for name, found in (("selenium (pip install -e '.[test]')", webdriver), ("chromium", chromium),
-                                        ("chromedriver", driver)) if not found]
-    if missing:
-        reason = (f"no headless browser: {', '.join(missing)} missing (Debian: apt-get install chromium "
-                  "chromium-driver; see README, Development)")
-        if required:
-            pytest.fail(reason + "; KARI_REQUIRE_BROWSER=1")
-        pytest.skip(reason)
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(driver), options=options)
-
-
-def _wait(browser, condition, what, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_the_page_in_a_headless_browser(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    browser = _browser()
+    browser = open_browser()
     try:
         browser.get(page.as_uri())
-        _wait(browser, lambda: browser.execute_script("return document.body.dataset.ready") == "1", "the page")
+        wait(lambda: browser.execute_script("return document.body.dataset.ready") == "1", "the page")
         assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
         count = browser.find_element(By.ID, "games-count")
         assert count.text.endswith("of 144 games shown (144 records in all)"), count.text
@@ -133,9 +94,9 @@ def test_the_page_in_a_headless_browser(page):
         assert " games (any-part reading); games by status: covered " in browser.find_element(By.ID, "gaps").text
 
         Select(browser.find_element(By.ID, "f-player")).select_by_visible_text("greedy-ig+rules")
-        _wait(browser, lambda: count.text.startswith("48 of 48"), "the player filter")
+        wait(lambda: count.text.startswith("48 of 48"), "the player filter")
         Select(browser.find_element(By.ID, "f-affordance")).select_by_visible_text("cut")
-        _wait(browser, lambda: count.text.startswith("6 of 6"), "the affordance filter")
+        wait(lambda: count.text.startswith("6 of 6"), "the affordance filter")
         rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
         assert {r.find_elements(By.TAG_NAME, "td")[3].text for r in rows} == {"cut"}
         assert browser.find_elements(By.CSS_SELECTOR, "#rules details.rule")[0].get_attribute("data-affordance") == "cut"
@@ -143,7 +104,7 @@ def test_the_page_in_a_headless_browser(page):
         transcript = browser.find_element(By.ID, "transcript")
         assert not transcript.is_displayed()
         rows[0].click()
-        _wait(browser, transcript.is_displayed, "the transcript")
+        wait(transcript.is_displayed, "the transcript")
         assert "Hidden object" in transcript.text and "Guess:" in transcript.text
         turns = transcript.find_elements(By.CSS_SELECTOR, "tbody tr")
         assert len(turns) >= 2  # before any question, then each turn with its beliefs

@@ -1,7 +1,7 @@
 """The ``kari`` command: one typer app (:mod:`kari.cli.root`), one module per command group.
 
 Each group module (``kb``, ``bench``, ``vocab``, ``rules``, ``solver``, ``induce``, ``play``, ``merge``,
-``pipeline``, ``llm``, ``creativity``, ``explain``) exposes ``register(app)`` and keeps its commands thin: parse options, call the
+``pipeline``, ``llm``, ``creativity``, ``explain``, ``serve``) exposes ``register(app)`` and keeps its commands thin: parse options, call the
 library function of the same name, print. Heavy imports happen inside the commands.
 """
 

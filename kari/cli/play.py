@@ -47,7 +47,7 @@ def play(
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
-    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of(OracleKind)}."),
+    oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
     eps: float = number(defaults.EPS, "--eps", low=0, high=1, high_open=True, help="Soft belief: weight factor of a representative per "

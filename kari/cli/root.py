@@ -17,7 +17,7 @@ from kari import __version__
 from kari.errors import KariError
 
 COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "merge", "pipeline", "llm",
-                   "creativity", "explain")
+                   "creativity", "explain", "serve")
 
 app = typer.Typer(
     name="kari",

@@ -24,10 +24,12 @@ class Player(StrEnum):
 
 
 class OracleKind(StrEnum):
-    """Who answers the questions: the KB's facts or an LLM."""
+    """Who answers the questions: the KB's facts, an LLM, or a person (only in a study served by ``kari serve
+    --mode oracle``)."""
 
     KB = "kb"
     LLM = LLM
+    HUMAN = "human"
 
 
 class CheckerKind(StrEnum):

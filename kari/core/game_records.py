@@ -48,7 +48,8 @@ class CheckRecord(JsonRecord):
 class TurnRecord(JsonRecord):
     """One question turn as recorded: its number, the question, the verdict, the answer (``yes`` / ``no``;
     None when rejected), the hard belief b_t, IG_t, the players' soft belief, a flipped answer, the LLM
-    Oracle's raw reply."""
+    Oracle's raw reply; for a game a person played in ``kari serve``, the seconds the turn took (``time_s``)
+    and, when a person answered as Oracle, the benchmark's own answer (``kb_answer``)."""
 
     turn: int
     question: str
@@ -59,10 +60,13 @@ class TurnRecord(JsonRecord):
     b_soft: Mapping[str, float] | None = None
     flipped: bool = False
     oracle_raw: str | None = None
+    time_s: float | None = None
+    kb_answer: str | None = None
     layout: Layout | None = None
 
-    KEYS = ("turn", "question", "checker", "answer", "b", "ig", "b_soft", "flipped", "oracle_raw")
-    OPTIONAL = ("b_soft", "oracle_raw")
+    KEYS = ("turn", "question", "checker", "answer", "b", "ig", "b_soft", "flipped", "oracle_raw", "time_s",
+            "kb_answer")
+    OPTIONAL = ("b_soft", "oracle_raw", "time_s", "kb_answer")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TurnRecord:
@@ -106,12 +110,13 @@ class GameRecord(JsonRecord):
     questioner_info: Mapping[str, Any]
     time_s: float
     rules: Mapping[str, Any] | None = None
+    participant: str | None = None
     layout: Layout | None = None
 
     KEYS = ("run", "questioner", "game", "object", "target", "candidates", "b0", "b0_soft", "turns", "n_turns",
             "guess", "guess_raw", "invalid_guess", "guess_belief", "guess_soft_belief", "forced",
-            "repeated_questions", "success", "questioner_info", "time_s", "rules")
-    OPTIONAL = ("rules",)
+            "repeated_questions", "success", "questioner_info", "time_s", "rules", "participant")
+    OPTIONAL = ("rules", "participant")
     DEFAULTS: ClassVar[dict[str, Any]] = {"run": 0, "questioner": "", "object": "", "candidates": (),
                                           "invalid_guess": False, "repeated_questions": 0, "questioner_info": {},
                                           "time_s": 0.0}

@@ -128,6 +128,8 @@ class InduceConfig:
     ``pool`` (KB input only): complete each object's properties from its KB classes
     (:mod:`kari.induce.completion`); pool each verb group's positives with their KB kin and weigh its implicit
     negatives (:mod:`kari.induce.pooling`).
+
+    ``validator_batch``: objects per request of the LLM Validator (1: one object per request, the paper's loop).
     """
 
     seed: int = 0
@@ -158,6 +160,7 @@ class InduceConfig:
     pool: bool = True
     affordances: tuple[str, ...] = ()
     limit: int | None = None
+    validator_batch: int = 1
 
     def __post_init__(self) -> None:
         checks = [
@@ -181,6 +184,7 @@ class InduceConfig:
             (self.grouping in GROUPINGS, f"--group must be one of {', '.join(GROUPINGS)}"),
             (0.0 <= self.group_threshold <= 1.0, "--group-threshold must be between 0 and 1"),
             (self.tune_min_positives >= 1, "--tune-min-positives must be >= 1"),
+            (self.validator_batch >= 1, "--validator-batch must be >= 1"),
         ]
         for ok, message in checks:
             if not ok:
@@ -216,8 +220,10 @@ class InduceConfig:
         return data
 
     def result_fields(self) -> dict[str, Any]:
-        """The fields that change induced rules (input selection is fingerprinted separately)."""
+        """The fields that change induced rules (input selection is fingerprinted separately; the LLM Validator's
+        batch only with an LLM)."""
         data = self.to_json()
-        for key in ("affordances", "limit", "solver_time_limit"):
+        for key in ("affordances", "limit", "solver_time_limit", *(("validator_batch",) if self.backend ==
+                                                                    Backend.OFFLINE else ())):
             data.pop(key)
         return data

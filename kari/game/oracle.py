@@ -20,6 +20,8 @@ from kari.errors import KariError, one_of
 from kari.llm import load_prompt
 
 ORACLE_MAX_TOKENS = 20
+PLAYED_ORACLES = (OracleKind.KB, OracleKind.LLM)
+"""The Oracles ``kari play`` plays (a person answers only in ``kari serve --mode oracle``)."""
 _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 
 
@@ -102,4 +104,6 @@ def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
         if client is None:
             raise KariError("the llm Oracle needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMOracle(client)
-    raise KariError(f"unknown oracle {name!r} (expected {one_of(OracleKind)})", code="game-config")
+    if name == OracleKind.HUMAN:
+        raise KariError("a person answers as Oracle only in a study: kari serve --mode oracle", code="game-config")
+    raise KariError(f"unknown oracle {name!r} (expected {one_of(PLAYED_ORACLES)})", code="game-config")

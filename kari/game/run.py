@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from kari.vocab.vocabulary import Vocabulary
 
 __all__ = ["CONFIG_FILE", "GAMES_FILE", "GAME_LOG", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
-           "check_settings_values", "checked_records", "finish_run", "input_fingerprints", "load_records", "merge_runs",
+           "check_settings_values", "checked_records", "finish_run", "input_files", "input_fingerprints", "load_records",
+           "merge_runs",
            "play",
            "play_loaded", "read_inputs", "record_key", "select_games", "uses_llm"]
 
@@ -141,7 +142,7 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
         raise KariError("--runs must be >= 1", code="game-config")
     plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
     spec = RunSpec(Path(out), GAME_LOG, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
-                   inputs=input_fingerprints(config), reads=_input_files(config), plan=plan,
+                   inputs=input_fingerprints(config), reads=input_files(config), plan=plan,
                    shard=shard)
     with resumable(spec) as run:
         return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
@@ -210,11 +211,13 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
 
 
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
-               llm_usage: Any = None) -> RunSummary:
-    """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged)."""
+               llm_usage: Any = None, *, plots: bool = True) -> RunSummary:
+    """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged);
+    ``plots=False``: the summary only (a study served rewrites it after every game, its plots when it stops)."""
     summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
-    plot_run(summary, folder)
+    if plots:
+        plot_run(summary, folder)
     return summary
 
 
@@ -258,7 +261,7 @@ def rules_fingerprint(path: Path) -> dict[str, Any]:
     return folder_input("the cross-fitted rules", path, [FOLDS_FILE, *names])
 
 
-def _input_files(config: PlayConfig) -> tuple[Path, ...]:
+def input_files(config: PlayConfig) -> tuple[Path, ...]:
     """The files a run reads (the benchmark's files, the rules, the question list): no run file may be one."""
     bench = [p for p in config.bench.iterdir() if p.is_file()] if config.bench.is_dir() else []
     return (*bench, *(p for p in (config.rules, config.questions) if p is not None))

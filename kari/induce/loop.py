@@ -8,12 +8,18 @@ objects. Every proposal is parsed, checked add-only, audited, guarded (:mod:`kar
 exclusive values rejected, lifted up the taxonomy, subsumed branches rejected) and statically checked; a
 rejected one is retried with the reasons fed back (at most ``repair_attempts`` times), then dropped and
 recorded. The finished rule is tidied (subsumed branches dropped) and every branch records its evidence.
+
+Every affordance is audited against the vocabulary as the run started: the values and synonyms the Auditor adds
+for one affordance go into its own copy of the vocabulary (``Components.fork``), so that its later rounds see
+them and no other affordance does. The run merges every affordance's additions afterwards, in affordance order
+(:func:`replay_vocabulary`): the rules do not depend on the order in which the affordances were induced, nor on
+how many were induced at once.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -40,13 +46,15 @@ from kari.solver import covered_by_labels
 
 @dataclass
 class Components:
-    """The three roles of one run."""
+    """The three roles of one run. ``fork(vocab)`` builds the same roles on another vocabulary (a copy the
+    affordance's own additions go into); without it, additions go into ``vocab`` itself."""
 
     proposer: Proposer
     validator: Validator
     auditor: Auditor
     vocab: Vocabulary
     guard: Guard | None = None  # None: the default guards (Guard(vocab)); a proposal is never unguarded
+    fork: Callable[[Vocabulary], Components] | None = None
 
 
 @dataclass
@@ -173,19 +181,20 @@ def _propose(
     config: InduceConfig,
     affordances: Sequence[str],
     timers: Timers,
-) -> tuple[str, int]:
-    """Run the propose/repair cycle for one round; returns (outcome, attempts). What a rejection refuses is
-    refused for the rest of the round: the next attempt is asked for the next best branch, never the same one."""
+) -> tuple[str, int, Components]:
+    """Run the propose/repair cycle for one round; returns (outcome, attempts, the roles from now on: on their own
+    copy of the vocabulary once the Auditor added to it). What a rejection refuses is refused for the rest of the
+    round: the next attempt is asked for the next best branch, never the same one."""
     feedback: list[str] = []
     refused = Refusals()
     for attempt in range(1, config.repair_attempts + 2):
         with timers("propose"):
             proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback), refused=refused))
         if proposal.exhausted:
-            return "no-branch", attempt
+            return "no-branch", attempt, comps
         verdict = _check(state, comps, proposal, replace(task, refused=refused), affordances, timers)
         if verdict.body is not None:
-            verdict.audit.commit()
+            comps = _committed(comps, verdict.audit)
             state.events += verdict.audit.events
             state.body = verdict.body
             for change in verdict.changes:
@@ -198,7 +207,7 @@ def _propose(
                         **({"guard": change} if change else {}),
                     }
                 )
-            return "accepted", attempt
+            return "accepted", attempt, comps
         repeated = bool(refused) and proposal.body is not None and not _new_branches_allowed(state, proposal, refused)
         refused = refused | verdict.refused
         state.dropped.append(
@@ -206,7 +215,19 @@ def _propose(
              **({"refused": refused.lines()} if refused else {}), **({"repeated": True} if repeated else {})}
         )
         feedback.append(summarise_feedback(verdict.problems, refused))
-    return "dropped", config.repair_attempts + 1
+    return "dropped", config.repair_attempts + 1, comps
+
+
+def _committed(comps: Components, audit: Any) -> Components:
+    """The roles after an accepted proposal's vocabulary changes: applied to a copy of the vocabulary, with the
+    roles built on it (the first time this affordance changes it), so the run's vocabulary stays as it started."""
+    if not audit.pending or comps.fork is None:
+        audit.commit()
+        return comps
+    own = comps.fork(comps.vocab.copy())
+    apply_events(own.vocab, [e.to_json() for e in audit.events])
+    audit.pending.clear()
+    return own
 
 
 def _new_branches_allowed(state: _State, proposal: Proposal, refused: Refusals) -> bool:
@@ -222,7 +243,7 @@ def induce_affordance(
     *,
     affordances: Sequence[str] = (),
     timers: Timers | None = None,
-) -> dict[str, Any]:
+) -> InductionResult:
     """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
@@ -252,7 +273,7 @@ def induce_affordance(
             task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets,
                                 tuple(seen_negatives), seen=tuple(seen), pooled=evidence.pooled,
                                 weights=evidence.weights)
-            record["outcome"], record["attempts"] = _propose(state, comps, task, config, affordances, timers)
+            record["outcome"], record["attempts"], comps = _propose(state, comps, task, config, affordances, timers)
         else:
             record["outcome"], record["attempts"] = ("skipped", 0)
         _labels(state, comps, seen, timers)
@@ -276,7 +297,7 @@ def _result(
     to_json: Any,
     seconds: float,
     timers: Timers,
-) -> dict[str, Any]:
+) -> InductionResult:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
     (covers; per positive whose facts make it true, the facts and KB edges behind each atom:
     :func:`kari.explain.provenance.branch_provenance`) and evidence (:func:`branch_evidence`), rounds, drops,
@@ -390,13 +411,20 @@ def checked_names(chosen: Sequence[Evidence]) -> list[str]:
 
 
 def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, InductionResult]) -> None:
-    """Re-apply the vocabulary changes of finished affordances (on resume) in affordance order."""
+    """Apply the vocabulary changes of finished affordances, in affordance order (the run's merge of what each
+    affordance's Auditor added)."""
     for aff in sorted(results):
-        for event in results[aff].vocab_events or ():
-            if event["decision"] == "new":
-                vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
-            elif event["decision"] in ("embedding", "llm-synonym"):
-                vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
+        apply_events(vocab, results[aff].vocab_events or ())
+
+
+def apply_events(vocab: Vocabulary, events: Sequence[Mapping[str, Any]]) -> None:
+    """Apply Auditor decisions (their JSON form) to ``vocab``: a ``new`` value is added, an ``embedding`` or
+    ``llm-synonym`` decision adds a synonym; exact and normalised matches change nothing."""
+    for event in events:
+        if event["decision"] == "new":
+            vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
+        elif event["decision"] in ("embedding", "llm-synonym"):
+            vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
 
 
 def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Rule | None:

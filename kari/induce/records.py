@@ -21,7 +21,8 @@ class InductionResult(JsonRecord):
     the vocabulary events and the time it took; for a KB verb group (KB input only) the grouping method with its
     member verbs (``group``), the group's KB positive objects (``kb_positives``) and the KB kin pooled with them
     as weighed positives (``kb_pooled``, :mod:`kari.induce.pooling`); without a rule, why (``no_rule``,
-    :func:`kari.induce.loop.no_rule_reason`)."""
+    :func:`kari.induce.loop.no_rule_reason`); with an LLM, the calls and tokens it took per role (``llm``: role ->
+    calls, prompt_tokens, completion_tokens, cache hits included)."""
 
     affordance: str
     evidence: str
@@ -42,12 +43,13 @@ class InductionResult(JsonRecord):
     kb_positives: Sequence[str] | None = None
     kb_pooled: Sequence[str] | None = None
     no_rule: str | None = None
+    llm: Mapping[str, Mapping[str, int]] | None = None
     layout: Layout | None = None
 
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "evidence_counts", "unanswered", "rounds", "dropped", "vocab_events", "seconds", "group",
-            "kb_positives", "kb_pooled", "no_rule")
-    OPTIONAL = ("group", "kb_positives", "kb_pooled", "no_rule")
+            "kb_positives", "kb_pooled", "no_rule", "llm")
+    OPTIONAL = ("group", "kb_positives", "kb_pooled", "no_rule", "llm")
 
     @property
     def body(self) -> Node | None:

@@ -4,7 +4,9 @@
 An item is keyed ``(id, run)``: a game id and its run index (``kari play``), a task id and 0 (``kari creativity
 solve``). The plan holds every id the inputs offer (in input order), the runs per id and the ids the run asked
 for (``selected``, in order); a run does its runs one after the other, each over the selected ids in order. A record whose key repeats, whose id the inputs do not hold,
-whose run index is past the runs or whose id belongs to another shard is refused, naming its FILE:LINE.
+whose run index is past the runs or whose id belongs to another shard is refused, naming its FILE:LINE. A plan
+may list its items (``items``) when a run is not every id times every run: a study in which each participant (a
+run index) plays only the games assigned to them (``kari serve``); a record of an item not listed is refused too.
 
 A shard ``K/N`` owns the ids whose rank among the plan's ids (sorted) is ``K - 1`` modulo ``N``: shards never
 overlap, their union is every id, and their sizes differ by at most one over the whole input.
@@ -76,11 +78,20 @@ class Plan:
     ids: tuple[str, ...]
     runs: int = 1
     selected: tuple[str, ...] = ()
+    items: tuple[ItemKey, ...] | None = None
+    """The run's items when they are not every selected id in every run (None: all of them), in order."""
 
     @property
     def order(self) -> tuple[ItemKey, ...]:
         """The keys of the items asked for, in the order an unsharded run does them."""
+        if self.items is not None:
+            return self.items
         return tuple((item, run) for run in range(self.runs) for item in self.selected)
+
+    @cached_property
+    def listed(self) -> frozenset[ItemKey] | None:
+        """The listed items as a set (None when the plan lists none)."""
+        return None if self.items is None else frozenset(self.items)
 
     @cached_property
     def ranks(self) -> dict[str, int]:
@@ -111,22 +122,33 @@ class Plan:
         if shard is not None and not self.owns(shard, item):
             return (f"{self.noun} {item!r} belongs to shard {self.shard_of(item, shard.count)}/{shard.count}, "
                     f"not to this shard ({shard})")
+        if self.listed is not None and key not in self.listed:
+            return f"{self.noun} {item!r} is not assigned to run {run} in this run's plan"
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"noun": self.noun, "ids": list(self.ids), "runs": self.runs, "selected": list(self.selected)}
+        data: dict[str, Any] = {"noun": self.noun, "ids": list(self.ids), "runs": self.runs,
+                                "selected": list(self.selected)}
+        if self.items is not None:
+            data["items"] = [[item, run] for item, run in self.items]
+        return data
 
     @classmethod
     def from_json(cls, data: Any, file: Path) -> Plan:
         """A ``plan.json`` object; a malformed one is a ``run-config`` error naming the file."""
         try:
-            plan = cls(str(data["noun"]), tuple(data["ids"]), data["runs"], tuple(data["selected"]))
+            items = data.get("items")
+            plan = cls(str(data["noun"]), tuple(data["ids"]), data["runs"], tuple(data["selected"]),
+                       None if items is None else tuple((item, run) for item, run in items))
             valid = all(isinstance(i, str) for i in (*plan.ids, *plan.selected)) and type(plan.runs) is int \
-                and plan.runs >= 1 and set(plan.selected) <= set(plan.ids)
-        except (KeyError, TypeError, ValueError):
+                and plan.runs >= 1 and set(plan.selected) <= set(plan.ids) \
+                and all(isinstance(item, str) and item in plan.selected and type(run) is int and 0 <= run < plan.runs
+                        for item, run in plan.items or ())
+        except (KeyError, TypeError, ValueError, AttributeError):
             valid = False
         if not valid:
-            raise KariError("broken plan: expected {noun, ids, runs, selected}", file=str(file), code="run-config")
+            raise KariError("broken plan: expected {noun, ids, runs, selected[, items]}", file=str(file),
+                            code="run-config")
         return plan
 
 

@@ -152,6 +152,22 @@ class ResumableRun(Generic[R]):
             bar.close()
         return self.records
 
+    def append(self, record: R) -> None:
+        """Append one record to the log (one whole line, flushed before this returns): a run whose items come one
+        by one, as a person finishes them (``kari serve``)."""
+        with self.log_path.open("a", encoding="utf-8") as handle:
+            append(handle, record.to_json())
+        self.records.append(record)
+
+    def drop(self, unwanted: Callable[[R], bool]) -> list[R]:
+        """Rewrite the log without the records ``unwanted`` picks (atomically) and return them (a participant
+        who withdraws from a study takes their records with them)."""
+        gone = [r for r in self.records if unwanted(r)]
+        if gone:
+            self.records = [r for r in self.records if not unwanted(r)]
+            atomic_write_jsonl(self.log_path, [r.to_json() for r in self.records])
+        return gone
+
 
 @contextmanager
 def resumable(spec: RunSpec[R]) -> Iterator[ResumableRun[R]]:

@@ -5,8 +5,11 @@ server (base URL), the model, the messages, max_tokens, temperature, the JSON sc
 mode (structured output constrains what the model may say). Another server or port, even with the same model
 name, is another key: a run never replays replies recorded against a different server.
 
-Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
-is a miss (logged once per file), never a crash or a hang; the next live reply replaces it. An entry that is not a
+Entries live at ``<root>/<key[:2]>/<key>.json`` and are written once, atomically: the first reply recorded for a
+key stays, and a later writer (another thread, process, or a machine sharing the folder on a network file
+system) gets the reply already there (:func:`kari.io.atomic.create_once`), so every shard and every rerun that
+shares a cache folder replays the same reply. An unreadable or inconsistent entry is a miss (logged once per
+file), never a crash or a hang; the next live reply replaces it. An entry that is not a
 regular file (a symbolic link, a FIFO, a device) or is larger than :data:`MAX_ENTRY_BYTES` is never read.
 """
 
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json
+from kari.io.atomic import atomic_write_text, create_once
 
 from .types import Message, without_surrogates
 
@@ -96,17 +99,21 @@ class ReplyCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> CachedReply | None:
-        """The stored reply for ``key``, or None (missing or corrupt)."""
+        """The stored reply for ``key``, or None (missing or corrupt: counted and reported once per file)."""
+        return self._read(key, report=True)
+
+    def _read(self, key: str, *, report: bool) -> CachedReply | None:
         path = self.path(key)
+        complain = self._report if report else (lambda path, why: None)
         try:
             raw = _read_entry(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._report(path, f"cannot read it ({exc.strerror or exc})")
+            complain(path, f"cannot read it ({exc.strerror or exc})")
             return None
         except ValueError as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         try:
             data = json.loads(raw)
@@ -120,27 +127,35 @@ class ReplyCache:
                 finish_reason=str(data.get("finish_reason") or ""),
             )
         except (ValueError, TypeError, AttributeError) as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         return reply
 
-    def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
-        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path. A cache
-        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached."""
-        path = self.path(key)
+    def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> CachedReply:
+        """Store ``reply`` for ``key`` (with the request, for auditing) unless a readable entry is there already,
+        and return the reply the cache holds for ``key``: the first one recorded (by this or another process)
+        wins. A cache that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on
+        uncached, with ``reply``."""
+        path, text = self.path(key), self._entry(key, fingerprint, reply)
         try:
             _clear_odd_entry(path)
-            self._write(path, key, fingerprint, reply)
+            if not path.exists() and create_once(path, text):
+                return reply
+            stored = self._read(key, report=False)  # an entry that cannot be read was reported when it was missed
+            if stored is not None:
+                return stored
+            atomic_write_text(path, text)  # in place of an entry that cannot be read
         except (KariError, OSError) as exc:
             with self._lock:
                 first, self.write_failed = not self.write_failed, True
             if first:
                 LOG.warning("kari: the LLM reply cache cannot be written (%s); replies are not recorded", exc)
-        return path
+        return reply
 
-    def _write(self, path: Path, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> None:
-        atomic_write_json(
-            path,
+    @staticmethod
+    def _entry(key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> str:
+        """The JSON text of one entry."""
+        return json.dumps(
             {
                 "format": CACHE_FORMAT,
                 "key": key,
@@ -152,7 +167,9 @@ class ReplyCache:
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "request": dict(fingerprint),
             },
-        )
+            indent=2,
+            ensure_ascii=False,
+        ) + "\n"
 
     def _report(self, path: Path, why: str) -> None:
         with self._lock:

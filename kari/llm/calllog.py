@@ -23,7 +23,8 @@ class CallLog:
     """Records calls in memory and, when ``path`` is given, appends them to a JSONL file.
 
     A line: ``{"ts", "role", "model", "cache_key", "cached", "prompt_tokens", "completion_tokens", "latency_s",
-    "retries", "json_mode", "finish_reason"}``.
+    "retries", "json_mode", "finish_reason"}``, and ``"tag"`` (what the call was about, e.g. the affordance) when
+    the caller gave one.
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -40,7 +41,8 @@ class CallLog:
                 raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
                                 code="output-write") from None
 
-    def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "") -> None:
+    def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "",
+               tag: str = "") -> None:
         """Log one finished call."""
         entry = {
             "ts": round(time.time(), 3),
@@ -54,6 +56,7 @@ class CallLog:
             "retries": retries,
             "json_mode": json_mode,
             "finish_reason": reply.finish_reason,
+            **({"tag": tag} if tag else {}),
         }
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         with self._lock:

@@ -51,6 +51,8 @@ class LLMConfig:
     a :class:`KariError` (code ``llm-replay-miss``), no server and no key are needed.
     ``backoff_base`` / ``backoff_max`` (seconds) shape the retry delays: attempt *n* waits a random time in
     ``[d/2, d]`` with ``d = min(backoff_max, backoff_base * 2**n)``, or the server's ``Retry-After`` when longer.
+    ``concurrency`` bounds the calls in flight at once. ``budget_calls`` / ``budget_tokens`` bound what one client
+    spends on live calls (:mod:`kari.llm.limits`; None: no bound).
     """
 
     base_url: str
@@ -66,6 +68,8 @@ class LLMConfig:
     backend: str = "openai"
     backoff_base: float = 1.0
     backoff_max: float = 30.0
+    budget_calls: int | None = None
+    budget_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.json_mode not in JSON_MODES:
@@ -77,6 +81,8 @@ class LLMConfig:
         if self.concurrency < 1 or self.max_retries < 0 or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise KariError("concurrency must be >= 1, max_retries >= 0 and timeout finite and > 0",
                             code="llm-config")
+        if any(b is not None and (isinstance(b, bool) or b < 1) for b in (self.budget_calls, self.budget_tokens)):
+            raise KariError("a budget of calls or tokens must be >= 1", code="llm-config")
         if self.offline_replay and not self.use_cache:
             raise KariError("offline replay needs the cache: do not combine it with --no-cache", code="llm-config")
         if self.cache_dir is not None:

@@ -10,6 +10,8 @@ jitter, never other 4xx.
 ``config.timeout`` bounds each attempt as a whole (headers and body), not each read: a server that sends its
 headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon
 thread while the caller waits at most that long; the abandoned thread ends at the client's next read timeout.
+When the client is stopped (its ``stopped`` event), the wait and the backoff between attempts end at once with
+:class:`~kari.llm.limits.Cancelled`.
 A reply's lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can always be
 written as UTF-8.
 """
@@ -27,6 +29,7 @@ from kari.errors import KariError
 
 from .cache import CachedReply, canonical_json
 from .config import LLMConfig
+from .limits import POLL_S, Cancelled
 from .retry import RetriesExhausted, Transient, call_with_retries
 from .types import ChatRequest, without_surrogates
 
@@ -49,8 +52,9 @@ class OpenAIBackend:
 
     name = "openai"
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, stopped: threading.Event | None = None) -> None:
         self.config = config
+        self.stopped = stopped if stopped is not None else threading.Event()
         self._client: Any = None
         self._lock = threading.Lock()
         self._mode_for_schema: dict[str, str] = {}
@@ -88,6 +92,7 @@ class OpenAIBackend:
                     max_retries=self.config.max_retries,
                     base=self.config.backoff_base,
                     cap=self.config.backoff_max,
+                    sleep=self._pause,
                 )
             except _FormatRejected as exc:
                 nxt = _next_mode(mode) if self.config.json_mode == "auto" else None
@@ -103,6 +108,11 @@ class OpenAIBackend:
                 with self._lock:
                     self._mode_for_schema[_schema_id(request.json_schema)] = mode
             return outcome.value, outcome.retries, mode
+
+    def _pause(self, seconds: float) -> None:
+        """The backoff before a retry, cut short (:class:`Cancelled`) when the client is stopped."""
+        if self.stopped.wait(seconds):
+            raise Cancelled("the LLM client was stopped")
 
     def _where(self) -> str:
         return f"LLM server {self.config.base_url} (model {self.config.model}):"
@@ -120,7 +130,7 @@ class OpenAIBackend:
             kwargs["response_format"] = response_format(mode, request.json_schema)
         started = time.perf_counter()
         try:
-            completion = _within(self.config.timeout, lambda: client.chat.completions.create(**kwargs))
+            completion = _within(self.config.timeout, lambda: client.chat.completions.create(**kwargs), self.stopped)
         except ValueError as exc:  # json.JSONDecodeError: a truncated body (the connection was cut) or junk
             raise Transient(f"the HTTP 200 reply is not valid JSON ({exc})") from None
         except openai.APITimeoutError:
@@ -175,9 +185,10 @@ class OpenAIBackend:
         return without_surrogates(content or ""), getattr(choices[0], "finish_reason", "")
 
 
-def _within(seconds: float, call: Any) -> Any:
+def _within(seconds: float, call: Any, stopped: threading.Event | None = None) -> Any:
     """``call()`` run in a daemon thread; its result, or its exception re-raised here, or
-    :class:`~kari.llm.retry.Transient` once ``seconds`` have passed (the thread is left to end on its own)."""
+    :class:`~kari.llm.retry.Transient` once ``seconds`` have passed, or :class:`Cancelled` as soon as ``stopped``
+    is set (the thread is left to end on its own)."""
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -190,8 +201,12 @@ def _within(seconds: float, call: Any) -> Any:
             done.set()
 
     threading.Thread(target=run, name="kari-llm-attempt", daemon=True).start()
-    if not done.wait(seconds):
-        raise Transient(f"timed out after {seconds:g} s (the whole reply)")
+    deadline = time.monotonic() + seconds
+    while not done.wait(min(POLL_S, max(0.0, deadline - time.monotonic()))):
+        if stopped is not None and stopped.is_set():
+            raise Cancelled("the LLM client was stopped")
+        if time.monotonic() >= deadline:
+            raise Transient(f"timed out after {seconds:g} s (the whole reply)")
     if "error" in box:
         raise box["error"]
     return box["value"]

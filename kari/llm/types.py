@@ -22,13 +22,15 @@ Message = Mapping[str, str]
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat call, as given to :meth:`ChatClient.chat_many`."""
+    """One chat call, as given to :meth:`ChatClient.chat_many`; ``tag`` (e.g. the affordance asked about) goes to
+    the call log only, never into the cache key."""
 
     messages: Sequence[Message]
     max_tokens: int
     temperature: float = 0.0
     json_schema: Mapping[str, Any] | None = None
     role: str = ""
+    tag: str = ""
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,44 @@ def by_game(records: Sequence[Record]) -> dict[str, list[Record]]:
     return dict(groups)
 
 
+def participant_of(record: Record) -> str | None:
+    """The participant a record was played by (None: a kari player's record)."""
+    return record.get("participant")
+
+
+def has_participants(records: Sequence[Record]) -> bool:
+    return any(participant_of(r) is not None for r in records)
+
+
+def _cluster(record: Record) -> Any:
+    """A record's cluster: its participant; a record without one is a cluster of its own."""
+    who = participant_of(record)
+    return ("participant", who) if who is not None else ("record", record["game"], record.get("run", 0))
+
+
+def participant_sums(records: Sequence[Record]) -> dict[Any, list[float]]:
+    """Per participant: [SR numerator, SR denominator, turn sum over solved games, solved games], each game's
+    records weighing 1/n (n: the game's records), so the pooled ratio is the row's SR."""
+    games = by_game(records)
+    sums: dict[Any, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    for rs in games.values():
+        for r in rs:
+            cell = sums[_cluster(r)]
+            cell[0] += bool(r["success"]) / len(rs)
+            cell[1] += 1 / len(rs)
+            if r["success"]:
+                cell[2] += r["n_turns"]
+                cell[3] += 1
+    return dict(sums)
+
+
+def _boot(settings: Settings) -> dict[str, Any]:
+    return {"resamples": settings.resamples, "seed": settings.seed, "level": settings.level}
+
+
 def row_scores(records: Sequence[Record], settings: Settings) -> dict[str, Any]:
-    """``games``, ``records``, SR with its Wilson interval over games, turns (solved) with a bootstrap interval."""
+    """``games``, ``records``, SR with its Wilson interval over games, turns (solved) with a bootstrap interval;
+    for records with participant ids also the participants and both intervals by a bootstrap over them."""
     games = by_game(records)
     success = [sum(bool(r["success"]) for r in rs) / len(rs) for rs in games.values()]
     turn_sum = [float(sum(r["n_turns"] for r in rs if r["success"])) for rs in games.values()]
@@ -66,14 +102,21 @@ def row_scores(records: Sequence[Record], settings: Settings) -> dict[str, Any]:
     n = len(games)
     rate = sum(success) / n if n else None
     turns = sum(turn_sum) / sum(solved) if sum(solved) else None
-    return {
+    row = {
         "games": n, "records": len(records),
         "success_rate": _rounded(rate),
         "success_rate_ci": _interval(wilson(sum(success), n, settings.level)) if n else None,
         "avg_turns_solved": _rounded(turns),
-        "avg_turns_solved_ci": _interval(bootstrap_ratio(turn_sum, solved, resamples=settings.resamples,
-                                                         seed=settings.seed, level=settings.level)) if turns else None,
+        "avg_turns_solved_ci": _interval(bootstrap_ratio(turn_sum, solved, **_boot(settings))) if turns else None,
     }
+    if has_participants(records):
+        cells = list(participant_sums(records).values())
+        row["participants"] = len({participant_of(r) for r in records} - {None})
+        row["success_rate_ci_participants"] = _interval(bootstrap_ratio([c[0] for c in cells], [c[1] for c in cells],
+                                                                        **_boot(settings)))
+        row["avg_turns_solved_ci_participants"] = _interval(bootstrap_ratio(
+            [c[2] for c in cells], [c[3] for c in cells], **_boot(settings))) if turns else None
+    return row
 
 
 def grouped_scores(records: Sequence[Record], key: Callable[[Record], str | None],
@@ -104,7 +147,10 @@ def covered_split(records: Sequence[Record], covered: Mapping[str, bool],
 
 def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
            games: set[str] | None = None) -> dict[str, Any]:
-    """The paired comparison of two runs' records (``b`` minus ``a``), on ``games`` only when given."""
+    """The paired comparison of two runs' records (``b`` minus ``a``), on ``games`` only when given (by
+    participant clusters when either run's records carry participant ids: :func:`paired_by_participants`)."""
+    if has_participants(a) or has_participants(b):
+        return paired_by_participants(a, b, settings, games)
     left = {(r["game"], r.get("run", 0)): r for r in a if games is None or r["game"] in games}
     right = {(r["game"], r.get("run", 0)): r for r in b if games is None or r["game"] in games}
     keys = [k for k in left if k in right]
@@ -140,6 +186,67 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
         "delta_turns_ci": _interval(bootstrap_ratio([c[2] for c in cells], [c[3] for c in cells], **boot))
         if both else None,
     }
+
+
+def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: Settings,
+                           games: set[str] | None = None) -> dict[str, Any]:
+    """``b`` minus ``a`` paired by game when records carry participant ids: the mean over the shared games of
+    SR_b(game) - SR_a(game), with a cluster bootstrap over participants (a run without participant ids is held
+    fixed at its per-game means); turns the same way on the solved records, when one run has participants."""
+    left = {g: rs for g, rs in by_game(a).items() if games is None or g in games}
+    right = {g: rs for g, rs in by_game(b).items() if games is None or g in games}
+    shared = [g for g in left if g in right]
+    sides = ((left, -1.0, has_participants(a)), (right, 1.0, has_participants(b)))
+    share = 0.5 if all(people for _, _, people in sides) else 1.0
+    cells: dict[Any, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for g in shared:  # a run without participants is fixed at its game mean (both have them: nothing is fixed)
+        fixed = sum(sign * _rate(side[g]) for side, sign, people in sides if not people)
+        for number, (side, sign, people) in enumerate(sides):
+            if not people:
+                continue
+            records = side[g]
+            for r in records:  # the game's cells sum to SR_b - SR_a over a weight of 1
+                cell = cells[(number, _cluster(r))]
+                cell[0] += (sign * bool(r["success"]) + fixed) / len(records)
+                cell[1] += share / len(records)
+    rate_a = sum(_rate(left[g]) for g in shared) / len(shared) if shared else None
+    rate_b = sum(_rate(right[g]) for g in shared) / len(shared) if shared else None
+    values = list(cells.values())
+    interval = bootstrap_ratio([c[0] for c in values], [c[1] for c in values], **_boot(settings)) if shared else None
+    turns = _turns_delta([r for g in shared for r in left[g]], [r for g in shared for r in right[g]], settings)
+    return {
+        "games": len(shared), "pairs": sum(len(side[g]) for g in shared for side, _, people in sides if people),
+        "clustered": "participants",
+        "a_success_rate": _rounded(rate_a), "b_success_rate": _rounded(rate_b),
+        "delta": _rounded(rate_b - rate_a) if shared else None,  # type: ignore[operator]
+        "delta_ci": _interval(interval), "excludes_zero": excludes_zero(interval),
+        "mcnemar_p": None, "discordant": {"b": None, "c": None}, **turns,
+    }
+
+
+def _rate(records: Sequence[Record]) -> float:
+    return sum(bool(r["success"]) for r in records) / len(records)
+
+
+def _turns_delta(a: Sequence[Record], b: Sequence[Record], settings: Settings) -> dict[str, Any]:
+    """Mean turns over solved records, b minus a, with a bootstrap over the participants of the one run that
+    has them (the other's mean held fixed); no interval when both or neither have them."""
+    solved_a, solved_b = [r for r in a if r["success"]], [r for r in b if r["success"]]
+    if not solved_a or not solved_b:
+        return {"turn_pairs": 0, "delta_turns": None, "delta_turns_ci": None}
+    mean_a = sum(r["n_turns"] for r in solved_a) / len(solved_a)
+    mean_b = sum(r["n_turns"] for r in solved_b) / len(solved_b)
+    interval = None
+    if has_participants(a) != has_participants(b):
+        people, other, sign = (b, mean_a, 1.0) if has_participants(b) else (a, mean_b, -1.0)
+        cells = list(participant_sums(people).values())
+        boot = bootstrap_ratio([c[2] for c in cells], [c[3] for c in cells], **_boot(settings))
+        if boot is not None:
+            low, high = sorted(sign * (x - other) for x in boot)
+            interval = (low, high)
+    return {"turn_pairs": sum(len(rs) for rs in (solved_a, solved_b) if has_participants(rs)),
+            "delta_turns": _rounded(mean_b - mean_a),
+            "delta_turns_ci": _interval(interval)}
 
 
 SOURCE_LABELS = {RuleColumn.KB: "KB rules", RuleColumn.RULES: "benchmark rules"}

@@ -64,6 +64,17 @@ def rows_table(data: Mapping[str, Any]) -> list[str]:
     lines += ["", f"SR intervals are Wilson score intervals over games; turn intervals are percentile bootstraps "
                   f"over games ({data['resamples']:,} resamples, seed {data['seed']}); a player with several runs "
                   "per game (fix20q) counts each game once, with its SR averaged over the runs."]
+    people = [row for row in data["runs"] if row.get("participants")]
+    if people:
+        lines += ["", "Runs played by people (`kari serve`): a participant's games are not independent, so these "
+                      "intervals draw whole participants (a cluster bootstrap over participants, each game's "
+                      "records weighing equally):", "",
+                  "| run | participants | records | SR % [CI over participants] | turns [CI over participants] |",
+                  "|---|---:|---:|---:|---:|"]
+        for row in people:
+            lines.append(f"| {row['run']} | {row['participants']} | {row['records']} | "
+                         f"{pct_ci(row['success_rate'], row.get('success_rate_ci_participants'))} | "
+                         f"{turns_ci(row['avg_turns_solved'], row.get('avg_turns_solved_ci_participants'))} |")
     covers = [row for row in data["runs"] if row.get("by_rule_covers_object")]
     if covers:
         lines += ["", "The same runs split by whether the target's matched rule covers the hidden object (the rule "
@@ -179,6 +190,10 @@ def delta_sentence(comp: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         return f"{comp['label']}: the two runs share no game, so there is no delta."
     verdict = ("the interval excludes zero: the difference is distinguishable from zero" if comp["excludes_zero"]
                else "the interval includes zero: the difference is not distinguishable from zero")
+    if comp.get("clustered"):
+        return (f"{comp['label']} ({comp['b']} vs {comp['a']}): delta SR {points_ci(comp['delta'], comp['delta_ci'])} "
+                f"points over {comp['games']} shared games ({comp['pairs']} games played by participants; interval "
+                f"by a cluster bootstrap over participants, no McNemar test); {verdict} at the {_level(data)} level.")
     return (f"{comp['label']} ({comp['b']} vs {comp['a']}): delta SR {points_ci(comp['delta'], comp['delta_ci'])} "
             f"points over {comp['pairs']} paired games (McNemar p = {p_value(comp['mcnemar_p'])}, b = "
             f"{comp['discordant']['b']}, c = {comp['discordant']['c']}); {verdict} at the {_level(data)} level.")
@@ -195,12 +210,22 @@ def comparisons_table(data: Mapping[str, Any]) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for c in others:
         lines.append(f"| {c['label']} | {c['pairs']} | {pct(c['a_success_rate'])} | {pct(c['b_success_rate'])} | "
-                     f"{points_ci(c['delta'], c['delta_ci'])} | {p_value(c['mcnemar_p'])} | {c['discordant']['b']} | "
-                     f"{c['discordant']['c']} | {turns_delta(c)} | {'yes' if c['excludes_zero'] else 'no'} |")
+                     f"{points_ci(c['delta'], c['delta_ci'])} | {p_value(c['mcnemar_p'])} | "
+                     f"{count(c['discordant']['b'])} | {count(c['discordant']['c'])} | {turns_delta(c)} | "
+                     f"{'yes' if c['excludes_zero'] else 'no'} |")
     lines += ["", "Each comparison pairs the records of run b and run a by (game, run); a player with 5 runs per game "
                   "paired with one that has 1 is compared on run 0 only. delta turns is b minus a on the pairs both "
                   "solved."]
+    if any(c.get("clustered") for c in others):
+        lines += ["", "A comparison with a run played by people (`kari serve`) pairs by game instead: its delta is "
+                      "the mean over the shared games of SR b - SR a (pairs: the people's records on those games), its "
+                      "interval a cluster bootstrap over participants, with no McNemar test; delta turns is b minus a "
+                      "over all solved records, its interval over the participants of the one run that has them."]
     return lines
+
+
+def count(value: int | None) -> str:
+    return "-" if value is None else str(value)
 
 
 def turns_delta(c: Mapping[str, Any]) -> str:

@@ -77,15 +77,17 @@ function renderRuns(data) {
   const rows = data.report.runs.map((r) => {
     const cov = (r.by_rule_coverage || {}).covered || {}, unc = (r.by_rule_coverage || {}).uncovered || {};
     const yes = (r.by_rule_covers_object || {}).covers || {}, no = (r.by_rule_covers_object || {}).does_not_cover || {};
-    return [r.run, r.rules ? "yes" : "no", r.games, pctCI(r.success_rate, r.success_rate_ci),
-      turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci), pctCI(cov.success_rate, cov.success_rate_ci),
+    const people = r.participants ? ` · ${r.participants} participants: ${pctCI(r.success_rate, r.success_rate_ci_participants)}` : "";
+    const peopleTurns = r.participants ? ` · participants: ${turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci_participants)}` : "";
+    return [r.run, r.rules ? "yes" : "no", r.games, pctCI(r.success_rate, r.success_rate_ci) + people,
+      turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci) + peopleTurns, pctCI(cov.success_rate, cov.success_rate_ci),
       pctCI(unc.success_rate, unc.success_rate_ci), pctCI(yes.success_rate, yes.success_rate_ci),
       pctCI(no.success_rate, no.success_rate_ci)];
   });
   const body = document.querySelector("#runs .body");
   body.append(table(["run", "rules", "games", "SR % [CI]", "turns [CI]", "SR % covered [CI]", "SR % uncovered [CI]",
     "SR % rule covers object [CI]", "SR % rule does not [CI]"], rows));
-  body.append(el("p", { class: "note", text: "Covered: the game's target has a matched rule; 'rule covers object': that rule holds for the hidden object. SR intervals: Wilson over games; turns: bootstrap over games." }));
+  body.append(el("p", { class: "note", text: "Covered: the game's target has a matched rule; 'rule covers object': that rule holds for the hidden object. SR intervals: Wilson over games; turns: bootstrap over games; runs played by people (kari serve) also show both over participants (a cluster bootstrap)." }));
 }
 
 function renderPairs(data) {
@@ -94,7 +96,8 @@ function renderPairs(data) {
   if (!others.length) { target.append(el("p", { class: "note", text: "Only one run, or only its rules partner." })); return; }
   target.append(table(["comparison (b vs a)", "pairs", "SR % a", "SR % b", "delta SR [CI]", "McNemar p", "b", "c", "excludes 0"],
     others.map((c) => [c.label, c.pairs, pct(c.a_success_rate), pct(c.b_success_rate), pointsCI(c.delta, c.delta_ci),
-      pValue(c.mcnemar_p), c.discordant.b, c.discordant.c, c.excludes_zero ? "yes" : "no"])));
+      pValue(c.mcnemar_p), c.discordant.b ?? "-", c.discordant.c ?? "-", c.excludes_zero ? "yes" : "no"])));
+  if (others.some((c) => c.clustered)) target.append(el("p", { class: "note", text: "A comparison with a run played by people (kari serve) pairs by game: the delta is the mean over shared games of SR b - SR a, its interval a cluster bootstrap over participants; it has no McNemar test." }));
 }
 
 const state = { player: "", affordance: "", outcome: "", object: "", shown: PAGE, open: null };
