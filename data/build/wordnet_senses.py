@@ -25,10 +25,12 @@ WordNet is copied.
 
 from __future__ import annotations
 
-import argparse
-import os
-import tempfile
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from wordnet_verbs import build_tables, data_lines, index_offsets  # noqa: E402
 
 LEXNAMES = (
     "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
@@ -51,25 +53,10 @@ HEADERS = {
 }
 
 
-def _lines(path: Path) -> list[str]:
-    """The data lines of a WordNet file (the licence header lines start with two spaces)."""
-    return [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith(" ")]
-
-
-def _index(path: Path) -> dict[str, list[str]]:
-    """``lemma -> synset offsets`` in sense order, from an ``index.<pos>`` file."""
-    out: dict[str, list[str]] = {}
-    for line in _lines(path):
-        fields = line.split()
-        synsets, pointers = int(fields[2]), int(fields[3])
-        out[fields[0]] = fields[4 + pointers + 2:][:synsets]
-    return out
-
-
 def _tags(path: Path, ss_type: str) -> dict[tuple[str, str], int]:
     """``(lemma, synset) -> tagged count`` of one part of speech (``1`` noun, ``2`` verb), from ``index.sense``."""
     out: dict[tuple[str, str], int] = {}
-    for line in _lines(path):
+    for line in data_lines(path):
         key, offset, _, count = line.split()
         lemma, _, rest = key.partition("%")
         if rest.split(":")[0] == ss_type:
@@ -80,7 +67,7 @@ def _tags(path: Path, ss_type: str) -> dict[tuple[str, str], int]:
 def _synsets(path: Path, verbs: bool) -> dict[str, tuple[str, list[str], list[str], list[str], str]]:
     """``offset -> (lexname, hypernyms, frames, words, gloss)`` from a ``data.<pos>`` file."""
     out = {}
-    for line in _lines(path):
+    for line in data_lines(path):
         head, _, gloss = line.partition(" | ")
         fields = head.split()
         count = int(fields[3], 16)
@@ -131,36 +118,20 @@ def build(wordnet: Path) -> dict[str, list[tuple[str, ...]]]:
                  for offset, (lexname, hyp, frames, words, gloss) in sorted(verbs.items())]
     noun_rows = [(offset, lexname, ",".join(h for h in hyp if h in physical), ",".join(words))
                  for offset, (lexname, hyp, _, words, _) in sorted(nouns.items()) if offset in physical]
-    adverbs = sorted((lemma,) for lemma in _index(wordnet / "index.adv"))
+    adverbs = sorted((lemma,) for lemma in index_offsets(wordnet / "index.adv"))
     return {
-        "verb_senses.tsv": _senses(_index(wordnet / "index.verb"), _tags(wordnet / "index.sense", "2")),
+        "verb_senses.tsv": _senses(index_offsets(wordnet / "index.verb"), _tags(wordnet / "index.sense", "2")),
         "verb_synsets.tsv": verb_rows,
-        "noun_senses.tsv": [(lemma, ",".join(kept)) for lemma, offsets in sorted(_index(wordnet / "index.noun").items())
+        "noun_senses.tsv": [(lemma, ",".join(kept)) for lemma, offsets in sorted(index_offsets(wordnet / "index.noun").items())
                             if (kept := [f"{rank}:{o}" for rank, o in enumerate(offsets, 1) if o in physical])],
         "noun_synsets.tsv": noun_rows,
         "adverbs.tsv": adverbs,
     }
 
 
-def _write(path: Path, header: str, rows: list[tuple[str, ...]]) -> None:
-    text = header + "\n" + "".join("\t".join(row) + "\n" for row in rows)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"),
-                        help="WordNet 3.0 database folder (index.verb, data.verb, index.noun, data.noun, index.adv, "
-                             "index.sense)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "wordnet")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, rows in build(args.wordnet).items():
-        _write(args.out / name, HEADERS[name], rows)
-        print(f"{args.out / name}: {len(rows)} rows")
+    build_tables(__doc__.splitlines()[0], "index.verb, data.verb, index.noun, data.noun, index.adv, index.sense",
+                 HEADERS, build)
 
 
 if __name__ == "__main__":

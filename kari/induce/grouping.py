@@ -27,15 +27,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from kari.errors import KariError
 from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
+from kari.induce import wordnet
 from kari.induce.inputs import Evidence
 from kari.induce.kbcontext import KBContext
 from kari.induce.senses import sense_keys
-from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
-from kari.resources import asset_path
+from kari.induce.verbs import LIGHT, STOP, content_words, head_key, lexicon_of
 from kari.rules.syntax import KEYWORDS
 from kari.vocab.morphology import singular
 
@@ -151,37 +150,15 @@ def _commonest(members: Sequence[str], positives: Mapping[str, int], heads: Mapp
 
 # --- WordNet ---------------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=1)
-def wordnet_verbs() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """``(verb lemma -> first synset, irregular form -> lemma, noun -> verb)`` from ``data/wordnet/``."""
-    tables = []
-    for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv"):
-        path = asset_path("data", "wordnet", name)
-        if not path.is_file():
-            raise KariError("the WordNet verb tables are missing (rebuild them with data/build/wordnet_verbs.py)",
-                            file=str(path), code="missing-file")
-        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line]
-        tables.append({a: b for a, b in rows})
-    return tables[0], tables[1], tables[2]
-
-
 def wordnet_head(word: str) -> str:
     """``word`` as a WordNet verb lemma: an irregular form's lemma, the word itself, a spelling candidate WordNet
     knows, the verb a noun derives from; else the word as written."""
-    verbs, forms, nouns = wordnet_verbs()
-    if word in forms:
-        return forms[word]
-    if word in verbs:
-        return word
-    lemma = base_form(word, verbs.__contains__)
-    if lemma in verbs:
-        return lemma
-    return nouns.get(word, word)
+    return wordnet.verb_lemma(word) or word
 
 
 def _wordnet_key(verb: str) -> tuple[str, str]:
     """``(grouping key, head lemma)``: a light verb with its object, else the head's first WordNet sense."""
-    verbs, _, _ = wordnet_verbs()
+    verbs, _, _ = wordnet.verb_tables()
     words = content_words(verb) or [verb]
     head = wordnet_head(words[0])
     if head in LIGHT:

@@ -29,7 +29,7 @@ from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property, object_view, rule_holds
 from kari.core.terms import WHOLE, Semantics
 from kari.vocab.vocabulary import Vocabulary
-from kari.induce.branches import BranchChoice, avoid_facts, umbrella_values
+from kari.induce.branches import BranchChoice, avoid_facts
 from kari.core.induce_config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
 from kari.induce.refusals import Refusals, refusal_facts

@@ -19,14 +19,13 @@ from kari.core.benchmark import ObjectRecord
 from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, cv_dir, evidence_objects, fold_rules_path, restrict_all
 from kari.io.plan import Plan, Shard
-from kari.induce.inputs import Evidence, from_bench, from_db, select
+from kari.induce.inputs import Evidence, from_bench, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
 from kari.core.terms import PREDICATES
 from kari.induce.auditor import Auditor, make_embedder
-from kari.induce.grouping import group_evidence
 from kari.induce.kbinput import kb_evidence
 from kari.induce.kbweights import weigh_rules, with_estimate
 from kari.induce.heldout import branch_checks, cv_summary, heldout_scores, render_heldout
@@ -34,7 +33,6 @@ from kari.induce.cost import CostModel, render
 from kari.induce.llmio import PROMPTS, LLMSession
 from kari.induce.workers import LocalWork, induce_all
 from kari.llm.limits import BudgetSpent
-from kari.induce.partkb import from_part_kb
 from kari.induce.report import rare_branches, render_report, score_rules
 from kari.induce.roles import components
 from kari.induce.tuning import Tuning, choose_settings

@@ -28,7 +28,7 @@ from enum import StrEnum
 
 from kari.induce import wordnet
 from kari.induce.inputs import Evidence
-from kari.induce.verbs import LEADING, base_form
+from kari.induce.verbs import LEADING
 from kari.vocab.morphology import singular
 
 FUNCTION_WORDS = frozenset({
@@ -124,19 +124,8 @@ def words_of(text: str) -> tuple[str, ...]:
 
 def verb_lemma(word: str) -> str | None:
     """``word`` as a WordNet verb lemma: itself, an irregular form's lemma, a spelling candidate WordNet knows, or
-    the verb a noun derives from; None when WordNet reads it as no verb."""
-    verbs, forms, nouns = wordnet.verb_tables()
-    if word in forms:
-        return forms[word]
-    if word in verbs:
-        return word
-    lemma = base_form(word, verbs.__contains__)
-    if lemma in verbs:
-        return lemma
-    derived = nouns.get(word)
-    if derived is None:
-        derived = nouns.get(singular(word) or word)
-    return derived
+    the verb a noun (or its singular) derives from; None when WordNet reads it as no verb."""
+    return wordnet.verb_lemma(word, singular(word) or word)
 
 
 def read_phrase(text: str) -> Phrase | LeftOut:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kari.errors import KariError
+from kari.induce.verbs import base_form
 from kari.resources import asset_path
 
 TRANSITIVE_FRAMES = frozenset({8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
@@ -77,6 +78,21 @@ def verb_tables() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """``(verb lemma -> first synset, irregular form -> lemma, noun -> verb)`` (``data/build/wordnet_verbs.py``)."""
     tables = [{row[0]: row[1] for row in _rows(name)} for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv")]
     return tables[0], tables[1], tables[2]
+
+
+def verb_lemma(word: str, *spellings: str) -> str | None:
+    """``word`` as a WordNet verb lemma: an irregular form's lemma, itself, a spelling candidate WordNet knows, or
+    the verb a noun derives from (``word`` or, failing that, one of ``spellings``: a plural's singular); None when
+    WordNet reads it as no verb."""
+    verbs, forms, nouns = verb_tables()
+    if word in forms:
+        return forms[word]
+    if word in verbs:
+        return word
+    lemma = base_form(word, verbs.__contains__)
+    if lemma in verbs:
+        return lemma
+    return next((nouns[w] for w in (word, *spellings) if w in nouns), None)
 
 
 @lru_cache(maxsize=1)
