@@ -1,7 +1,14 @@
 """Benchmark the ``kari kb load`` command on a synthetic CSKG-shaped KGTK file (default 2,000,000 edges).
 
 The file has CSKG's full header, several labels in one cell (``a|as``) in a fifth of the rows and KGTK
-escapes (``\"``, ``\|``, ``\t`` in a "string" and a label) in 1% of them. Both measurements are whole
+escapes (``\"``, ``\|``, ``\t`` in a "string" and a label) in 1% of them. Its relations come in CSKG's mix: the
+shares of the 53 relations of a 17,324-edge random sample of CSKG (usc-isi-i2/kgtk,
+examples/sample_data/cskg/cskg_sample.tsv: /r/RelatedTo 26%, rdfs:subClassOf 18%, vg:InImage 17%, ...,
+/r/PartOf 0.12%, /r/HasA 0.035%, /r/HasProperty 0.029%), with /r/MadeOf, absent from that sample, at ConceptNet's
+0.01%. The property relations point at what CSKG's do: /r/MadeOf at materials and /r/HasProperty at shapes,
+sizes and surfaces of kari's value lexicon (half of them; the rest are other words), /r/HasA and /r/PartOf at
+part names, so the objects they make have typed properties and the vocabulary step reads their words (a file
+without them reads none: "0 words"). Both measurements are whole
 processes, timed from process start to exit as a user sees them: (a) the floor, a Python process that imports
 DuckDB and copies the file into a table with DuckDB's own plain ``read_csv`` (no decoding, no checks), and (b)
 ``python -m kari kb load FILE --db NEW`` (detect, decode, validate, dedupe, insert, the vocabulary step). Peak RSS
@@ -24,20 +31,59 @@ import time
 from pathlib import Path
 
 HEADER = "id\tnode1\trelation\tnode2\tnode1;label\tnode2;label\trelation;label\trelation;dimension\tsource\tsentence\n"
-RELATIONS = [("/r/RelatedTo", "related to", "CN"), ("rdfs:subClassOf", "subclass of", "WN"),
-             ("vg:InImage", "in image", "VG"), ("/r/Synonym", "synonym", "CN"), ("/r/IsA", "is a", "CN"),
-             ("/r/UsedFor", "used for", "CN"), ("/r/HasA", "has a", "CN"), ("/r/PartOf", "part of", "CN"),
-             ("/r/HasProperty", "has property", "CN"), ("/r/MadeOf", "made of", "CN"),
-             ("/r/CapableOf", "capable of", "CN"), ("at:xWant", "x want", "AT")]
+CSKG_SAMPLE_MIX = {
+    "/r/RelatedTo": 4552, "rdfs:subClassOf": 3154, "vg:InImage": 2996, "/r/Synonym": 1499, "mw:PartOfSpeech": 818,
+    "mw:POSForm": 444, "/r/Antonym": 439, "mw:IsPOSFormOf": 438, "/r/FormOf": 340, "/r/DerivedFrom": 330,
+    "vg:subject": 291, "/r/IsA": 237, "/r/HasContext": 234, "vg:object": 231, "at:xWant": 144, "at:xAttr": 140,
+    "mw:OMWordnetOffset": 115, "at:xNeed": 102, "at:xEffect": 99, "at:xReact": 72, "at:xIntent": 66,
+    "/r/EtymologicallyRelatedTo": 64, "at:oWant": 55, "vg:PWordnetSynset": 50, "mw:HasInstance": 38,
+    "/r/UsedFor": 37, "/r/SimilarTo": 37, "at:oReact": 29, "at:oEffect": 29, "/r/HasPrerequisite": 29,
+    "/r/AtLocation": 29, "/r/CapableOf": 25, "/r/MannerOf": 23, "/r/HasSubevent": 22, "/r/PartOf": 21,
+    "fn:HasLexicalUnit": 15, "/r/Causes": 13, "fn:HasFrameElement": 12, "/r/MotivatedByGoal": 10,
+    "/r/ReceivesAction": 7, "/r/HasA": 6, "/r/HasProperty": 5, "/r/HasFirstSubevent": 5, "/r/CausesDesire": 5,
+    "/r/NotDesires": 4, "/r/HasLastSubevent": 3, "/r/DistinctFrom": 3, "/r/DefinedAs": 2, "fn:IsCausativeOf": 1,
+    "fn:InheritsFrom": 1, "/r/NotHasProperty": 1, "/r/InstanceOf": 1, "/r/Desires": 1,
+    "/r/MadeOf": 2,   # not in the sample; ConceptNet's share (about 0.01%)
+}
+"""Edges per relation in a 17,324-edge random CSKG sample (the file's relation mix)."""
+SOURCES = {"/r/": "CN", "rdfs:": "WN", "vg:": "VG", "at:": "AT", "mw:": "MW", "fn:": "FN"}
+PARTS = ("handle", "blade", "wheel", "lid", "leg", "button", "strap", "spout", "tail", "flag", "screen", "door")
+
+
+def relation_cycle(seed: int) -> list[tuple[str, str, str]]:
+    """(relation, label, source) of each edge of one shuffled round of :data:`CSKG_SAMPLE_MIX`."""
+    rounds = []
+    for rel, count in CSKG_SAMPLE_MIX.items():
+        name = rel.split(":", 1)[-1].rsplit("/", 1)[-1]
+        label = "".join(f" {c.lower()}" if c.isupper() else c for c in name).strip()
+        source = next(s for prefix, s in SOURCES.items() if rel.startswith(prefix))
+        rounds += [(rel, label, source)] * count
+    random.Random(seed).shuffle(rounds)
+    return rounds
+
+
+def lexicon_words() -> dict[str, list[str]]:
+    """Raw words of kari's value lexicon by predicate (kb/value_lexicon.tsv)."""
+    words: dict[str, list[str]] = {}
+    lines = (ROOT / "kb" / "value_lexicon.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    for raw, predicate, _ in (line.split("\t") for line in lines if line.strip()):
+        words.setdefault(predicate, []).append(raw.replace(" ", "_"))
+    return words
 
 
 def generate(path: Path, edges: int, duplicates: int = 0, seed: int = 0) -> None:
-    """Write ``edges`` distinct CSKG-shaped KGTK edges (full header) to ``path``, then ``duplicates`` repeated
-    lines (real CSKG files hold no duplicate edges; duplicates exercise the dedupe path)."""
+    """Write ``edges`` distinct CSKG-shaped KGTK edges (full header, CSKG's relation mix) to ``path``, then
+    ``duplicates`` repeated lines (real CSKG files hold no duplicate edges; duplicates exercise the dedupe
+    path)."""
     rng = random.Random(seed)
     n = 300_000
     words = [f"{rng.choice('bcdfghklmnprst')}{rng.choice('aeiou')}{i:x}" for i in range(n)]
     rng.shuffle(words)
+    relations = relation_cycle(seed)
+    lexicon = lexicon_words()
+    targets = {"/r/MadeOf": lexicon.get("MADE_OF", []),
+               "/r/HasProperty": lexicon.get("SURFACE", []) + lexicon.get("SHAPE", []) + lexicon.get("SIZE", []),
+               "/r/HasA": list(PARTS), "/r/PartOf": list(PARTS)}
     with open(path, "w", encoding="utf-8", buffering=1 << 22) as out:
         out.write(HEADER)
         batch = []
@@ -45,7 +91,11 @@ def generate(path: Path, edges: int, duplicates: int = 0, seed: int = 0) -> None
             j = i if i < edges else rng.randrange(edges)
             # (j mod n, j div n) -> (a, b) is one-to-one for j < n * n: every edge is distinct
             a, b = words[j % n], words[(j % n * 7919 + j // n * 104_729) % n]
-            rel, rel_label, source = RELATIONS[j % len(RELATIONS)]
+            rel, rel_label, source = relations[j % len(relations)]
+            typed = targets.get(rel)
+            if typed and j % 2:        # half of the property edges point at a word kari types
+                b = f"{typed[j // 2 % len(typed)]}_{j:x}" if rel in ("/r/HasA", "/r/PartOf") and j % 4 == 1 \
+                    else typed[j // 2 % len(typed)]
             sentence = f"[[{a}]] is {rel_label} [[{b}]] ." if j % 3 == 0 else ""
             labels = f"{a}|{a}s" if j % 5 == 0 else a
             if j % 100 == 7:          # KGTK escapes in 1% of the rows
@@ -94,11 +144,11 @@ def main() -> None:
     parser.add_argument("--edges", type=int, default=2_000_000)
     parser.add_argument("--duplicates", type=int, default=0, help="append this many repeated lines")
     parser.add_argument("--file", type=Path, default=None,
-                        help="default: /tmp/kari_bench_cskg_<edges>_<duplicates>.tsv (generated if missing)")
+                        help="default: /tmp/kari_bench_cskg_mix_<edges>_<duplicates>.tsv (generated if missing)")
     parser.add_argument("--keep", action="store_true", help="keep the generated file and databases")
     parser.add_argument("--repeat", type=int, default=1, help="run both this many times, alternating; best kept")
     args = parser.parse_args()
-    args.file = args.file or Path(tempfile.gettempdir()) / f"kari_bench_cskg_{args.edges}_{args.duplicates}.tsv"
+    args.file = args.file or Path(tempfile.gettempdir()) / f"kari_bench_cskg_mix_{args.edges}_{args.duplicates}.tsv"
     if not args.file.exists():
         start = time.perf_counter()
         generate(args.file, args.edges, args.duplicates)

@@ -10,7 +10,12 @@ Goal: all of it under 10 s.
 20,000 objects has its own part (``X HasA P``, 20,000 distinct part names, each part a SHAPE value, half of them
 compounds such as ``..._handle``) and a material, then ``kari vocab --db``. Each step runs in its own process with a time limit (``--limit``).
 
-    python benchmarks/bench_vocabulary.py [--values 200000] [--isa 20000] [--parts 20000] [--limit 120]
+(c) A deep taxonomy (issue 28): a vocabulary folder whose MADE_OF values form one is-a chain ``--chain`` deep
+(20,000: deep0 is-a metal, deep1 is-a deep0, ...), read by ``kari vocab --vocab``, ``kari rules check --vocab``
+(a rule on the deepest value) and ``kari play --vocab`` (two fix20q games). Goal: each within seconds (the
+chain used to cost every command that reads the vocabulary a time quadratic in its depth: over two minutes).
+
+    python benchmarks/bench_vocabulary.py [--values 200000] [--isa 20000] [--parts 20000] [--chain 20000] [--limit 120]
 """
 
 from __future__ import annotations
@@ -90,6 +95,18 @@ def write_parts_kb(path: Path, parts: int) -> None:
                 out.write(f"/c/en/{part}\t/r/HasProperty\t/c/en/sharp\n")
 
 
+def write_chain_vocabulary(folder: Path, depth: int) -> None:
+    """The shipped vocabulary files plus a MADE_OF is-a chain ``depth`` deep under ``metal``."""
+    import shutil
+
+    shutil.copytree(ROOT / "data" / "vocabulary", folder)
+    with (folder / "values.tsv").open("a", encoding="utf-8") as values:
+        values.writelines(f"MADE_OF\tdeep{i}\tvalue {i} of a deep chain\n" for i in range(depth))
+    with (folder / "isa.tsv").open("a", encoding="utf-8") as isa:
+        isa.write("MADE_OF\tdeep0\tmetal\n")
+        isa.writelines(f"MADE_OF\tdeep{i}\tdeep{i - 1}\n" for i in range(1, depth))
+
+
 def timed(argv: list[str], limit: float) -> tuple[float | None, str]:
     """Seconds from process start to exit (None past ``limit``) and the last line of its output."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
@@ -115,6 +132,7 @@ def main() -> None:
     parser.add_argument("--values", type=int, default=200_000)
     parser.add_argument("--isa", type=int, default=20_000)
     parser.add_argument("--parts", type=int, default=20_000)
+    parser.add_argument("--chain", type=int, default=20_000, help="depth of the is-a chain of (c)")
     parser.add_argument("--limit", type=float, default=120.0, help="seconds allowed per step")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
@@ -128,6 +146,15 @@ def main() -> None:
                                                                args.limit))
         if db.exists():
             show("kari vocab --db", timed([*kari, "vocab", "--db", str(db)], args.limit))
+        chain, rules = Path(tmp) / "chain", Path(tmp) / "deep.kari"
+        write_chain_vocabulary(chain, args.chain)
+        rules.write_text(f"cut := MADE_OF:deep{args.chain - 1}\n", encoding="utf-8")
+        deep = [timed([*kari, "vocab", "--vocab", str(chain)], args.limit),
+                timed([*kari, "rules", "check", str(rules), "--vocab", str(chain)], args.limit),
+                timed([*kari, "play", "-q", "fix20q", "-n", "2", "--runs", "1", "--vocab", str(chain), "-o",
+                       str(Path(tmp) / "run"), "--quiet"], args.limit)]
+        for name, result in zip(("vocab --vocab", "rules check --vocab", "play --vocab (2 games)"), deep):
+            show(f"{args.chain:,}-deep chain: kari {name}", result)
     goal = library[0] is not None and library[0] < 10
     print(f"goal: library under 10 s -> {'met' if goal else 'NOT met'}; load average after: {os.getloadavg()[0]:.2f}")
 

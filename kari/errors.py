@@ -10,6 +10,22 @@ out), and carries the process exit code the CLI uses.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The exit codes of ``kari`` (docs/guarantees.md lists which failure gets which)."""
+
+    OK = 0
+    FINDINGS = 1       # rules check / bench validate found problems; kb show found no edge
+    BAD_INPUT = 2      # bad input or option, an unreadable or locked file, out of memory
+    INTERNAL = 70      # a bug in kari (EX_SOFTWARE)
+    BUDGET = 75        # an LLM budget (kari induce --budget-calls / --budget-tokens) spent: rerun to go on
+    INTERRUPTED = 130  # Ctrl-C
+    BROKEN_PIPE = 141  # stdout closed by the reader (kari ... | head)
+
+
+INTERNAL_ERROR_EXIT = ExitCode.INTERNAL
 
 
 class KariError(Exception):
@@ -23,7 +39,7 @@ class KariError(Exception):
         line: int | None = None,
         col: int | None = None,
         code: str | None = None,
-        exit_code: int = 2,
+        exit_code: int = ExitCode.BAD_INPUT,
     ) -> None:
         super().__init__(message)
         self.message = message

@@ -71,7 +71,9 @@ def llm_server() -> Iterator[str]:
 class StubReply:
     """What the stub answers to one chat request: ``text`` with HTTP 200, or an error ``status``; after ``delay`` s.
     ``body`` (with ``content_type``) replaces the whole HTTP body, to send non-JSON or truncated JSON. ``drip``
-    > 0 sends the headers at once and then the body one byte every ``drip`` seconds (a slow server)."""
+    > 0 sends the headers at once and then the body one byte every ``drip`` seconds (a slow server). ``endless``
+    sends the headers and then this chunk again and again, as fast as the client reads, until it hangs up (a body
+    that never ends); ``sent`` counts the bytes each such reply wrote."""
 
     text: str = ""
     status: int = 200
@@ -81,6 +83,8 @@ class StubReply:
     body: bytes | None = None
     content_type: str = "application/json"
     drip: float = 0.0
+    endless: bytes | None = None
+    sent: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -88,7 +92,8 @@ class StubLLMServer:
     """A scripted OpenAI-compatible chat server on 127.0.0.1 (real HTTP, one thread per request).
 
     ``script`` answers requests in order; once it is used up, ``respond(body)`` answers (default: echo the last
-    user message). ``reject_formats`` lists ``response_format`` types answered with HTTP ``reject_status`` (422
+    user message). ``model_ids`` maps a requested model name to the id the reply reports (default: the name).
+    ``reject_formats`` lists ``response_format`` types answered with HTTP ``reject_status`` (422
     as vLLM would; llama-cpp-python answers 500 naming ``response_format``); an error reply's ``text`` is its
     message. ``bodies`` keeps every chat request body; ``max_in_flight`` the peak concurrency.
     Token counts are word counts, so tests can check totals.
@@ -99,6 +104,7 @@ class StubLLMServer:
     reject_formats: set[str] = field(default_factory=set)
     reject_status: int = 422
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    model_ids: dict[str, str] = field(default_factory=dict)
     max_in_flight: int = 0
     _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -137,16 +143,19 @@ class StubLLMServer:
                     with stub._lock:
                         stub._in_flight -= 1
                 try:
-                    if reply.body is not None:
+                    if reply.endless is not None:
+                        self._send_endless(reply)
+                    elif reply.body is not None:
                         self._send_raw(reply.status, reply.body, reply.content_type, reply.drip)
                     elif reply.status != 200:
                         message = reply.text or f"stub error {reply.status}"
                         self._send(reply.status, {"error": {"message": message, "type": "stub"}}, reply.headers)
                     elif reply.drip:
-                        self._send_raw(200, json.dumps(stub._completion(body, reply)).encode(), reply.content_type,
+                        self._send_raw(200, json.dumps(stub._completion(body, reply, stub.model_ids)).encode(),
+                                       reply.content_type,
                                        reply.drip)
                     else:
-                        self._send(200, stub._completion(body, reply), reply.headers)
+                        self._send(200, stub._completion(body, reply, stub.model_ids), reply.headers)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
 
@@ -163,6 +172,19 @@ class StubLLMServer:
                     self.wfile.write(data[index: index + 1])
                     self.wfile.flush()
                     time.sleep(drip)
+
+            def _send_endless(self, reply: StubReply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                sent = 0
+                try:
+                    self.wfile.write(b'{"id": "x", "choices": [{"message": {"content": "')
+                    while True:
+                        self.wfile.write(reply.endless)  # type: ignore[arg-type]
+                        sent += len(reply.endless)  # type: ignore[arg-type]
+                finally:
+                    reply.sent.append(sent)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -197,13 +219,14 @@ class StubLLMServer:
         return StubReply(text=f"echo: {body['messages'][-1]['content']}")
 
     @staticmethod
-    def _completion(body: dict[str, Any], reply: StubReply) -> dict[str, Any]:
+    def _completion(body: dict[str, Any], reply: StubReply, model_ids: dict[str, str] | None = None) -> dict[str, Any]:
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        requested = body.get("model", "stub")
         return {
             "id": "chatcmpl-stub",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model", "stub"),
+            "model": (model_ids or {}).get(requested, requested),
             "choices": [
                 {
                     "index": 0,
@@ -219,16 +242,19 @@ class StubLLMServer:
         }
 
 
-def scripted_questioner(questions: int = 2, delay: float = 0.0) -> Callable[[dict[str, Any]], StubReply]:
+def scripted_questioner(questions: int = 2, delay: float = 0.0, by_model: bool = False,
+                        by_seed: bool = False) -> Callable[[dict[str, Any]], StubReply]:
     """A ``respond`` function playing a deterministic LLM Questioner: ``questions`` questions, then a guess chosen
-    by a hash of the game's system prompt; every reply after ``delay`` seconds."""
+    by a hash of the game's system prompt (and, with ``by_model`` / ``by_seed``, of the model asked for and the
+    sampling seed sent); every reply after ``delay`` seconds."""
 
     def respond(body: dict[str, Any]) -> StubReply:
         messages = body["messages"]
         asked = sum(1 for m in messages if m["role"] == "assistant")
         system = messages[0]["content"]
         candidates = re.findall(r"^- (\w+)", system.split("Candidate affordances:")[1], re.M)
-        digest = int(hashlib.sha256(system.encode()).hexdigest(), 16)
+        key = system + (f"|{body.get('model')}" if by_model else "") + (f"|{body.get('seed')}" if by_seed else "")
+        digest = int(hashlib.sha256(key.encode()).hexdigest(), 16)
         if asked < questions:
             return StubReply(text=["Is it made of metal?", "Is it flat?", "Is it small?"][(digest + asked) % 3],
                              delay=delay)

@@ -252,6 +252,7 @@ def kari_mutations() -> dict[str, Mutation]:
         "garbage": lambda d, rng: d + b"%%% not a rule\n",
         "empty": lambda d, rng: b"",
         "no-rule": lambda d, rng: b"# only a comment\n",
+        "case-duplicate": lambda d, rng: d + b"Cut := SHAPE:flat\n",        # issue 28: two affordances
     }
 
 
@@ -290,6 +291,9 @@ class Case:
     target: str | None = None            # file to replace with ``mutate(original)``
     mutate: Mutation | None = None
     kind: str | None = None              # or: make ``target`` a "dir", "fifo", "missing" or copy of "db"
+    source: str | None = None            # with kind "link" or "copy": what ``target`` links to or copies
+    expect: tuple[str, ...] = ()         # the error line names one of these codes
+    copies: tuple[tuple[str, str], ...] = ()   # more (target, source) copies made first
 
 
 BENCH_WRONG_TYPES = {
@@ -364,6 +368,10 @@ def rule_cases() -> Iterator[Case]:
             for command, argv in spread(index, RULE_COMMANDS).items():
                 target = f"{{w}}/{name}"
                 yield Case(f"{name}/{label}/{command}", tuple(a.replace("{r}", target) for a in argv), name, mutate)
+    for command in ("check", "compile", "coverage", "play", "explain"):   # issue 28: a warning in check only
+        argv = tuple(a.replace("{r}", "{w}/rules.kari") for a in RULE_COMMANDS[command])
+        yield Case(f"rules.kari/empty-value/{command}", argv, "rules.kari",
+                   lambda d, rng: d.replace(b"cut := OR(", b"cut := OR(SHAPE:_, "))
     for kind in ("missing", "dir", "fifo"):
         for command in ("check", "stats", "coverage"):
             argv = tuple(a.replace("{r}", "{w}/rules.kari") for a in RULE_COMMANDS[command])
@@ -391,6 +399,10 @@ def kb_file_cases() -> Iterator[Case]:
     for kind in ("missing", "dir", "fifo"):
         yield Case(f"kb/views_kb.tsv/{kind}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
                    "kb/views_kb.tsv", kind=kind)
+    for label, tail in (("last-line-too-long", b"/c/en/x\t/r/IsA\t/c/en/" + b"y" * (17 * 2**20)),  # issue 28
+                        ("long-line-then-newline", b"/c/en/x\t/r/IsA\t/c/en/" + b"y" * (17 * 2**20) + b"\n")):
+        yield Case(f"kb/views_kb.tsv/{label}", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
+                   "kb/views_kb.tsv", lambda d, rng, tail=tail: d + tail)
     yield Case("kb/unknown-header", ("kb", "load", "{w}/kb/views_kb.tsv", "--db", "{w}/kb.duckdb"),
                "kb/views_kb.tsv", lambda d, rng: b"id\tnode1\trel\tnode2\ne1\ta\tb\tc\n")
 
@@ -435,6 +447,11 @@ def sql_cases() -> Iterator[Case]:
         yield Case(f"sql/{number}", ("kb", "sql", query, "--db", "{w}/kb.duckdb"))
 
 
+def _flip_success(record: dict) -> None:
+    """A record whose success no longer agrees with its guess and target."""
+    record["success"] = not record["success"]
+
+
 def run_dir_cases() -> Iterator[Case]:
     play_again = ("play", "--bench", "{w}/bench", "-q", "fix20q", "-o", "{w}/run", "-n", "2")
     report = ("report", "{w}/run")
@@ -443,6 +460,7 @@ def run_dir_cases() -> Iterator[Case]:
              if k not in ("truncated-line", "nul-escape")}   # resume's own checks: issue 21, another change
     games["cut-middle-line"] = lambda d, rng: (lambda lines: lines[0][: len(lines[0]) // 2] + b"\n" + b"".join(
         lines[1:]))(_lines(d))
+    games["success-flipped"] = lambda d, rng: _with_line(d, rng, False, _record_change(_flip_success))  # issue 28
     for label, mutate in games.items():
         for command, argv in (("play", play_again), ("report", report)):
             yield Case(f"run/games.jsonl/{label}/{command}", argv, "run/games.jsonl", mutate)
@@ -480,7 +498,8 @@ def vocabulary_cases() -> Iterator[Case]:
     mutations = {"bad-utf8": lambda d, rng: d + b"\xff\n", "truncated": _cut_before_last_delimiter(b"\t"),
                  "empty": lambda d, rng: b""}
     for name in ("values.tsv", "isa.tsv"):
-        for label, mutate in mutations.items():
+        extra = {"isa-cycle": lambda d, rng: d + b"MADE_OF\tmaterial\tsteel\n"} if name == "isa.tsv" else {}
+        for label, mutate in {**mutations, **extra}.items():
             for command, argv in commands.items():
                 yield Case(f"vocab/{name}/{label}/{command}", argv, f"vocab/{name}", mutate)
     for command, argv in commands.items():
@@ -537,6 +556,9 @@ def option_cases() -> Iterator[Case]:
         "play-llm-without-model": (*play, "-q", "llm"),
         "play-llm-attempts": (*play, "--llm-attempts", "0"),
         "play-llm-timeout": (*play, "--llm-timeout", "-1"),
+        "play-base-url-newline": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1\n"),
+        "play-base-url-no-scheme": (*play, "-q", "llm", "--model", "m", "--base-url", "127.0.0.1:9"),
+        "induce-base-url-newline": (*induce, "--llm", "openai", "--model", "m", "--base-url", "http://h:9/v1\nx"),
         "play-max-tokens": (*play, "-q", "llm", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--max-tokens",
                             "0"),
         "play-bench-missing": ("play", "--bench", "{w}/nowhere", "-o", "{w}/out"),
@@ -745,12 +767,13 @@ BASE_ARGV: dict[tuple[str, ...], tuple[str, ...]] = {
     ("llm", "serve"): ("llm", "serve", "--model-file", "{w}/nowhere.gguf"),
     ("creativity", "load"): (*CB_LOAD, "--db", "{w}/kb.duckdb"), ("creativity", "solve"): CB_SOLVE,
     ("creativity", "judge"): CB_JUDGE, ("creativity", "score"): CB_SCORE, ("explain",): BENCH_COMMANDS["explain"],
+    ("creativity", "compare"): ("creativity", "compare", "{w}/run", "{w}/run"),
     ("serve",): SERVE,
 }
 
 
-def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]]:
-    """(command path, option, int or float, its lower bound) for every numeric option of the CLI."""
+def cli_params() -> Iterator[tuple[tuple[str, ...], object]]:
+    """(command path, parameter) of every parameter of every command of the CLI."""
     from typer.main import get_command
 
     from kari.cli import app
@@ -765,9 +788,15 @@ def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]
 
     for path, command in leaves(get_command(app)):
         for param in command.params:  # type: ignore[attr-defined]
-            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-            if kind in (int, float) and param.opts[0].startswith("--"):
-                yield path, param.opts[0], kind, getattr(param, "min", None)
+            yield path, param
+
+
+def _numeric_options() -> Iterator[tuple[tuple[str, ...], str, type, int | None]]:
+    """(command path, option, int or float, its lower bound) for every numeric option of the CLI."""
+    for path, param in cli_params():
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+        if kind in (int, float) and param.opts[0].startswith("--"):  # type: ignore[attr-defined]
+            yield path, param.opts[0], kind, getattr(param, "min", None)  # type: ignore[attr-defined]
 
 
 def numeric_option_cases() -> Iterator[Case]:
@@ -872,11 +901,15 @@ def shard_cases() -> Iterator[Case]:
     yield Case("merge/out-is-a-fifo", merge, "merged", kind="fifo")
     log = {k: v for k, v in jsonl_mutations({"game": 7, "run": "first"}).items() if k != "truncated-line"}
     log["duplicated-record"] = lambda d, rng: d + d.splitlines(keepends=True)[0]
+    log["success-flipped"] = lambda d, rng: _with_line(d, rng, False, _record_change(_flip_success))  # issue 28
     for label, mutate in log.items():
         yield Case(f"merge/games.jsonl/{label}", merge, "shard2/games.jsonl", mutate)
     for label, mutate in (("garbage", lambda d, rng: b"{nope"), ("other-shard", lambda d, rng: d.replace(
             b'"shard": "2/2"', b'"shard": "1/2"')), ("other-seed", lambda d, rng: d.replace(b'"seed": 0', b'"seed": 1'))):
         yield Case(f"merge/config.json/{label}", merge, "shard2/config.json", mutate)
+    for name in ("shard1", "shard2"):      # issue 28: configs that name another questioner than the records
+        yield Case(f"merge/config.json/other-questioner/{name}", merge, f"{name}/config.json",
+                   lambda d, rng: d.replace(b'"questioner": "fix20q"', b'"questioner": "random"'))
     yield Case("merge/plan.json/missing", merge, "shard2/plan.json", kind="missing")
     yield Case("merge/config.json/missing", merge, "shard2/config.json", kind="missing")
     induce = ("induce", "--bench", "{w}/bench", "--out", "{w}/out.kari", "-q")
@@ -885,9 +918,185 @@ def shard_cases() -> Iterator[Case]:
         yield Case(f"fold/{name}", (*induce, *extra))
 
 
+# Every command with an option that writes: a command line giving each of its outputs a new name (under
+# {w}/new/) and each input it can read; the generator below puts outputs over inputs and over each other.
+WRITERS: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {
+    ("kb", "load"): (("kb", "load", "{w}/kb/views_kb.tsv", "{w}/kb/triples.csv", "--db", "{w}/new/kb.duckdb"),
+                     {"--db": "{w}/new/kb.duckdb"}),
+    ("kb", "export"): (("kb", "export", "{w}/new/out.tsv", "--db", "{w}/kb.duckdb"), {"out": "{w}/new/out.tsv"}),
+    ("bench", "build"): (("bench", "build", "{w}/bench", "-o", "{w}/new/games.jsonl"), {"--out": "{w}/new/games.jsonl"}),
+    ("coverage",): (("coverage", "--rules", "{w}/rules.kari", "--db", "{w}/new/cov.duckdb", "--bench", "{w}/bench",
+                     "--match", "exact", "--explain", "{w}/new/proofs.jsonl", "--ledger", "{w}/new/ledger.csv"),
+                    {"--db": "{w}/new/cov.duckdb", "--explain": "{w}/new/proofs.jsonl",
+                     "--ledger": "{w}/new/ledger.csv"}),
+    ("play",): (("play", "-q", "fix20q", "--bench", "{w}/bench", "--rules", "{w}/rules.kari", "--match", "exact",
+                 "--questions", "{w}/questions.tsv", "--vocab", "{w}/vocab", "-n", "1", "-o", "{w}/new/run"),
+                {"--out": "{w}/new/run"}),
+    ("report",): (("report", "{w}/run", "--rules", "{w}/rules.kari", "--bench", "{w}/bench", "--db", "{w}/kb.duckdb",
+                   "-o", "{w}/new/report"), {"--out": "{w}/new/report"}),
+    ("export-prompts",): (("export-prompts", "--rules", "{w}/rules.kari", "--bench", "{w}/bench", "--match", "exact",
+                           "-n", "1", "--out", "{w}/new/prompts"), {"--out": "{w}/new/prompts"}),
+    ("induce",): (("induce", "--bench", "{w}/bench", "--db", "{w}/new/ind.duckdb", "--out", "{w}/new/rules.kari",
+                   "--run-dir", "{w}/new/rules.run", "--cv", "2", "-q"),
+                  {"--out": "{w}/new/rules.kari", "--db": "{w}/new/ind.duckdb", "--run-dir": "{w}/new/rules.run"}),
+    ("merge",): (("merge", "{w}/shard1", "{w}/shard2", "--out", "{w}/new/merged"), {"--out": "{w}/new/merged"}),
+    ("pipeline",): (("pipeline", "--kb", "{w}/kb/views_kb.tsv", "--bench", "{w}/bench", "-n", "1", "--out",
+                     "{w}/new/pipe"), {"--out": "{w}/new/pipe"}),
+    ("creativity", "load"): (("creativity", "load", "{w}/cb/entities.jsonl", "{w}/cb/tasks.jsonl", "--db",
+                              "{w}/new/cb.duckdb"), {"--db": "{w}/new/cb.duckdb"}),
+    ("creativity", "solve"): (("creativity", "solve", "--tasks", "{w}/cb/tasks.jsonl", "--rules", "{w}/cb/rules.kari",
+                               "--goal", "lexical", "--quiet", "-o", "{w}/new/solve"), {"--out": "{w}/new/solve"}),
+    ("creativity", "judge"): (("creativity", "judge", "{w}/cb/run", "--judge", "symbolic", "--entities",
+                               "{w}/cb/entities.jsonl", "--quiet"), {"run_dir": "{w}/cb/run"}),
+    ("creativity", "score"): (("creativity", "score", "{w}/cb/outputs.json", "--tasks", "{w}/cb/tasks.jsonl", "-o",
+                               "{w}/new/scores"), {"--out": "{w}/new/scores"}),
+}
+OVERLAP_CODES = ("output-is-input", "outputs-collide", "output-kind")
+
+
+def _folder_writes() -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
+    """The names each folder output writes, as the commands declare them."""
+    from kari.creativity.judge import JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, JUDGEMENTS_FILE
+    from kari.creativity.run import ANSWER_LOG
+    from kari.creativity.scoring import SCORES_FILE
+    from kari.core.game_names import RUN_PLOTS
+    from kari.core.game_records import GAMES_FILE
+    from kari.report.writer import report_output
+    from kari.report.inputs import ReportOptions
+    from kari.game.run import GAME_LOG
+    from kari.induce.rundir import RunDir
+    from kari.io.plan import PLAN_FILE
+    from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
+    from kari.io.runloop import run_files
+    from kari.pipeline import PIPELINE_DB, PIPELINE_WRITES
+
+    return {(("play",), "--out"): run_files(GAME_LOG, RUN_PLOTS),
+            (("report",), "--out"): report_output("r", ReportOptions()).names,
+            (("export-prompts",), "--out"): ("prompts/", "prompts.jsonl", "coverage.json"),
+            (("induce",), "--run-dir"): RunDir.NAMES,
+            (("merge",), "--out"): (CONFIG_FILE, PLAN_FILE, GAMES_FILE),
+            (("pipeline",), "--out"): (*PIPELINE_WRITES, PIPELINE_DB),
+            (("creativity", "solve"), "--out"): run_files(ANSWER_LOG),
+            (("creativity", "judge"), "run_dir"): (JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE),
+            (("creativity", "score"), "--out"): (SCORES_FILE, SUMMARY_FILE)}
+
+
+def _output_params() -> Iterator[tuple[tuple[str, ...], str, str]]:
+    """(command path, option or argument name, kind) of every parameter marked as an output
+    (:func:`kari.cli.options.output`)."""
+    from kari.cli.options import OutputPath
+
+    for path, param in cli_params():
+        info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+        marker = getattr(info, "parser", None)
+        if isinstance(marker, OutputPath):
+            opts = param.opts  # type: ignore[attr-defined]
+            yield path, opts[0] if opts[0].startswith("--") else param.name, marker.kind  # type: ignore[attr-defined]
+
+
+NOT_READ = {("bench", "build"): {"bench/games.jsonl"}}
+"""Files of an input folder a command does not read (bench build writes the games it samples)."""
+FOLDER_FILES = {"bench": BENCH_FILES, "vocab": ("values.tsv", "isa.tsv", "synonyms.tsv", "banned.tsv"),
+                "run": ("config.json", "summary.json", "games.jsonl", "plan.json"),
+                "shard1": ("config.json", "plan.json", "games.jsonl"), "shard2": ("config.json", "plan.json", "games.jsonl")}
+TWINS = {"rules.kari": "rules.jsonl"}
+"""The .kari files of the world with a metadata twin beside them."""
+
+
+def _world_inputs(command: tuple[str, ...], argv: tuple[str, ...], outputs: dict[str, str]) -> list[str]:
+    """The files of the template world a command line reads: each ``{w}/...`` argument that is not an output,
+    a folder as its files, a .kari file with the .jsonl twin beside it."""
+    found: list[str] = []
+    for arg in argv:
+        if not arg.startswith("{w}/") or arg in outputs.values():
+            continue
+        rel = arg[len("{w}/"):]
+        if rel in FOLDER_FILES:
+            found += [f"{rel}/{n}" for n in FOLDER_FILES[rel]]
+        else:
+            found += [rel, *((TWINS[rel],) if rel in TWINS else ())]
+    return [rel for rel in found if rel not in NOT_READ.get(command, set())]
+
+
+def _over(argv: tuple[str, ...], old: str, new: str) -> tuple[str, ...]:
+    return tuple(new if a == old else a for a in argv)
+
+
+def output_overlap_cases() -> Iterator[Case]:
+    """For every option that writes (issue 28: coverage --bench B --ledger B/objects.jsonl replaced the
+    benchmark's objects, --rules R.kari --explain R.jsonl the rules' metadata twin, --ledger X --explain X lost
+    the proofs): the output named as each input the command reads (directly, through a symbolic link, through
+    a path with ``..``), an input placed in an output folder under a name the command writes there (a .kari
+    input with its metadata twin there), an output folder that is an input folder holding such a name, and two
+    outputs named as one file. Each is refused before any work, naming the overlap, and changes nothing."""
+    writes = _folder_writes()
+    for command, name, kind in _output_params():
+        if kind == "cache":
+            continue                  # an LLM reply cache only adds content-addressed files: never over one
+        argv, outputs = WRITERS[command]
+        value = outputs[name]
+        label = "-".join(command) + "/" + name.strip("-")
+        inputs = _world_inputs(command, argv, outputs)
+        if kind in ("file", "database"):
+            for index, rel in enumerate(inputs):
+                named = rel
+                if command == ("induce",) and name == "--out":       # --out R.kari writes R.jsonl beside it
+                    named = str(Path(rel).with_suffix(".kari"))
+                yield Case(f"overlap/{label}/is/{rel}", _over(argv, value, f"{{w}}/{named}"), expect=OVERLAP_CODES)
+                if index in (0, len(inputs) - 1):
+                    if named == rel:                 # (a twin is beside the link, not beside what it points to)
+                        yield Case(f"overlap/{label}/links-to/{rel}", _over(argv, value, "{w}/link.out"), "link.out",
+                                   kind="link", source=named, expect=OVERLAP_CODES)
+                    yield Case(f"overlap/{label}/dotdot/{rel}", _over(argv, value, f"{{w}}/new/../{named}"),
+                               expect=OVERLAP_CODES)
+        else:
+            names = writes[(command, name)]
+            folder_rel = value[len("{w}/"):]
+            yield Case(f"overlap/{label}/is/{inputs[0]}", _over(argv, value, f"{{w}}/{inputs[0]}"),
+                       expect=OVERLAP_CODES)
+            for rel in inputs:
+                given = f"{{w}}/{rel}"
+                if given not in argv:
+                    continue                          # a file of an input folder or a twin: not named itself
+                for written in (n for n in names if not n.endswith("/")):
+                    if Path(written).suffix == Path(rel).suffix:
+                        moved = f"{folder_rel}/{written}"
+                        yield Case(f"overlap/{label}/holds-input/{written}/{rel}", _over(argv, given, f"{{w}}/{moved}"),
+                                   moved, kind="copy", source=rel, expect=OVERLAP_CODES)
+                        break
+                    if rel in TWINS and Path(written).suffix == ".jsonl":   # R.kari's twin R.jsonl read too
+                        moved = f"{folder_rel}/{Path(written).stem}.kari"
+                        yield Case(f"overlap/{label}/holds-twin/{written}/{rel}", _over(argv, given, f"{{w}}/{moved}"),
+                                   moved, kind="copy", source=rel, copies=((f"{folder_rel}/{written}", TWINS[rel]),),
+                                   expect=OVERLAP_CODES)
+                        break
+            for folder in {rel.split("/")[0] for rel in inputs if rel.split("/")[0] in FOLDER_FILES}:
+                held = {rel.split("/", 1)[1] for rel in inputs if rel.startswith(folder + "/")}
+                if held & set(names):
+                    yield Case(f"overlap/{label}/is-input-folder/{folder}", _over(argv, value, f"{{w}}/{folder}"),
+                               expect=OVERLAP_CODES)
+        for other, other_value in outputs.items():
+            if other == name:
+                continue
+            into = value
+            if kind == "folder":
+                into = f"{value}/{next(n for n in writes[(command, name)] if not n.endswith('/'))}"
+            yield Case(f"overlap/{label}/and/{other.strip('-')}", _over(argv, other_value, into),
+                       expect=OVERLAP_CODES)
+
+
+def test_every_output_option_has_overlap_cases() -> None:
+    """A new option that writes must be added to WRITERS (and, for a folder, to _folder_writes)."""
+    params = [(c, n) for c, n, k in _output_params() if k != "cache"]
+    assert params and all(c in WRITERS and n in WRITERS[c][1] for c, n in params), params
+    named = {c.name.split("/")[1] for c in CASES if c.name.startswith("overlap/")}
+    assert {"-".join(c) for c, _ in params} <= named
+
+
 CASES = [*bench_cases(), *rule_cases(), *kb_file_cases(), *database_cases(), *sql_cases(), *run_dir_cases(),
          *question_cases(), *vocabulary_cases(), *option_cases(), *output_kind_cases(), *creativity_cases(),
-         *numeric_option_cases(), *not_duckdb_cases(), *output_is_input_cases(), *shard_cases()]
+         *numeric_option_cases(), *not_duckdb_cases(), *output_is_input_cases(), *shard_cases(),
+         *output_overlap_cases()]
 
 
 # --------------------------------------------------------------------------------------------- running
@@ -912,6 +1121,9 @@ def _copy_world(template: Path, world: Path) -> None:
 
 
 def _prepare(case: Case, world: Path) -> None:
+    for target, source in case.copies:
+        (world / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(world / source, world / target)
     if case.target is None:
         return
     path = world / case.target
@@ -931,6 +1143,10 @@ def _prepare(case: Case, world: Path) -> None:
         os.mkfifo(path)
     elif case.kind == "db":
         shutil.copy(world / "kb.duckdb", path)
+    elif case.kind == "link":
+        path.symlink_to(world / case.source)  # type: ignore[operator]
+    elif case.kind == "copy":
+        shutil.copy(world / case.source, path)  # type: ignore[operator]
 
 
 def _run(argv: list[str]) -> int:
@@ -970,6 +1186,7 @@ def test_bad_input_gives_one_line_and_changes_nothing(case: Case, template: Path
         code = _run([arg.replace("{w}", str(world)) for arg in case.argv])
         out, err = capfd.readouterr()
         check_contract(code, out, err)
+        assert not case.expect or any(f": {c}: " in err for c in case.expect), err
         after = snapshot(world)
         changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         assert not changed, f"the failed command changed the world: {changed[:10]}"
@@ -1101,6 +1318,8 @@ def _llm_behaviours() -> dict[str, Callable[[dict], object]]:
         "http-404": lambda body: StubReply(status=404),
         "huge-number": lambda body: StubReply(text='{"rule": ' + "9" * 5000 + "}"),
         "stalls": lambda body: StubReply(text="late", delay=5.0),
+        "never-ends": lambda body: StubReply(endless=b"y" * 65536),                   # issue 28: cut at the limit
+        "nested-deep": lambda body: StubReply(body=b"[" * 200_000 + b"]" * 200_000),  # issue 28: names the server
     }
 
 

@@ -75,7 +75,7 @@ def test_a_huge_integer_in_a_rule_file_is_a_syntax_error_everywhere(kb: Path, tm
     for argv in (("rules", "stats", rules), ("rules", "fmt", rules), ("coverage", "--rules", rules, "--db", kb),
                  ("play", "-q", "rules", "--rules", rules, "--match", "exact", "-o", tmp_path / "out", "-n", "1")):
         code, _, err = kari(capfd, *argv)
-        assert code == 1 and f"{rules}:1: json-error: invalid JSON: Exceeds the limit" in one_line(err), argv
+        assert code == 2 and f"{rules}:1: json-error: invalid JSON: Exceeds the limit" in one_line(err), argv
     code, out, err = kari(capfd, "rules", "check", rules)
     assert code == 1 and "json-error" in out and not (tmp_path / "out").exists()
 
@@ -987,7 +987,7 @@ def test_a_nul_escape_in_json_is_refused_like_a_nul_byte(kb: Path, bench: Path, 
     rules = tmp_path / "r.jsonl"
     rules.write_text('{"affordance": "cut", "rule": "SHAPE:sharp_edge", "note": "x\\u0000"}\n')
     code, _, err = kari(capfd, "rules", "stats", rules)
-    assert code == 1 and f"{rules}:1:" in one_line(err) and "NUL character" in err
+    assert code == 2 and f"{rules}:1:" in one_line(err) and "NUL character" in err
     escaped = tmp_path / "ok.jsonl"       # an escaped backslash before u0000 is text, not a NUL
     escaped.write_text('{"subject": "a\\\\u0000b", "relation": "IsA", "object": "c"}\n')
     assert kari(capfd, "kb", "load", escaped, "--db", kb)[0] == 0
@@ -1039,7 +1039,7 @@ def test_export_prompts_never_replaces_its_rules_and_keeps_colliding_game_ids_ap
     before = rules.read_bytes()
     code, _, err = kari(capfd, "export-prompts", "--rules", rules, "--bench", bench, "--match", "exact",
                         "--out", out, "-n", "2")
-    assert code == 2 and f"kari: {rules}: output-kind: is an input of this command" in one_line(err)
+    assert code == 2 and f"kari: {rules}: output-is-input: is an input of this command" in one_line(err)
     assert rules.read_bytes() == before and sorted(p.name for p in out.iterdir()) == ["prompts.jsonl"]
     games = bench / "games.jsonl"
     records = [json.loads(line) for line in games.read_text().splitlines()[:3]]
@@ -1059,7 +1059,7 @@ def test_induce_never_writes_its_jsonl_over_a_benchmark_file(bench: Path, tmp_pa
     benchmark's own file."""
     before = (bench / "objects.jsonl").read_bytes()
     code, _, err = kari(capfd, "induce", "--bench", bench, "--out", bench / "objects.kari", "-q")
-    assert code == 2 and f"kari: {bench / 'objects.jsonl'}: output-kind: is an input" in one_line(err)
+    assert code == 2 and f"kari: {bench / 'objects.jsonl'}: output-is-input: is an input" in one_line(err)
     assert (bench / "objects.jsonl").read_bytes() == before and not (bench / "objects.run").exists()
 
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from kari.core.benchmark import Benchmark, Game, Label
 
-from kari.bench.reader import load_benchmark
-from kari.errors import KariError
-from kari.io.atomic import atomic_write_jsonl, check_output_file
+from kari.bench.reader import bench_inputs, load_benchmark
+from kari.errors import ExitCode, KariError
+from kari.io.atomic import atomic_write_jsonl
+from kari.io.outputs import Output, check_outputs
 
 N_CANDIDATES = 8
 
@@ -111,8 +112,9 @@ def build_games(bench_dir: str | Path, n_games: int | None = None, seed: int = 0
     representative-object baselines need 10 per candidate).
     """
     target = Path(out) if out is not None else Path(bench_dir) / "games.jsonl"
-    inputs = [Path(bench_dir) / name for name in ("objects.jsonl", "affordances.jsonl", "labels.jsonl")]
-    check_output_file(target, inputs)  # before any work: an input, folder, FIFO or database is never replaced
+    # before any work: an input, folder, FIFO or database is never replaced
+    check_outputs([Output(target, "--out")],
+                  bench_inputs(bench_dir, "DIRECTORY", ("objects.jsonl", "affordances.jsonl", "labels.jsonl")))
     bench: Benchmark = load_benchmark(bench_dir, None, with_games=False)  # labels only
     n_pos: Mapping[str, int] = {a: len(set(bench.positives(a)) & set(bench.objects)) for a in bench.affordances}
     usable = [a for a, n in n_pos.items() if n >= min_positives]
@@ -120,7 +122,7 @@ def build_games(bench_dir: str | Path, n_games: int | None = None, seed: int = 0
     games = sample_games(bench.objects, usable, bench.labels, n_games=n_games, seed=seed)
     if not games:
         raise KariError("no eligible (object, target) pair: need an object with a true label and 7 false labels",
-                        file=str(bench_dir), code="bench-empty", exit_code=1)
+                        file=str(bench_dir), code="bench-empty", exit_code=ExitCode.FINDINGS)
     write_games(target, games)
     return BuildStats(games=len(games), affordances=len({g.target for g in games}),
                       objects=len({g.object for g in games}),

@@ -12,14 +12,24 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from kari.core.benchmark import Benchmark
+from kari.core.benchmark import BENCH_FILES, Benchmark
 from kari.bench.parser import Parser
 from kari.bench.records import ValidationReport, read_jsonl
 from kari.domain.canon import canonical_objects
 from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
+from kari.io.outputs import Input
 
-__all__ = ["LoadedBenchmark", "canonical_benchmark", "load_benchmark", "read_benchmark", "read_jsonl", "read_labelled"]
+__all__ = ["LoadedBenchmark", "bench_inputs", "canonical_benchmark", "load_benchmark", "read_benchmark", "read_jsonl",
+           "read_labelled"]
+
+
+def bench_inputs(root: str | Path | None, what: str = "--bench", names: tuple[str, ...] = BENCH_FILES) -> list[Input]:
+    """The files of the benchmark directory ``root`` a command reads (:mod:`kari.io.outputs`): ``names``, each
+    named as the benchmark's file (none when ``root`` is None)."""
+    if root is None:
+        return []
+    return [Input(Path(root) / name, f"the benchmark's {name} ({what})") for name in names]
 
 
 @dataclass(frozen=True)

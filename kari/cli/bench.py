@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import MAX_GAMES, MAX_ITEMS, count
+from kari.cli.options import MAX_GAMES, MAX_ITEMS, count, output
 from kari.cli.options import seed as seed_option
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ def validate(
     """Check a benchmark directory: structural problems as FILE:LINE: code: message (exit 1 if any); how its
     words were read (canonical, mapped, added as new values, banned) as notes (never a failure)."""
     from kari.bench.validate import validate_bench
+    from kari.errors import ExitCode
     from kari.vocab.vocabulary import open_vocabulary
     from kari.resources import bundled_bench_dir
 
@@ -54,7 +55,7 @@ def validate(
     counts = ", ".join(f"{n} {name.removesuffix('.jsonl')}" for name, n in report.counts.items())
     if report.problems:
         typer.echo(f"kari: {root}: {len(report.problems)} problem(s) ({counts})", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FINDINGS)
     typer.echo(f"{root}: ok ({counts})")
 
 
@@ -79,7 +80,7 @@ def build(
     seed: int = seed_option(0, "--seed", help="Sampling seed."),
     min_positives: int = count(10, "--min-positives", high=MAX_ITEMS,
                                       help="Only affordances with this many positive objects are candidates."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output file (default: DIRECTORY/games.jsonl)."),
+    out: Optional[Path] = output(None, "--out", "-o", help="Output file (default: DIRECTORY/games.jsonl)."),
 ) -> None:
     """Sample games balanced across target affordances (seeded) and write games.jsonl atomically."""
     from kari.bench.build import build_games

@@ -10,7 +10,7 @@ import typer
 from typing import Optional
 
 from kari.cli.options import MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS, MAX_ROUNDS, budget_calls, \
-    budget_tokens, count, number, timeout
+    budget_tokens, count, llm_max_bytes, number, output, timeout
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.core.terms import Semantics
@@ -25,15 +25,15 @@ DEFAULTS = InduceConfig()
 
 
 def induce(
-    out: Path = typer.Option(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
-    db: Path | None = typer.Option(None, "--db", help="KB database (kari kb load): the evidence without --bench, "
+    out: Path = output(..., "--out", help="The .kari rules file to write (the .jsonl form goes beside it)."),
+    db: Path | None = output(None, "--db", kind="database", help="KB database (kari kb load): the evidence without --bench, "
                                     "and the vocabulary store read and extended (with --bench, created if missing). "
                                     "A CreativityBench KB (kari creativity load) gives part-level evidence: one "
                                     "PART(x, ...) rule per part-affordance verb, its branches' edge ids "
                                     "cb:SCENARIO+ENTITY/PART#affordanceN, ...#affordanceN/attributeM and "
                                     "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
-    run_dir: Path | None = typer.Option(None, "--run-dir", help="Run directory (default: OUT with suffix .run)."),
+    run_dir: Path | None = output(None, "--run-dir", kind="folder", help="Run directory (default: OUT with suffix .run)."),
     llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
@@ -94,7 +94,7 @@ def induce(
         "OPENAI_API_KEY", "--api-key-env", help="openai: environment variable holding the key."
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="openai: reply cache folder."),
+    cache_dir: Path | None = output(None, "--cache-dir", kind="cache", help="openai: reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
                                       "before the attempt counts as failed."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
@@ -119,6 +119,7 @@ def induce(
     shard: Optional[Shard] = shard_option("--shard", help="Induce only shard K of N of the affordances (a fixed "
                                           "split by name) into a run of its own; kari merge joins the N shards into "
                                           "the unsharded run's rules and run directory (docs/cluster.md)."),
+    llm_max_bytes: int = llm_max_bytes(),
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
@@ -137,7 +138,7 @@ def induce(
     from kari.induce.run import induce as run_induce
     from kari.llm.config import call_limits
 
-    limits = call_limits(llm_timeout, llm_attempts)
+    limits = call_limits(llm_timeout, llm_attempts, llm_max_bytes)
     given = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
              "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
              "beta": beta}

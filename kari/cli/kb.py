@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from kari.cli.options import MAX_ROWS, count, timeout
+from kari.cli.options import MAX_ROWS, count, output, output_argument, timeout
 
 DB_OPTION = typer.Option("kari.duckdb", "--db", help="DuckDB file of the KB.")
 
@@ -20,7 +20,7 @@ kb_app = typer.Typer(help="The KB store (DuckDB): load KGTK / CSKG / Aristo / tr
 @kb_app.command("load")
 def load(
     files: list[Path] = typer.Argument(..., help="Edge files (.tsv, .tsv.gz, .csv, .jsonl)."),
-    db: str = DB_OPTION,
+    db: Path = output(Path("kari.duckdb"), "--db", kind="database", help="DuckDB file of the KB (created if missing)."),
     fmt: str = typer.Option("auto", "--format", help="auto | kgtk | cskg5 | aristo | triples"),
     lexicon: Path | None = typer.Option(None, "--lexicon", help="Value lexicon TSV (default: kb/value_lexicon.tsv)."),
 ) -> None:
@@ -92,7 +92,7 @@ def sql(
 def show(node: str = typer.Argument(..., help="A node id (/c/en/knife) or a label (knife)."), db: str = DB_OPTION,
          limit: int = count(1000, "--limit", high=MAX_ROWS, help="Print at most this many edges.")) -> None:
     """Print the edges of one node."""
-    from kari.errors import KariError
+    from kari.errors import ExitCode, KariError
     from kari.kb import open_db
     from kari.kb.query import SHOW_COLUMNS, show_node
 
@@ -102,21 +102,17 @@ def show(node: str = typer.Argument(..., help="A node id (/c/en/knife) or a labe
     finally:
         con.close()
     if not rows:
-        raise KariError(f"no edges for node {node!r}", file=db, code="kb-node", exit_code=1)
+        raise KariError(f"no edges for node {node!r}", file=db, code="kb-node", exit_code=ExitCode.FINDINGS)
     _print_table(list(SHOW_COLUMNS), [tuple(r.values()) for r in rows])
 
 
 @kb_app.command("export")
-def export(out: Path = typer.Argument(..., help="Output KGTK TSV (.tsv or .tsv.gz)."), db: str = DB_OPTION) -> None:
+def export(out: Path = output_argument(..., help="Output KGTK TSV (.tsv or .tsv.gz)."),
+           db: str = DB_OPTION) -> None:
     """Write all edges as a KGTK edge file (full header); loading it back gives the same edges."""
-    from kari.kb import open_db
-    from kari.kb.export import export_kgtk
+    from kari.kb.export import export_file
 
-    con = open_db(db, read_only=True)
-    try:
-        count = export_kgtk(con, out)
-    finally:
-        con.close()
+    count = export_file(db, out)
     typer.echo(f"{out}: {count} edges")
 
 

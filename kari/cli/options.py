@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -113,3 +114,41 @@ def parse_shard(value: Any) -> Any:
 
 
 Parser = Callable[[Any], Any]
+
+
+class OutputPath:
+    """The parser of an option that names something a command writes (:func:`output`): the value as a
+    :class:`~pathlib.Path`. ``kind`` (a :class:`kari.io.outputs.OutputKind` value, or ``cache`` for an LLM
+    reply cache, which only ever adds new files) marks the option, so ``tests/test_cli_fuzz.py`` finds every
+    option that writes."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.__name__ = f"output {kind}"
+
+    def __call__(self, value: Any) -> Any:
+        return value if value is None or isinstance(value, Path) else Path(value)
+
+
+OUTPUT_METAVARS = {"file": "FILE", "folder": "DIR", "database": "DB", "cache": "DIR"}
+
+
+def output(default: Any, *names: str, kind: str = "file", help: str, **extra: Any) -> Any:
+    """An option naming an output (``kind``: file, folder, database or cache; see :class:`OutputPath`)."""
+    metavar = extra.pop("metavar", OUTPUT_METAVARS[kind])
+    return typer.Option(default, *names, parser=OutputPath(kind), metavar=metavar, help=help, **extra)
+
+
+def output_argument(default: Any, *, kind: str = "file", help: str, **extra: Any) -> Any:
+    """An argument naming an output (see :func:`output`)."""
+    return typer.Argument(default, parser=OutputPath(kind), help=help, **extra)
+
+
+def llm_max_bytes() -> Any:
+    """``--llm-max-bytes``: the largest LLM reply body an attempt reads (an LLM connection option beside
+    ``--llm-timeout`` and ``--llm-attempts``)."""
+    from kari.llm.config import DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES
+
+    return count(DEFAULT_MAX_REPLY_BYTES, "--llm-max-bytes", high=MAX_REPLY_BYTES,
+                 help="Largest LLM reply body read, in bytes: a server that sends more is cut off there and the "
+                      "attempt fails (retried, then an error naming the server); nothing of it is kept or cached.")

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 
 from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
-                               MAX_RUNS, MAX_TOKENS, count, number, timeout)
+                               MAX_RUNS, MAX_TOKENS, count, llm_max_bytes, number, output, timeout)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
@@ -30,7 +30,8 @@ FLAGGED_HELP = (f"KB rules kari induce --db flagged (held-out precision within t
 
 
 def play(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (games.jsonl, summary.json, plots); resumed."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Run directory (games.jsonl, summary.json, plots); "
+                       "resumed."),
     questioner: str = typer.Option(Player.OPTIMAL.value, "--questioner", "-q", help=f"The player: {QUESTIONER_HELP}"),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Play only the first N games."),
@@ -47,6 +48,9 @@ def play(
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
+    llm_temperature: Optional[float] = number(None, "--llm-temperature", low=0, high=2,
+                                              help="llm questioner: sampling temperature (default 0); above 0 run k "
+                                                   "of --runs sends the sampling seed --seed + k to the server."),
     oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
@@ -73,11 +77,12 @@ def play(
     model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="LLM reply cache folder."),
+    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
     llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
                                       "before the attempt counts as failed."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
                                      "connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    llm_max_bytes: int = llm_max_bytes(),
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
@@ -88,16 +93,23 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
-    from kari.game.run import PlayConfig, uses_llm
+    from kari.game.run import PlayConfig
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
-    limits = call_limits(llm_timeout, llm_attempts)
+    limits = call_limits(llm_timeout, llm_attempts, llm_max_bytes)
     if questions is not None:
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
+    llm_config = None
+    if llm_parts:
+        from kari.llm import LLMConfig
+
+        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
+                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
+                                        concurrency=concurrency if concurrency > 1 else None)
     config = PlayConfig(
         bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
@@ -108,15 +120,8 @@ def play(
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
         if questioner == Player.GREEDY_IG else {},
-        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
-        base_url=base_url if llm_parts else None)
-    llm_config = None
-    if uses_llm(config):
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
-                                        concurrency=concurrency if concurrency > 1 else None)
+        vocab=vocab, db=db.resolve() if db else None, model=llm_config.model if llm_config else None,
+        base_url=base_url if llm_parts else None, llm_temperature=llm_temperature)
     if interactive:
         from kari.errors import KariError
         from kari.game.interactive import play_interactive
@@ -147,7 +152,7 @@ def summary_line(summary: Any, out: Path) -> str:
 
 def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write report.md, report.json, leaderboard.csv, "
+    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Write report.md, report.json, leaderboard.csv, "
                                        "leaderboard.json and ig_over_turns.png here."),
     output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
                                       "(the leaderboard: one row per run, best SR first)."),
@@ -196,7 +201,7 @@ def echo_old_run_notes(run_dirs: list[Path]) -> None:
 
 def export_prompts(
     rules: Path = typer.Option(..., "--rules", help="Rules file (.kari or .jsonl)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output directory."),
+    out: Path = output(..., "--out", "-o", kind="folder", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
     match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,

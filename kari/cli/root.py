@@ -14,7 +14,7 @@ from typing import Any
 import typer
 
 from kari import __version__
-from kari.errors import KariError
+from kari.errors import INTERNAL_ERROR_EXIT, ExitCode, KariError
 
 COMMAND_MODULES = ("kb", "bench", "vocab", "rules", "solver", "induce", "play", "merge", "pipeline", "llm",
                    "creativity", "explain", "serve")
@@ -45,7 +45,6 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"kari.cli.{_name}").register(app)
 
 
-INTERNAL_ERROR_EXIT = 70
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -93,23 +92,25 @@ def run(argv: list[str] | None = None) -> int:
                     raise KeyboardInterrupt from None
                 raise
         except (KeyboardInterrupt, Abort):
-            return _fail("interrupted", 130)
+            return _fail("interrupted", ExitCode.INTERRUPTED)
         except BrokenPipeError:
             _silence_stdout()
-            return 141
+            return ExitCode.BROKEN_PIPE
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
-            return _fail(f"{where}os-error: {exc.strerror or exc}", 2)
+            return _fail(f"{where}os-error: {exc.strerror or exc}", ExitCode.BAD_INPUT)
         except UnicodeDecodeError as exc:  # a reader that does not locate its own encoding errors
             return _fail(f"encoding: an input file is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
-                         f"{exc.start})", 2)
+                         f"{exc.start})", ExitCode.BAD_INPUT)
         except RecursionError:
-            return _fail("nesting-too-deep: the input nests too deeply to be read", 2)
+            return _fail("nesting-too-deep: the input nests too deeply to be read", ExitCode.BAD_INPUT)
         except MemoryError:
-            return _fail("out-of-memory: not enough memory for this input", 1)
+            return _fail("out-of-memory: not enough memory for this input (give kari more memory or a smaller "
+                         "input)", ExitCode.BAD_INPUT)
         except Exception as exc:
             if _environmental(exc):     # DuckDB could not read or write a file, or ran out of memory
-                return _fail(f"io-error: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", 2)
+                return _fail(f"io-error: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}",
+                             ExitCode.BAD_INPUT)
             if os.environ.get("KARI_DEBUG"):
                 raise
             return _fail(f"internal-error: {type(exc).__name__}: {exc} (a bug in kari; KARI_DEBUG=1 shows the "

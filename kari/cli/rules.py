@@ -22,7 +22,7 @@ def check(
 ) -> None:
     """Check rule files: one line per problem (FILE:LINE:COL: code: message); exit 1 when a rule is invalid, 2
     when a file cannot be read (missing, not UTF-8, not .kari or .jsonl)."""
-    from kari.errors import KariError
+    from kari.errors import ExitCode, KariError
     from kari.rules import check_file
     from kari.vocab.vocabulary import open_vocabulary
 
@@ -44,7 +44,7 @@ def check(
     typer.echo(f"{'kari: ' if failed else ''}{len(files)} file(s): {errors} error(s), {warnings} warning(s)"
                + (f", {unreadable} unreadable" if unreadable else ""), err=True)
     if failed:
-        raise typer.Exit(2 if unreadable else 1)
+        raise typer.Exit(ExitCode.BAD_INPUT if unreadable else ExitCode.FINDINGS)
 
 
 def fmt(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from kari.cli.options import number, timeout
+from kari.cli.options import number, output, timeout
 from kari.core.terms import Semantics
 from kari.errors import KariError, one_of
 from kari.core.game_defaults import MATCH_THRESHOLD
@@ -19,16 +19,16 @@ def register(app: typer.Typer) -> None:
     @app.command("coverage")
     def coverage(
         rules: Path = typer.Option(..., "--rules", help="Rule file (.kari or .jsonl)."),
-        db: Path = typer.Option(..., "--db", help="DuckDB file (a kari KB; with --bench a new path is created); "
+        db: Path = output(..., "--db", kind="database", help="DuckDB file (a kari KB; with --bench a new path is created); "
                                                   "tables coverage, coverage_labels, coverage_games, "
                                                   "rule_matches, representatives and views are (re)written."),
         bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory; default: the KB's objects."),
         semantics: str = typer.Option(Semantics.ANY_PART.value, "--semantics",
                                       help=f"PART semantics: {one_of(Semantics)}."),
         time_limit: float = timeout(60.0, "--time-limit", help="Solver time limit in seconds."),
-        explain: Path | None = typer.Option(None, "--explain", help="Also write one proof per rule x object row "
+        explain: Path | None = output(None, "--explain", help="Also write one proof per rule x object row "
                                                                     "(JSONL; see kari explain) to this file."),
-        ledger: Path | None = typer.Option(None, "--ledger", help="--bench: also write the KB-gap ledger (facts the "
+        ledger: Path | None = output(None, "--ledger", help="--bench: also write the KB-gap ledger (facts the "
                                            "KB does not state that would make a game's rule cover its hidden "
                                            "object, ranked by games decided) into tables kb_gaps, kb_gap_games "
                                            "and this file (.csv or .jsonl)."),
@@ -41,23 +41,23 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
         from kari.game.kb_coverage import TargetMatching
+        from kari.io.outputs import Output
+        from kari.solver.run import check_coverage_outputs
         from kari.solver.run import coverage as run_coverage
 
-        if explain is not None:
-            from kari.io.atomic import check_output_file
-
-            check_output_file(explain, [rules, db])  # refused before the database is touched
+        writes = [Output(path, option) for path, option in ((explain, "--explain"), (ledger, "--ledger"))
+                  if path is not None]
+        check_coverage_outputs(rules, db, bench, writes)  # refused before the database is touched
         if ledger is not None:
             from kari.report.ledger_store import ledger_format
-            from kari.io.atomic import check_output_file
 
             if bench is None:
                 raise KariError("--ledger needs --bench DIR: the ledger counts a benchmark's games",
                                 code="bad-option")
             ledger_format(ledger)
-            check_output_file(ledger, [rules, db])
         summary = run_coverage(rules, db, bench, semantics, time_limit,
-                               match_targets=TargetMatching(match_threshold, match) if bench is not None else None)
+                               match_targets=TargetMatching(match_threshold, match) if bench is not None else None,
+                               also_writes=writes)
         for line in summary.lines():
             typer.echo(line)
         typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"

@@ -96,3 +96,6 @@ KB_SUFFIX = "+kb"
 RULE_SUFFIXES = (RULES_SUFFIX, KB_SUFFIX)
 """The suffixes of a player given rules."""
 
+
+RUN_PLOTS = ("ig_by_turn.png", "dimensions_by_turn.png", "success_by_affordance.png")
+"""The figures a play run writes into its run directory (:func:`kari.game.plots.plot_run`)."""

@@ -8,11 +8,12 @@ read the typed fields; ``record["success"]`` still reads the JSON form.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from kari.core.terms import normalise_term
 from kari.errors import KariError
 from kari.core.records import JsonRecord, Layout
 from kari.io.runlog import load_log
@@ -155,6 +156,37 @@ def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:
         if not isinstance(turn, dict) or not all(isinstance(turn.get(k), t) for k, t in TURN_FIELDS.items()):
             raise bad("a turn lacks turn, ig or checker")
     return GameRecord.from_json(record)
+
+
+def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
+    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess): how
+    a game resolves its questioner's guess."""
+    if raw is None:
+        return None
+    if raw in candidates:
+        return raw
+    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
+    for cand in candidates:
+        if normalise_term(cand) == wanted:
+            return cand
+    return None
+
+
+def record_problem(record: GameRecord, config: Mapping[str, Any]) -> str | None:
+    """Why a game record cannot be one of its run's, or None: a questioner other than the one the run's
+    ``config.json`` names, a target that is not one of its candidates, or a ``success`` that is not what its
+    guess, resolved against its candidates as the game resolves it, says."""
+    named = config.get("questioner")
+    if record.questioner and isinstance(named, str) and named and record.questioner != named:
+        return f"its questioner {record.questioner!r} is not the run's ({named!r} in config.json)"
+    if record.candidates and record.target not in record.candidates:
+        return f"its target {record.target!r} is not one of its candidates"
+    given = record.guess if record.guess is not None else record.guess_raw
+    chosen = resolve_guess(given, record.candidates) if record.candidates else record.guess
+    if record.success != (chosen is not None and chosen == record.target):
+        return (f"success is {str(record.success).lower()} but its guess {given!r} resolves to {chosen!r} and its "
+                f"target is {record.target!r}")
+    return None
 
 
 def read_games(path: Path) -> tuple[list[GameRecord], bool]:

@@ -24,6 +24,7 @@ from kari.creativity.rubric import FIELDS
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import output_folder
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -103,6 +104,9 @@ def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | No
     """Score a runner or judge output file against its task file; write ``scores.jsonl`` and ``summary.json`` to
     ``out`` when given. A task that appears twice in the file, or that the task file does not hold, is an error
     at FILE:LINE (the answers are of other tasks: nothing is scored)."""
+    if out is not None:  # before any work
+        check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=(SCORES_FILE, SUMMARY_FILE))],
+                      [*inputs_of("ANSWERS", [answers]), *inputs_of("--tasks", [tasks_file])])
     tasks = {t.id: t for t in read_tasks(tasks_file)}
     samples = read_samples(answers)
     rows = []

@@ -19,6 +19,7 @@ from kari.creativity.attributes import AtomReading, PartState, part_state, read_
 from kari.creativity.model import EnablingAttribute, Entity, Part, PartAffordance, Task, read_file
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 
 TABLES = ("cb_entities", "cb_parts", "cb_part_attributes", "cb_part_atoms", "cb_part_affordances",
           "cb_affordance_attributes")
@@ -63,6 +64,7 @@ def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: An
     from kari.io.transaction import transaction
     from kari.kb.store import open_db
 
+    check_outputs([Output(Path(db), "--db", OutputKind.DATABASE)], inputs_of("a CreativityBench file", paths))
     parsed = [(str(p), *read_file(Path(p))) for p in paths]  # every file is read before the database is touched
     summary = LoadSummary()
     where = Path(db)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from kari.core.benchmark import ObjectRecord, Property
-from kari.core.terms import PREDICATES, Predicate, WHOLE
+from kari.core.terms import PREDICATES, WHOLE, Predicate, normalise_term
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Rule
 from kari.rules.rewrite import map_atoms
@@ -120,6 +120,8 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
     def read(atom: Atom) -> Atom:
         if atom.predicate not in PREDICATES:
             raise rule.error(f"unknown predicate {atom.predicate!r} in {atom.key}", "unknown-predicate")
+        if not normalise_term(atom.value):
+            raise rule.error(f"{atom.key} names no value ({atom.value!r} has no letter or digit)", "empty-value")
         brought = recorded.get((atom.predicate, atom.value))
         if brought is not None:  # the rule says the vocabulary it was induced in holds this value
             apply_value(vocab, brought, source)
@@ -143,5 +145,10 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
 
 
 def canonical_rules(rules: Sequence[Rule], vocab: Vocabulary, report: CanonReport | None = None) -> list[Rule]:
-    """:func:`canonical_rule` of each rule, in order."""
-    return [canonical_rule(rule, vocab, report) for rule in rules]
+    """:func:`canonical_rule` of each rule, in order; then every compound value is linked to its head word as
+    :func:`canonical_objects` does (a rule's new word ``zorbium`` makes an object's ``blue_zorbium`` is-a it), so
+    the vocabulary is complete before any solver reads it: a second run over the stored vocabulary gives the
+    same rows."""
+    canonical = [canonical_rule(rule, vocab, report) for rule in rules]
+    vocab.link_compounds()
+    return canonical

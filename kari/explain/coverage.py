@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from kari.errors import KariError
+from kari.errors import ExitCode, KariError
 from kari.explain.proof import explain
 from kari.explain.sources import open_objects, read_rules
 from kari.io.atomic import atomic_open
@@ -29,11 +29,20 @@ def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | 
                 raise KariError("the coverage table was not made from this rules file; run kari coverage again",
                                 file=str(db), code="explain-mismatch")
             proof = explain(rules[index], source.get(object_id), source.vocab, semantics, source.evidence)
-            if proof.verdict() != (bool(covered), branch, part):
-                raise KariError(f"the proof of {affordance} on {object_id} ({semantics}) says {proof.verdict()} but "
-                                f"the solver's row says {(bool(covered), branch, part)} (a bug in kari)",
-                                code="explain-mismatch")
+            differs = verdict_differences(proof.verdict(), (bool(covered), branch, part))
+            if differs:
+                raise KariError(f"the proof of {affordance} on {object_id} ({semantics}) disagrees with the solver's "
+                                f"coverage row: {differs} (a bug in kari: the proof and the solver read the same "
+                                "rule, object and vocabulary)", file=str(db), code="explain-mismatch",
+                                exit_code=ExitCode.INTERNAL)
             yield {"rule": index, **proof.to_json()}
+
+
+def verdict_differences(proof: tuple[bool, int | None, str | None], row: tuple[bool, int | None, str | None]) -> str:
+    """What differs between a proof's verdict and a coverage row, field by field (``covered: proof True, solver
+    False; branch: ...``); '' when they agree."""
+    return "; ".join(f"{name}: proof {mine!r}, solver {theirs!r}"
+                     for name, mine, theirs in zip(("covered", "branch", "part"), proof, row) if mine != theirs)
 
 
 def write_coverage_proofs(rules_file: str | Path, db: str | Path, out: str | Path,

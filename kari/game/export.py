@@ -14,13 +14,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kari.bench.reader import read_benchmark
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_file
+from kari.bench.reader import bench_inputs, read_benchmark
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text
+from kari.io.outputs import Output, OutputKind, check_outputs
 from kari.core.game_names import MatchMode
 from kari.core.game_defaults import BUDGET, MATCH_THRESHOLD, TOP_K
 from kari.game.match import RuleSource, coverage_record
 from kari.game.questioners.llm import system_prompt
 from kari.game.run import select_games
+from kari.rules.rulefile import rule_file_inputs
 from kari.vocab.vocabulary import open_vocabulary
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -31,6 +33,9 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
                    budget: int = BUDGET, vocab_dir: str | None = None,
                    match_mode: str = MatchMode.EMBEDDING) -> dict[str, Any]:
     """Write ``prompts/<game>.txt``, ``prompts.jsonl`` and ``coverage.json`` into ``out``; return the coverage."""
+    # before any work: never over an input (--rules OUT/prompts.jsonl)
+    check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=("prompts/", "prompts.jsonl", "coverage.json"))],
+                  [*rule_file_inputs(rules_path), *bench_inputs(bench_dir)])
     vocab = open_vocabulary(vocab_dir)
     bench = read_benchmark(bench_dir, vocab).checked()
     chosen = select_games(bench.games, games, ())
@@ -38,10 +43,6 @@ def export_prompts(bench_dir: str | Path, rules_path: str | Path, out: str | Pat
     descriptions = {a.id: a.description for a in bench.affordances.values()}
     folder = Path(out)
     names = prompt_file_names([game.id for game in chosen])
-    inputs = _inputs(bench_dir, rules_path)
-    for target in [*(folder / "prompts" / names[g.id] for g in chosen), folder / "prompts.jsonl",
-                   folder / "coverage.json"]:
-        check_output_file(target, inputs)          # before any work: never over an input (--rules OUT/...)
     rows = []
     for game in chosen:
         matches = source.for_object(game.object)[0].match(game.candidates)
@@ -68,12 +69,3 @@ def prompt_file_names(ids: list[str]) -> dict[str, str]:
     return {game_id: f"{name}.txt" if name == game_id and seen[name.lower()] == 1
             else f"{name}-{hashlib.sha1(game_id.encode('utf-8')).hexdigest()[:8]}.txt"
             for game_id, name in safe.items()}
-
-
-def _inputs(bench_dir: str | Path, rules_path: str | Path) -> list[Path]:
-    """The files this command reads: the rules (a file, or the fold files of a RULES.cv folder) and the
-    benchmark's files."""
-    rules = Path(rules_path)
-    found = [rules, *(p for p in rules.iterdir() if p.is_file())] if rules.is_dir() else [rules]
-    bench = Path(bench_dir)
-    return found + ([p for p in bench.iterdir() if p.is_file()] if bench.is_dir() else [])

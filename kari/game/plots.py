@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
-from kari.core.game_names import RULE_SUFFIXES
+from kari.core.game_names import RULE_SUFFIXES, RUN_PLOTS
 from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 
@@ -27,6 +27,11 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """A figure written to ``path`` as PNG (atomically), and closed."""
+    _save(fig, path)
 
 
 def _save(fig: Any, path: Path) -> None:
@@ -58,12 +63,36 @@ def ig_figure(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], title
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if len(series) > 1:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     games_ax.set_ylabel("games at t", fontsize=8)
     games_ax.set_ylim(bottom=0)
     games_ax.grid(alpha=0.3)
     games_ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
     _integer_turns(games_ax)
+    return fig
+
+
+def outside_legend(ax: Any) -> None:
+    """The legend to the right of the axes, where it hides no line."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+
+
+def budget_figure(series: Mapping[str, Sequence[float]],
+                  title: str = "Success rate against the question budget") -> Any:
+    """SR within t questions (a matplotlib Figure): one step line per labelled series of shares at t = 0, 1, ...
+    (:func:`kari.report.budget.budget_curve`), the legend beside the axes."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, values in series.items():
+        ax.step(range(len(values)), values, where="post", marker="o", markersize=2.5, label=label)
+    ax.set_xlabel("question budget t (games won with at most t questions asked)")
+    ax.set_ylabel("success rate within t")
+    ax.set_ylim(0, 1.0)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    _integer_turns(ax)
+    if series:
+        outside_legend(ax)
     return fig
 
 
@@ -134,7 +163,7 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: Path, 
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if series:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     _save(fig, path)
 
 
@@ -148,7 +177,7 @@ def run_title(config: Mapping[str, Any]) -> str:
 
 def plot_run(summary: RunSummary, out: Path) -> list[Path]:
     """The three figures of one run, written into ``out``, titled with the players."""
-    paths = [out / "ig_by_turn.png", out / "dimensions_by_turn.png", out / "success_by_affordance.png"]
+    paths = [out / name for name in RUN_PLOTS]
     who = run_title(summary.config or {})
     counts = summary.ig_by_turn_games
     plot_ig({who: (summary.ig_by_turn, counts)}, paths[0], title=f"Information gain per turn: {who}")

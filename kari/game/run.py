@@ -19,12 +19,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kari.bench.reader import read_benchmark
+from kari.bench.reader import bench_inputs, read_benchmark
 from kari.core.benchmark import BENCH_FILES
 from kari.errors import KariError
-from kari.core.game_names import Player
-from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games
+from kari.core.game_names import RUN_PLOTS, Player
+from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games, record_problem
 from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.core.run_model import RunModel, url_host
+from kari.llm.config import LLM
 from kari.game.checker import make_checker
 from kari.game.engine import play_game
 from kari.game.match import RuleSource
@@ -36,13 +38,16 @@ from kari.game.questioners import QuestionerOptions, make_questioner, questioner
 from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import FOLDS_FILE
 from kari.io.atomic import atomic_write_json
+from kari.io.text import load_json, read_text
 from kari.io.fingerprint import file_input, folder_input
+from kari.io.outputs import Input, inputs_of
 from kari.io.plan import ItemKey, Plan, Shard
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
-from kari.io.runloop import LoggedRun, ResumableRun, RunLog, RunSpec, read_checked_log, resumable, usage_of
+from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
+                             usage_of)
 from kari.io.shards import join_shards, write_merged
 from kari.llm import CallLog, make_chat_client
-from kari.rules.rulefile import rule_file_fingerprint
+from kari.rules.rulefile import rule_file_fingerprint, rule_file_inputs
 from kari.vocab.vocabulary import open_vocabulary, vocabulary_fingerprint
 
 if TYPE_CHECKING:
@@ -114,7 +119,9 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
 def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
          read: Any = input, write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> dict[str, Any]:
     """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
-    names are read (:func:`read_inputs`), then :func:`play_loaded` plays."""
+    names are read (:func:`read_inputs`), then :func:`play_loaded` plays. A run file that would replace one
+    of those inputs is refused first."""
+    check_run_outputs(Path(out), GAME_LOG, input_files(config), RUN_PLOTS)
     bench, vocab, rules = read_inputs(config, concurrency)
     return play_loaded(config, out, bench=bench, vocab=vocab, rules=rules, llm_config=llm_config, progress=progress,
                        read=read, write=write, concurrency=concurrency, shard=shard).summary
@@ -142,7 +149,7 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
         raise KariError("--runs must be >= 1", code="game-config")
     plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
     spec = RunSpec(Path(out), GAME_LOG, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
-                   inputs=input_fingerprints(config), reads=input_files(config), plan=plan,
+                   inputs=input_fingerprints(config), reads=input_files(config), writes=RUN_PLOTS, plan=plan,
                    shard=shard)
     with resumable(spec) as run:
         return _play_locked(run, config, bench, vocab, games, cls, rules, llm_config, progress, read, write,
@@ -154,7 +161,7 @@ def record_key(record: GameRecord) -> ItemKey:
     return record.game, record.run
 
 
-GAME_LOG = RunLog(GAMES_FILE, read_game, record_key, "game")
+GAME_LOG = RunLog(GAMES_FILE, read_game, record_key, "game", record_problem)
 """``games.jsonl`` as the run loop, ``kari report`` and ``kari merge`` read it."""
 
 
@@ -178,6 +185,7 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
     client = _client(config, out, llm_config)
     options = QuestionerOptions(vocab=vocab, threshold=config.threshold, questions=config.questions,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
+                                llm_temperature=config.sampling_temperature, llm_seed=config.sampling_seed,
                                 read=read, write=write, settings=config.extra)
 
     def make_players() -> tuple[Any, Any, Any]:
@@ -206,15 +214,31 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
             yield record
 
     records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
-    summary = finish_run(out, config, records, runs, usage_of(client).get("llm_usage"))
+    usage = usage_of(client).get("llm_usage")
+    summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage))
     return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
 
 
+def run_model(config: PlayConfig, llm_config: Any = None) -> RunModel:
+    """The model record of a run (:class:`~kari.core.run_model.RunModel`): which parts an LLM plays, the model
+    name resolved (the endpoint's, else the configured one), its server's host, the questioner's sampling
+    temperature and seed."""
+    parts = tuple(p for p in LLM_PARTS if getattr(config, p) == LLM)
+    if not parts:
+        return RunModel(llm=False)
+    name = getattr(llm_config, "model", None) or config.model
+    sampled = config.questioner == LLM
+    return RunModel(llm=True, name=name, host=url_host(getattr(llm_config, "base_url", None) or config.base_url),
+                    temperature=config.sampling_temperature if sampled else None,
+                    seed=config.sampling_seed if sampled else None, parts=parts)
+
+
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
-               llm_usage: Any = None, *, plots: bool = True) -> RunSummary:
+               llm_usage: Any = None, model: RunModel | None = None, *, plots: bool = True) -> RunSummary:
     """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged);
     ``plots=False``: the summary only (a study served rewrites it after every game, its plots when it stops)."""
-    summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
+    summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage,
+                                          model if model is not None else run_model(config))
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     if plots:
         plot_run(summary, folder)
@@ -227,8 +251,23 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
     :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     joined = join_shards(shards, GAME_LOG)
     config = PlayConfig.from_json(joined.config)
+    model = _shard_model(shards, config).with_served(joined.llm_usage)
     return write_merged(out, joined, GAME_LOG, shards,
-                        lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage))
+                        lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage,
+                                                  model))
+
+
+def _shard_model(shards: Sequence[str | Path], config: PlayConfig) -> RunModel:
+    """The model record of the first shard whose summary has one (else the configuration's)."""
+    for folder in shards:
+        try:
+            summary = load_json(read_text(Path(folder) / SUMMARY_FILE), file=str(Path(folder) / SUMMARY_FILE))
+        except KariError:
+            continue
+        model = summary.get("model") if isinstance(summary, dict) else None
+        if isinstance(model, dict):
+            return RunModel.from_json(model)
+    return run_model(config)
 
 
 def checked_records(folder: Path) -> LoggedRun[GameRecord]:
@@ -261,7 +300,10 @@ def rules_fingerprint(path: Path) -> dict[str, Any]:
     return folder_input("the cross-fitted rules", path, [FOLDS_FILE, *names])
 
 
-def input_files(config: PlayConfig) -> tuple[Path, ...]:
-    """The files a run reads (the benchmark's files, the rules, the question list): no run file may be one."""
-    bench = [p for p in config.bench.iterdir() if p.is_file()] if config.bench.is_dir() else []
-    return (*bench, *(p for p in (config.rules, config.questions) if p is not None))
+def input_files(config: PlayConfig) -> tuple[Input, ...]:
+    """The files a run reads (the benchmark's files, the rules with their metadata twin or the files of a
+    ``RULES.cv`` folder, the question list, a vocabulary folder's files): no run file may be one."""
+    vocab = [p for p in Path(config.vocab).iterdir() if p.is_file()] if config.vocab and Path(config.vocab).is_dir() \
+        else []
+    return (*bench_inputs(config.bench), *(rule_file_inputs(config.rules) if config.rules is not None else ()),
+            *inputs_of("--questions", [config.questions]), *inputs_of("a file of --vocab", vocab))

@@ -55,7 +55,7 @@ def merge_shards(dirs: Sequence[str | Path], out: str | Path, *, run_dir: str | 
     its :class:`kari.induce.run.InduceOutcome`."""
     folders = distinct_dirs(dirs)
     out = Path(out)
-    target = merge_target(run_dir if run_dir is not None else out.with_suffix(".run"), folders)
+    target = merge_target(run_dir if run_dir is not None else out.with_suffix(".run"), folders, RunDir.NAMES)
     with ExitStack() as stack:
         shards = []
         for folder in folders:

@@ -12,6 +12,7 @@ from kari.induce.inputs import Evidence
 from kari.induce.loop import no_rule_reason
 from kari.induce.records import InductionResult
 from kari.induce.llmio import ROLES
+from kari.io.escape import md
 from kari.rules.ast import Rule
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.terms import Semantics
@@ -182,12 +183,12 @@ def render_report(
         res, s = results[aff], scores.get(aff)
         if s is None:
             lines.append(
-                f"| {aff} | 0 | {res.positives} | 0.000 | {res.negatives} | - | - | - | {len(res.dropped)} |"
+                f"| {md(aff)} | 0 | {res.positives} | 0.000 | {res.negatives} | - | - | - | {len(res.dropped)} |"
             )
             continue
         prec = "-" if s.precision is None else f"{s.precision:.3f}"
         lines.append(
-            f"| {aff} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
+            f"| {md(aff)} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
             f"| {prec} | {res.recall or 0:.3f} | {len(res.dropped)} |"
         )
     lines += ["", f"## Affordances without a rule ({len(missing)})", ""]
@@ -207,7 +208,7 @@ def render_report(
     ]
     for aff in sorted(results):
         cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff].rounds]
-        lines.append(f"| {aff} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(aff)} | " + " | ".join(cells) + " |")
     if left_out is not None:
         lines += left_out_section(left_out)
     if rare is not None:
@@ -254,7 +255,7 @@ def render_report(
     drops = [(aff, d) for aff in sorted(results) for d in results[aff].dropped]
     lines += ["", f"## Rejected proposals ({len(drops)})", ""]
     lines += [
-        f"- {aff} round {d['round']} attempt {d['attempt']}: {'; '.join(d['problems'])[:300]}" for aff, d in drops[:50]
+        f"- {md(aff)} round {d['round']} attempt {d['attempt']}: {md('; '.join(d['problems'])[:300])}" for aff, d in drops[:50]
     ]
     lines += render_llm_costs(results)
     lines += ["", "## Timers", "", "| operation | calls | total s | max s |", "| --- | ---: | ---: | ---: |"]

@@ -14,11 +14,13 @@ from typing import Any, NamedTuple
 from tqdm import tqdm
 
 from kari import __version__, interrupts
-from kari.errors import KariError
+from kari.bench.reader import bench_inputs
+from kari.errors import ExitCode, KariError
 from kari.core.benchmark import ObjectRecord
 from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, cv_dir, evidence_objects, fold_rules_path, restrict_all
 from kari.io.plan import Plan, Shard
+from kari.io.outputs import Output, OutputKind, check_outputs
 from kari.induce.inputs import Evidence, from_bench, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
@@ -36,7 +38,7 @@ from kari.llm.limits import BudgetSpent
 from kari.induce.report import rare_branches, render_report, score_rules
 from kari.induce.roles import components
 from kari.induce.tuning import Tuning, choose_settings
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text, check_output_dir, check_output_file
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl, atomic_write_text
 from kari.io.lock import output_folder
 from kari.llm import CallLog, load_prompt, make_chat_client
 from kari.rules import dump_rules_jsonl, dump_rules_kari
@@ -111,6 +113,7 @@ def _prompt_info() -> dict[str, Any]:
 
 
 def _usage(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+    calls = [c for c in calls if "error" not in c]  # a failed call (CallLog.record_failure) used no tokens
     if not calls:
         return None
     return {
@@ -151,7 +154,7 @@ def induce(
     (into ``RUN/cv/fold<k>/`` and ``RULES.cv/fold<k>.*``, e.g. as one job of a cluster array); the same command
     without ``fold`` then resumes every finished fold and writes the rules and ``cv.json``.
     """
-    config, out, _ = _outputs(out, run_dir, config, llm, _bench_files(bench))
+    config, out, _ = _outputs(out, run_dir, config, llm, bench, db, cv)
     vocab, evidence, input_info = read_inputs(db, bench, config)
     return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
                          fresh=fresh, progress=progress, argv=argv, cv=cv, fold=fold, shard=shard)
@@ -199,8 +202,8 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], voc
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
     defaults of the input's kind (:meth:`InduceConfig.for_input`)."""
     kind = input_info.get("kind", InputKind.BENCH)
-    config, out, run = _outputs(out, run_dir, config, llm,
-                                _bench_files(input_info["path"] if kind == InputKind.BENCH else None))
+    config, out, run = _outputs(out, run_dir, config, llm, input_info["path"] if kind == InputKind.BENCH else None,
+                                db, cv)
     config = config.for_input(kind)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
@@ -214,9 +217,12 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], voc
 
 
 def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
-             inputs: Sequence[Path] = ()) -> tuple[InduceConfig, Path, RunDir]:
-    """The settings and the outputs, checked before any work: an ``--out`` that is a folder, a database or one
-    of ``inputs`` (its JSONL form included), a JSONL ``--out``, or an LLM backend without an endpoint is refused."""
+             bench: str | Path | None = None, db: str | Path | None = None,
+             cv: int | None = None) -> tuple[InduceConfig, Path, RunDir]:
+    """The settings and the outputs, checked before any work (:func:`kari.io.outputs.check_outputs`): an
+    ``--out`` that is a folder or a database, a file the run writes (the rules, their JSONL form, the run
+    directory's files, the ``RULES.cv`` folds) that is a file of the benchmark ``bench`` or another output, a
+    JSONL ``--out``, or an LLM backend without an endpoint is refused."""
     config = config or InduceConfig()
     out = Path(out)
     if out.suffix == ".jsonl":
@@ -225,14 +231,16 @@ def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig |
         )
     if (config.backend == Backend.OPENAI) != (llm is not None):
         raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
-    for output in (out, jsonl_path(out)):
-        check_output_file(output, inputs)  # before any work: a folder, a database or an input of the run is refused
-    return config, out, RunDir(check_output_dir(run_dir if run_dir is not None else out.with_suffix(".run")))
-
-
-def _bench_files(bench: str | Path | None) -> list[Path]:
-    """The files of the benchmark directory ``bench`` (no output may replace one)."""
-    return [p for p in Path(bench).iterdir() if p.is_file()] if bench is not None and Path(bench).is_dir() else []
+    run = Path(run_dir) if run_dir is not None else out.with_suffix(".run")
+    outputs = [Output(out, "--out", beside=(jsonl_path(out),)),
+               Output(run, "--run-dir", OutputKind.FOLDER, names=RunDir.NAMES)]
+    if cv is not None:
+        folds = tuple(f"fold{k}{suffix}" for k in range(cv) for suffix in (".kari", ".jsonl"))
+        outputs.append(Output(cv_dir(out), "--cv's rule sets", OutputKind.FOLDER, names=(FOLDS_FILE, CV_FILE, *folds)))
+    if db is not None:
+        outputs.append(Output(Path(db), "--db", OutputKind.DATABASE))
+    check_outputs(outputs, bench_inputs(bench))
+    return config, out, RunDir(run)
 
 
 class _Inputs(NamedTuple):
@@ -424,7 +432,7 @@ def _resumable_stop(run: RunDir) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         raise KariError(f"stopped by Ctrl-C; the work finished so far is saved in {run.path}: rerun the same "
-                        "command to resume", code="interrupted", exit_code=130) from None
+                        "command to resume", code="interrupted", exit_code=ExitCode.INTERRUPTED) from None
 
 
 def _write_rules(out: Path, rules: list[Rule]) -> None:
@@ -587,7 +595,7 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
             f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
             "rerun the same command to resume",
             code="interrupted",
-            exit_code=130,
+            exit_code=ExitCode.INTERRUPTED,
         ) from None
     except BudgetSpent as exc:
         raise BudgetSpent(f"stopped: {exc.message}; {len(results)} of {len(chosen)} affordances are saved in "

@@ -44,6 +44,9 @@ def cache_key(parts: dict[str, Any]) -> str:
 class RunDir:
     """One run's folder."""
 
+    NAMES = ("manifest.json", "affordances/", "coverage.jsonl", "vocabulary.jsonl", "report.md", "tuning.json", "cv/")
+    """What a run writes in its folder (a name ending in ``/``: a folder of its own)."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.manifest_path = self.path / "manifest.json"

@@ -35,15 +35,12 @@ def _os_error(exc: OSError, path: str | os.PathLike[str], doing: str) -> KariErr
     return KariError(f"cannot {doing}: {exc.strerror or exc}", file=str(exc.filename or path), code="output-write")
 
 
-def check_output_file(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Path:
+def check_output_file(path: str | os.PathLike[str]) -> Path:
     """The file an output for ``path`` will replace (symlinks followed); a :class:`KariError` (code
-    ``output-kind``) when it exists as anything but a regular non-database file, when it is one of the command's
-    ``inputs``, or when a folder on its way is a file."""
+    ``output-kind``) when it exists as anything but a regular non-database file, or when a folder on its way is
+    a file. Whether it is one of the command's inputs is :func:`kari.io.outputs.check_outputs`'s question."""
     given = str(path)
     target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
-    if target.exists() and any(target.samefile(p) for p in inputs if os.path.exists(p)):
-        raise KariError("is an input of this command; refusing to replace it: give another output file",
-                        file=given, code="output-kind")
     if target.exists():
         if target.is_dir():
             raise KariError("is a directory; this output is a file: give a file name", file=given,

@@ -9,6 +9,7 @@ DuckDB's extension auto-install and auto-load off, so no file or query makes Duc
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ UNOPENABLE = ("?", "\\")
 """Characters DuckDB does not take literally in a database path (file names of inputs may hold them)."""
 DUCKDB_MAGIC = (8, b"DUCK")
 """Offset and bytes of a DuckDB database file's magic number."""
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (.+?) \(PID (\d+)\)")
 
 
 def check_database_file(path: str | Path) -> str:
@@ -69,11 +71,20 @@ def file_kind(head: bytes) -> str:
 
 def connect(path: str | Path, read_only: bool = False) -> Any:
     """A DuckDB connection to ``path`` (``:memory:``, or a file checked by :func:`check_database_file`) with
-    :data:`CONNECT_SETTINGS` applied. DuckDB's own errors propagate (callers word them)."""
+    :data:`CONNECT_SETTINGS` applied. A database another process holds open for writing is a :class:`KariError`
+    (code ``locked``, naming that process); DuckDB's other errors propagate (callers word them)."""
     import duckdb
 
     target = str(path) if str(path) == ":memory:" else check_database_file(path)
-    con = duckdb.connect(target, read_only=read_only)
+    try:
+        con = duckdb.connect(target, read_only=read_only)
+    except duckdb.IOException as exc:
+        held = _LOCK_HOLDER.search(str(exc))
+        if held is None and "Could not set lock" not in str(exc):
+            raise
+        who = f" ({held.group(1).rsplit('/', 1)[-1]}, PID {held.group(2)})" if held else ""
+        raise KariError(f"the database is locked by another process{who} that has it open for writing; wait for "
+                        "it to finish", file=str(path), code="locked") from None
     try:
         for statement in CONNECT_SETTINGS:
             con.execute(statement)

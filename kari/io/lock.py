@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kari.errors import KariError
-from kari.io.atomic import check_output_file, prepare_output_dir
+from kari.io.atomic import prepare_output_dir
+from kari.io.outputs import Input, Output, OutputKind, check_outputs
 
 LOCK_FILE = ".kari.lock"
 
@@ -47,16 +48,15 @@ def folder_lock(folder: str | os.PathLike[str], what: str = "run directory") -> 
 
 @contextmanager
 def output_folder(folder: str | os.PathLike[str], what: str = "run directory", *, writes: Iterable[str] = (),
-                  inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Path]:
+                  inputs: Iterable[Input] = (), option: str = "--out") -> Iterator[Path]:
     """Create ``folder`` if needed (:func:`~kari.io.atomic.prepare_output_dir`) and hold its lock for the block.
     The files the command ``writes`` there (names) must not be among its ``inputs`` (``play --bench B --out B``
-    would append its records to the benchmark's games.jsonl): checked first, before anything is created. When
-    the block fails and the folder was created here and holds nothing but its lock file, it is removed again: a
-    command that fails before writing anything leaves no trace."""
+    would append its records to the benchmark's games.jsonl): checked first (:func:`kari.io.outputs.check_outputs`,
+    ``option`` names the folder), before anything is created. When the block fails and the folder was created
+    here and holds nothing but its lock file, it is removed again: a command that fails before writing anything
+    leaves no trace."""
     path = Path(folder)
-    read = [p for p in inputs if p is not None]
-    for name in writes:
-        check_output_file(path / name, read)
+    check_outputs([Output(path, option, OutputKind.FOLDER, names=tuple(writes))], inputs)
     created = not path.exists()
     prepare_output_dir(path)
     try:

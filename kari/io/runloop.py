@@ -22,7 +22,7 @@ for the commands that read a finished run (``kari report``, ``kari creativity ju
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.fingerprint import INPUTS_KEY, check_unchanged
 from kari.io.lock import output_folder
+from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan, Shard, check_records, read_plan, shard_of_config
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, read_config
 
@@ -53,12 +54,25 @@ OLD_RUN = ("was made by an older kari that recorded no fingerprints of its input
 @dataclass(frozen=True)
 class RunLog(Generic[R]):
     """A command's log of records: its file name (``games.jsonl``), how to read one JSON line into a record (or
-    a ``run-corrupt`` error), the record's key and the noun of an item in messages (``game``)."""
+    a ``run-corrupt`` error), the record's key, the noun of an item in messages (``game``) and, optionally, why
+    a record cannot be one of its run's (``problem(record, config)``: a text, or None when it agrees with
+    itself and with the run's ``config.json``)."""
 
     file: str
     read: Callable[[dict[str, Any], Path, int], R]
     key: Callable[[R], ItemKey]
     noun: str
+    problem: Callable[[R, Mapping[str, Any]], str | None] | None = None
+
+    def check(self, records: Sequence[R], lines: Sequence[int], path: Path, config: Mapping[str, Any]) -> None:
+        """Refuse the first record that :attr:`problem` finds inconsistent, at FILE:LINE (code ``run-corrupt``)."""
+        if self.problem is None:
+            return
+        for record, line in zip(records, lines):
+            why = self.problem(record, config)
+            if why is not None:
+                raise KariError(f"inconsistent {self.noun} record: {why}", file=str(path), line=line,
+                                code="run-corrupt")
 
 
 @dataclass(frozen=True)
@@ -68,15 +82,17 @@ class RunSpec(Generic[R]):
     ``settings`` must match on resume; ``counts`` (how many items were asked for) may differ; ``config.json``
     holds both, in that order, then the ``shard`` (when the run is one) and the ``inputs``: the fingerprints
     of what the run reads, which must match on resume too. ``reads`` are the files the command reads: no file
-    the run writes may be one of them. ``plan`` is what the run is made of (``plan.json``): every record must
-    be one of its items, once, of this ``shard``."""
+    the run writes (its log, ``config.json``, ``plan.json``, ``summary.json`` and the names in ``writes``) may
+    be one of them. ``plan`` is what the run is made of (``plan.json``): every record must be one of its items,
+    once, of this ``shard``."""
 
     folder: Path
     log: RunLog[R]
     settings: Mapping[str, Any]
     counts: Mapping[str, Any]
     inputs: Mapping[str, Any] = field(default_factory=dict)
-    reads: tuple[Path, ...] = ()
+    reads: tuple[Input, ...] = ()
+    writes: tuple[str, ...] = ()
     plan: Plan | None = None
     shard: Shard | None = None
 
@@ -126,6 +142,7 @@ class ResumableRun(Generic[R]):
         self.check_resume()
         self.records, lines, dirty = read_log(self.log_path, self.spec.log.read)
         check_records(self.records, lines, self.log_path, self.spec.log.key, self.spec.plan, self.spec.shard)
+        self.spec.log.check(self.records, lines, self.log_path, self.spec.config())
         atomic_write_json(self.spec.folder / CONFIG_FILE, self.spec.config())
         if self.spec.plan is not None:
             atomic_write_json(self.spec.folder / PLAN_FILE, self.spec.plan.to_json())
@@ -169,11 +186,23 @@ class ResumableRun(Generic[R]):
         return gone
 
 
+def run_files(log: RunLog[Any], writes: Iterable[str] = ()) -> tuple[str, ...]:
+    """The names a run writes into its directory: its log, ``config.json``, ``plan.json``, ``summary.json``
+    and ``writes`` (plots)."""
+    return (log.file, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE, *writes)
+
+
+def check_run_outputs(folder: Path, log: RunLog[Any], reads: Iterable[Input], writes: Iterable[str] = ()) -> None:
+    """Refuse a run directory whose files (:func:`run_files`) would replace one of the files the run ``reads``
+    (:func:`kari.io.outputs.check_outputs`): a command calls it before it reads its inputs."""
+    check_outputs([Output(folder, "--out", OutputKind.FOLDER, names=run_files(log, writes))], reads)
+
+
 @contextmanager
 def resumable(spec: RunSpec[R]) -> Iterator[ResumableRun[R]]:
     """Create and lock ``spec.folder`` for the block (:func:`kari.io.lock.output_folder`), after checking that
     none of the files the run writes is one of the files it reads."""
-    with output_folder(spec.folder, writes=(spec.log.file, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE), inputs=spec.reads):
+    with output_folder(spec.folder, writes=run_files(spec.log, spec.writes), inputs=spec.reads):
         yield ResumableRun(spec)
 
 
@@ -216,6 +245,7 @@ def read_checked_log(folder: Path, log: RunLog[R]) -> LoggedRun[R]:
     path = folder / log.file
     records, lines, _ = read_log(path, log.read)
     check_records(records, lines, path, log.key, plan, shard, log.noun)
+    log.check(records, lines, path, config)
     return LoggedRun(folder, config, plan, shard, records, old_run_note(folder))
 
 

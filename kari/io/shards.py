@@ -31,6 +31,7 @@ from kari.errors import KariError
 from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
 from kari.io.fingerprint import INPUTS_KEY, changes
 from kari.io.lock import folder_lock
+from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
 from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
@@ -192,7 +193,7 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[A
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what
     ``finish`` returned."""
-    target = merge_target(out, shards)
+    target = merge_target(out, shards, (CONFIG_FILE, PLAN_FILE, log.file))
     with staging(target) as folder:
         atomic_write_json(folder / CONFIG_FILE, joined.config)
         atomic_write_json(folder / PLAN_FILE, joined.plan.to_json())
@@ -200,13 +201,17 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[A
         return finish(folder)
 
 
-def merge_target(out: str | os.PathLike[str], shards: Sequence[str | os.PathLike[str]]) -> Path:
-    """The merged run's folder ``out``, checked: none of the ``shards``, and new or an empty folder."""
+def merge_target(out: str | os.PathLike[str], shards: Sequence[str | os.PathLike[str]],
+                 names: Sequence[str]) -> Path:
+    """The merged run's folder ``out``, checked: none of the ``shards``, none of the ``names`` it writes a file of
+    a shard (:func:`~kari.io.outputs.check_outputs`), and new or an empty folder."""
     target = check_output_dir(out)
     given = {Path(s).resolve() for s in shards}
     if target.resolve() in given:
         raise KariError("--out is one of the shards; the merged run goes to a new folder", file=str(target),
                         code="output-is-input")
+    check_outputs([Output(target, "--out", OutputKind.FOLDER, names=tuple(names))],
+                  [Input(Path(s) / name, f"a shard's {name}") for s in shards for name in names])
     if target.exists() and any(target.iterdir()):
         raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
                         code="output-kind")

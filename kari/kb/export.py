@@ -14,6 +14,8 @@ import duckdb
 
 from kari.errors import KariError
 from kari.io.atomic import atomic_open, check_output_file
+from kari.io.outputs import Input, Output, check_outputs
+from kari.kb.store import open_db
 
 KGTK_HEADER = ("id", "node1", "relation", "node2", "node1;label", "node2;label", "relation;label",
                "relation;dimension", "source", "sentence")
@@ -34,6 +36,17 @@ def export_sql() -> str:
             expr = f"kgtk_encode({column})"
         cols.append(f'{expr} AS "{header}"')
     return f"SELECT {', '.join(cols)} FROM edges ORDER BY load_id, line, node2"
+
+
+def export_file(db: str | Path, out: str | Path) -> int:
+    """``kari kb export``: check ``out`` against the database it exports (:func:`kari.io.outputs.check_outputs`),
+    then :func:`export_kgtk` from ``db`` opened read-only."""
+    check_outputs([Output(Path(out), "OUT")], [Input(Path(db), "--db")])
+    con = open_db(db, read_only=True)
+    try:
+        return export_kgtk(con, out)
+    finally:
+        con.close()
 
 
 def export_kgtk(con: duckdb.DuckDBPyConnection, out: str | Path) -> int:

@@ -258,8 +258,10 @@ def _kgtk(src: Source, reader: str) -> Decoded:
     problems: list[str] = []
     refs = {key: {"node2": "node2_value", "node2_label": "node2_label_value"}.get(key, _ident(name))
             for key, name in col.items() if name is not None}
-    # kgtk_text is the identity on a row without backslash or quote: decode only the rows that have one
-    escaped = _any_char(list(refs.values()), chr(92) + chr(34) + chr(39))
+    # kgtk_text is the identity on a row without backslash or quote: decode only the rows that have one (the
+    # test computed once per row, as the column kari_escaped, not once per column that reads it)
+    escapes = _any_char(list(refs.values()), chr(92) + chr(34) + chr(39))
+    escaped = "kari_escaped"
     for key, ref in refs.items():
         if key in LISTS:
             exprs[key] = ref
@@ -276,7 +278,8 @@ def _kgtk(src: Source, reader: str) -> Decoded:
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
                         f"THEN 'column {col[key]}: a list (|) is not allowed here' END")
     bars = f"contains({_ident(col['node1'])}, '|') OR contains({_ident(col['relation'])}, '|')"
-    return exprs, problems, _explode_node2(col, reader), f"({escaped} OR {bars})"
+    exploded = f"(SELECT *, {escapes} AS {escaped} FROM {_explode_node2(col, reader)})"
+    return exprs, problems, exploded, f"({escaped} OR {bars})"
 
 
 def _explode_node2(col: dict[str, str | None], reader: str) -> str:

@@ -30,8 +30,9 @@ from typing import Any
 import duckdb
 
 from kari import interrupts
-from kari.errors import KariError
+from kari.errors import ExitCode, KariError
 from kari.io.dbfile import connect
+from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
 from kari.io.transaction import rollback, transaction
@@ -229,6 +230,8 @@ def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
     touched; a database file this call created is removed again when no file could be loaded: a failed first
     load leaves nothing."""
     paths = [Path(p) for p in paths]
+    check_outputs([Output(Path(db), "--db", OutputKind.DATABASE)],
+                  [*inputs_of("a KB file", paths), *inputs_of("--lexicon", [lexicon])])
     for path in paths:
         formats.detect(path, fmt)
     report = LoadReport()
@@ -329,6 +332,7 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
                 if problem is not None:
                     raise problem
                 lines = count.lines - int(src.header)
+                _check_every_line_read(con, src, lines)
                 con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                             "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
                 if after is not None:
@@ -365,6 +369,19 @@ def _copy_raw_lines(con: duckdb.DuckDBPyConnection, src: formats.Source) -> None
         con.execute(f"SET preserve_insertion_order = {str(previous).lower()}")
 
 
+def _check_every_line_read(con: duckdb.DuckDBPyConnection, src: formats.Source, lines: int) -> None:
+    """DuckDB read one row per data line: a line it skipped (a last line longer than its buffer was dropped
+    without an error) is the first over-long line, named at FILE:LINE; nothing of the file is loaded."""
+    read = con.execute(f"SELECT count(*) FROM {RAW_TABLE}").fetchone()[0]
+    if read == lines:
+        return
+    found = textfile.first_bad_line(src.path, len(src.columns), src.delim, src.json_lines, src.header)
+    if found is not None:
+        raise found
+    raise KariError(f"DuckDB read {read:,} of the file's {lines:,} data lines (a line it could not read?); "
+                    "nothing of this file was loaded", file=str(src.path), code="kb-read")
+
+
 def _drop_raw_lines(con: duckdb.DuckDBPyConnection) -> None:
     try:
         con.execute(f"DROP TABLE IF EXISTS {RAW_TABLE}")
@@ -397,7 +414,7 @@ def _load_error(con: duckdb.DuckDBPyConnection, src: formats.Source, exc: duckdb
 
 def _interrupted(src: formats.Source) -> KariError:
     return KariError("stopped by Ctrl-C: nothing of this file was loaded (the files before it are)", file=str(src.path),
-                     code="interrupted", exit_code=130)
+                     code="interrupted", exit_code=ExitCode.INTERRUPTED)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,8 +1,9 @@
 """Content-addressed on-disk cache of chat replies, so a rerun is free and the same inputs give the same output.
 
 The key is the sha256 of the canonical JSON of everything that can change the answer: the backend and the
-server (base URL), the model, the messages, max_tokens, temperature, the JSON schema and the configured JSON
-mode (structured output constrains what the model may say). Another server or port, even with the same model
+server (base URL), the model, the messages, max_tokens, temperature, the sampling seed when one is sent, the JSON
+schema and the configured JSON mode (structured output constrains what the model may say). An entry also keeps
+the model id the server reported. Another server or port, even with the same model
 name, is another key: a run never replays replies recorded against a different server.
 
 Entries live at ``<root>/<key[:2]>/<key>.json`` and are written once, atomically: the first reply recorded for a
@@ -53,9 +54,11 @@ def request_fingerprint(
     base_url: str,
     json_mode: str,
     backend: str = "openai",
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Everything about a request that determines its reply (what the cache key hashes)."""
-    return {
+    """Everything about a request that determines its reply (what the cache key hashes); a sampling ``seed``
+    is part of it only when one is sent, so requests without one keep the keys they always had."""
+    fingerprint = {
         "format": CACHE_FORMAT,
         "backend": backend,
         "base_url": base_url.rstrip("/"),
@@ -66,6 +69,9 @@ def request_fingerprint(
         "json_schema": json_schema,
         "json_mode": json_mode,
     }
+    if seed is not None:
+        fingerprint["seed"] = int(seed)
+    return fingerprint
 
 
 def cache_key(fingerprint: Mapping[str, Any]) -> str:
@@ -82,6 +88,7 @@ class CachedReply:
     completion_tokens: int
     latency_s: float
     finish_reason: str = ""
+    model: str = ""  # the model id the server reported ('' in entries of an older kari)
 
 
 class ReplyCache:
@@ -92,6 +99,7 @@ class ReplyCache:
         self._reported: set[Path] = set()
         self._lock = threading.Lock()
         self.corrupt_entries = 0
+        self.oversized = 0
         self.write_failed = False
 
     def path(self, key: str) -> Path:
@@ -125,6 +133,7 @@ class ReplyCache:
                 completion_tokens=_typed(data, "completion_tokens", int),
                 latency_s=float(_typed(data, "latency_s", (int, float))),
                 finish_reason=str(data.get("finish_reason") or ""),
+                model=str(data.get("model") or ""),
             )
         except (ValueError, TypeError, AttributeError) as exc:
             complain(path, str(exc))
@@ -135,8 +144,15 @@ class ReplyCache:
         """Store ``reply`` for ``key`` (with the request, for auditing) unless a readable entry is there already,
         and return the reply the cache holds for ``key``: the first one recorded (by this or another process)
         wins. A cache that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on
-        uncached, with ``reply``."""
+        uncached, with ``reply``. An entry larger than :data:`MAX_ENTRY_BYTES` (which :meth:`get` would never read
+        back) is not written."""
         path, text = self.path(key), self._entry(key, fingerprint, reply)
+        if len(text.encode("utf-8")) > MAX_ENTRY_BYTES:
+            with self._lock:
+                self.oversized += 1
+            LOG.warning("kari: an LLM reply of %s characters is not cached: its entry would be larger than %s bytes",
+                        f"{len(reply.text):,}", f"{MAX_ENTRY_BYTES:,}")
+            return reply
         try:
             _clear_odd_entry(path)
             if not path.exists() and create_once(path, text):
@@ -154,7 +170,7 @@ class ReplyCache:
 
     @staticmethod
     def _entry(key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> str:
-        """The JSON text of one entry."""
+        """The JSON text of the entry for ``key``."""
         return json.dumps(
             {
                 "format": CACHE_FORMAT,
@@ -164,6 +180,7 @@ class ReplyCache:
                 "completion_tokens": reply.completion_tokens,
                 "latency_s": round(reply.latency_s, 6),
                 "finish_reason": reply.finish_reason,
+                **({"model": reply.model} if reply.model else {}),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "request": dict(fingerprint),
             },

@@ -23,8 +23,9 @@ class CallLog:
     """Records calls in memory and, when ``path`` is given, appends them to a JSONL file.
 
     A line: ``{"ts", "role", "model", "cache_key", "cached", "prompt_tokens", "completion_tokens", "latency_s",
-    "retries", "json_mode", "finish_reason"}``, and ``"tag"`` (what the call was about, e.g. the affordance) when
-    the caller gave one.
+    "retries", "json_mode", "finish_reason"}``, ``"tag"`` (what the call was about, e.g. the affordance) when the
+    caller gave one, and ``served_model`` (the model id the server reported) when the reply named one; a call that
+    failed: ``{"ts", "role", "model", "cache_key", "latency_s", "error"}`` (:meth:`record_failure`).
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -57,11 +58,22 @@ class CallLog:
             "json_mode": json_mode,
             "finish_reason": reply.finish_reason,
             **({"tag": tag} if tag else {}),
+            **({"served_model": reply.model} if reply.model else {}),
         }
+        with self._lock:
+            self._usage.add(reply, role, retries)
+        self._write(entry)
+
+    def record_failure(self, error: str, *, role: str, model: str, cache_key: str, latency_s: float) -> None:
+        """Log one call that ended without a reply (``error``: the one-line reason, e.g. a reply over
+        ``--llm-max-bytes`` on every attempt)."""
+        self._write({"ts": round(time.time(), 3), "role": role, "model": model, "cache_key": cache_key,
+                     "latency_s": round(latency_s, 4), "error": error})
+
+    def _write(self, entry: dict[str, Any]) -> None:
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         with self._lock:
             self.records.append(entry)
-            self._usage.add(reply, role, retries)
             if self._handle is not None:
                 try:                 # straight to the file: a failed write leaves nothing for close() to retry
                     view = memoryview(line.encode("utf-8"))

@@ -94,15 +94,17 @@ class ChatClient:
         json_schema: Mapping[str, Any] | None = None,
         role: str = "",
         tag: str = "",
+        seed: int | None = None,
     ) -> ChatReply:
         """One chat completion; answered from the cache when the same request was made before (or is under way
-        in another thread). ``tag`` (e.g. the affordance) is written to the call log."""
-        request = ChatRequest(_check_messages(messages), max_tokens, temperature, json_schema, role, tag)
+        in another thread). ``tag`` (e.g. the affordance) is written to the call log; ``seed``: the sampling seed
+        sent to the server (none when None)."""
+        request = ChatRequest(_check_messages(messages), max_tokens, temperature, json_schema, role, tag, seed)
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
         fingerprint = request_fingerprint(self.config.model, request.messages, max_tokens, temperature, json_schema,
                                           base_url=self.config.base_url, json_mode=self.config.json_mode,
-                                          backend=self.config.backend)
+                                          backend=self.config.backend, seed=seed)
         key = cache_key(fingerprint)
         while True:
             self._check_stopped()
@@ -149,18 +151,24 @@ class ChatClient:
         try:
             self.budget.take()
             started = time.perf_counter()
-            live, retries, mode = self.backend.complete(request)
+            try:
+                live, retries, mode = self.backend.complete(request)
+            except KariError as exc:
+                if self.log is not None:      # a failed call is in the run's call log too
+                    self.log.record_failure(str(exc), role=request.role, model=self.config.model, cache_key=key,
+                                            latency_s=time.perf_counter() - started)
+                raise
             latency = time.perf_counter() - started
         finally:
             self._slots.release()
         self.budget.spend(live.prompt_tokens + live.completion_tokens)
-        stored = CachedReply(live.text, live.prompt_tokens, live.completion_tokens, latency, live.finish_reason)
+        stored = CachedReply(live.text, live.prompt_tokens, live.completion_tokens, latency, live.finish_reason,
+                             live.model)
         if self.cache is not None:
             stored = self.cache.put(key, fingerprint, stored)  # another process may have recorded it first
         if flight is not None:
             flight.reply = stored
-        reply = _reply(CachedReply(stored.text, stored.prompt_tokens, stored.completion_tokens, latency,
-                                   stored.finish_reason), latency, cached=False, key=key)
+        reply = _reply(stored, latency, cached=False, key=key)
         self._count(reply, request, retries, mode)
         return reply
 
@@ -202,7 +210,7 @@ class ChatClient:
 
     def _one(self, r: ChatRequest) -> ChatReply:
         return self.chat(r.messages, max_tokens=r.max_tokens, temperature=r.temperature, json_schema=r.json_schema,
-                         role=r.role, tag=r.tag)
+                         role=r.role, tag=r.tag, seed=r.seed)
 
     def _count(self, reply: ChatReply, request: ChatRequest, retries: int, json_mode: str) -> None:
         with self._lock:
@@ -225,7 +233,8 @@ def make_chat_client(config: LLMConfig, log: CallLog | None = None) -> ChatClien
 
 def _reply(stored: CachedReply, latency: float, *, cached: bool, key: str) -> ChatReply:
     return ChatReply(
-        stored.text, stored.prompt_tokens, stored.completion_tokens, latency, cached, key, stored.finish_reason
+        stored.text, stored.prompt_tokens, stored.completion_tokens, latency, cached, key, stored.finish_reason,
+        stored.model,
     )
 
 

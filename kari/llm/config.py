@@ -20,6 +20,11 @@ JSON_MODES = ("auto", "json_schema", "json_object", "off")
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_ATTEMPTS = 5
+DEFAULT_MAX_REPLY_BYTES = 16 * 2**20
+"""The largest reply body (bytes) an attempt reads unless ``--llm-max-bytes`` says otherwise: a reply of
+512 tokens is a few kB; a server that sends more is cut off there."""
+MAX_REPLY_BYTES = 2**30
+"""The largest ``--llm-max-bytes`` accepted."""
 DEFAULT_MAX_TOKENS = 512
 """Tokens an LLM may write per reply unless a command says otherwise (the paper's Questioner budget)."""
 LLM = "llm"
@@ -27,20 +32,39 @@ LLM = "llm"
 mapping."""
 
 
-def call_limits(timeout: float, attempts: int) -> dict[str, Any]:
-    """The :class:`LLMConfig` fields for ``--llm-timeout`` (seconds one attempt may take, for the whole reply) and
-    ``--llm-attempts`` (tries per call), checked: a :class:`KariError` (code ``bad-option``) unless the timeout is
-    finite and > 0 and attempts >= 1."""
+def call_limits(timeout: float, attempts: int, max_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> dict[str, Any]:
+    """The :class:`LLMConfig` fields for ``--llm-timeout`` (seconds one attempt may take, for the whole reply),
+    ``--llm-attempts`` (tries per call) and ``--llm-max-bytes`` (the largest reply body read), checked: a
+    :class:`KariError` (code ``bad-option``) unless the timeout is finite and > 0, attempts >= 1 and the size
+    limit in [1, :data:`MAX_REPLY_BYTES`]."""
     if not (math.isfinite(timeout) and timeout > 0) or attempts < 1:
         raise KariError(f"--llm-timeout must be > 0 and --llm-attempts >= 1 (got {timeout:g} and {attempts})",
                         code="bad-option")
-    return {"timeout": float(timeout), "max_retries": int(attempts) - 1}
+    if not 1 <= max_bytes <= MAX_REPLY_BYTES:
+        raise KariError(f"--llm-max-bytes must be in [1, {MAX_REPLY_BYTES}] (got {max_bytes})", code="bad-option")
+    return {"timeout": float(timeout), "max_retries": int(attempts) - 1, "max_reply_bytes": int(max_bytes)}
 
 
 def default_cache_dir() -> Path:
     """``$KARI_CACHE_DIR`` when set, else ``~/.cache/kari/llm``."""
     env = os.environ.get("KARI_CACHE_DIR")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "kari" / "llm"
+
+
+def check_base_url(url: Any) -> None:
+    """A :class:`KariError` (code ``bad-option``, exit 2) unless ``url`` is an ``http://`` or ``https://`` URL with
+    a host and no whitespace or control characters (``--base-url`` or ``$KARI_LLM_BASE_URL``)."""
+    if not isinstance(url, str) or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        raise KariError(f"the LLM base URL {url!r} holds whitespace or a control character (--base-url or "
+                        "KARI_LLM_BASE_URL)", code="bad-option")
+    try:
+        parsed = urlparse(url)
+        port = parsed.port
+    except ValueError as exc:
+        raise KariError(f"the LLM base URL {url!r} is not a URL: {exc}", code="bad-option") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname or (port is not None and not 0 < port < 65536):
+        raise KariError(f"the LLM base URL {url!r} is not an http:// or https:// URL with a host (e.g. "
+                        "http://127.0.0.1:8080/v1)", code="bad-option")
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,7 @@ class LLMConfig:
     backoff_max: float = 30.0
     budget_calls: int | None = None
     budget_tokens: int | None = None
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         if self.json_mode not in JSON_MODES:
@@ -83,6 +108,9 @@ class LLMConfig:
                             code="llm-config")
         if any(b is not None and (isinstance(b, bool) or b < 1) for b in (self.budget_calls, self.budget_tokens)):
             raise KariError("a budget of calls or tokens must be >= 1", code="llm-config")
+        if not 1 <= self.max_reply_bytes <= MAX_REPLY_BYTES:
+            raise KariError(f"max_reply_bytes must be in [1, {MAX_REPLY_BYTES}]", code="llm-config")
+        check_base_url(self.base_url)
         if self.offline_replay and not self.use_cache:
             raise KariError("offline replay needs the cache: do not combine it with --no-cache", code="llm-config")
         if self.cache_dir is not None:

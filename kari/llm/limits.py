@@ -15,11 +15,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from kari.errors import KariError
+from kari.errors import ExitCode, KariError
 
 POLL_S = 0.05
 """How often a waiting call looks whether its client was stopped."""
-BUDGET_EXIT = 75
+BUDGET_EXIT = ExitCode.BUDGET
 """The exit code of a command stopped by its budget (EX_TEMPFAIL: rerun it to go on)."""
 
 

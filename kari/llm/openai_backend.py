@@ -8,17 +8,20 @@ retries are off: :mod:`kari.llm.retry` retries timeouts, connection errors, 429 
 jitter, never other 4xx.
 
 ``config.timeout`` bounds each attempt as a whole (headers and body), not each read: a server that sends its
-headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon
-thread while the caller waits at most that long; the abandoned thread ends at the client's next read timeout.
-When the client is stopped (its ``stopped`` event), the wait and the backoff between attempts end at once with
-:class:`~kari.llm.limits.Cancelled`.
-A reply's lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can always be
-written as UTF-8.
+headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon thread
+while the caller waits at most that long; an abandoned attempt stops reading at its next chunk (and at the
+client's next read timeout at the latest). When the client is stopped (its ``stopped`` event), the wait and the
+backoff between attempts end at once with :class:`~kari.llm.limits.Cancelled`. ``config.max_reply_bytes`` bounds
+the body: a server that sends more (a never-ending body) is cut off there, the attempt fails and the connection
+is closed, so memory never grows past the limit. The body is decoded here (JSON nested too deeply to read names
+the server). A reply's lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can
+always be written as UTF-8.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 import time
@@ -126,13 +129,15 @@ class OpenAIBackend:
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
         }
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
         if request.json_schema is not None and mode != "off":
             kwargs["response_format"] = response_format(mode, request.json_schema)
         started = time.perf_counter()
+        stop = threading.Event()
         try:
-            completion = _within(self.config.timeout, lambda: client.chat.completions.create(**kwargs), self.stopped)
-        except ValueError as exc:  # json.JSONDecodeError: a truncated body (the connection was cut) or junk
-            raise Transient(f"the HTTP 200 reply is not valid JSON ({exc})") from None
+            content_type, body = _within(self.config.timeout, lambda: self._read(client, kwargs, stop), stop,
+                                         self.stopped)
         except openai.APITimeoutError:
             raise Transient(f"timed out after {self.config.timeout:g} s (the whole reply)") from None
         except openai.APIConnectionError as exc:
@@ -152,43 +157,78 @@ class OpenAIBackend:
                 f"{self._where()} rejected the request (HTTP {status}): {_short(exc)}", code="llm-request"
             ) from None
         latency = time.perf_counter() - started
+        completion = self._decode(content_type, body)
         text, finish_reason = self._content(completion)
-        usage = getattr(completion, "usage", None)
+        usage = completion.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
         return CachedReply(
             text=text,
-            prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
-            completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
+            prompt_tokens=_count(usage.get("prompt_tokens", 0)),
+            completion_tokens=_count(usage.get("completion_tokens", 0)),
             latency_s=latency,
             finish_reason=str(finish_reason or ""),
+            model=_served_model(completion),
         )
 
-    def _content(self, completion: Any) -> tuple[str, Any]:
-        """The reply text and finish reason of a parsed completion. A body that is not JSON at all (an HTML
-        page: usually a wrong --base-url) is a :class:`KariError`; a JSON body without a usable first choice
-        is :class:`Transient`."""
-        if isinstance(completion, (str, bytes)):
-            start = " ".join(str(completion[:80]).split())
+    def _read(self, client: Any, kwargs: dict[str, Any], stop: threading.Event) -> tuple[str, bytes]:
+        """Send the request and read the body, at most ``config.max_reply_bytes`` of it; stop reading as soon
+        as ``stop`` is set (the waiting caller gave the attempt up). Returns (content type, body)."""
+        limit = self.config.max_reply_bytes
+        with client.chat.completions.with_streaming_response.create(**kwargs) as response:
+            content_type = str(response.headers.get("content-type", ""))
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                if stop.is_set():
+                    raise Transient("abandoned: the attempt's time was up")
+                size += len(chunk)
+                if size > limit:
+                    raise Transient(f"the reply is larger than {limit:,} bytes (--llm-max-bytes); cut off there")
+                chunks.append(chunk)
+        return content_type, b"".join(chunks)
+
+    def _decode(self, content_type: str, body: bytes) -> dict[str, Any]:
+        """The JSON object of a chat completion body. A body that is not JSON at all (an HTML page: usually a
+        wrong --base-url) or JSON nested too deeply to read is a :class:`KariError` naming the server; a
+        truncated or malformed JSON body (the connection was cut) is :class:`Transient`."""
+        text = body.decode("utf-8", errors="replace")
+        if "json" not in content_type.lower() and not text.lstrip().startswith(("{", "[")):
+            start = " ".join(text[:80].split())
             raise KariError(
                 f"{self._where()} answered HTTP 200 with a body that is not a JSON chat completion "
                 f"(it starts {start!r}); is the base URL the API root (often ending in /v1)?",
                 code="llm-protocol",
             )
-        choices = getattr(completion, "choices", None)
-        if not isinstance(choices, list) or not choices:
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            raise KariError(f"{self._where()} answered with JSON nested too deeply to read "
+                            f"({len(body):,} bytes); not a chat completion", code="llm-protocol") from None
+        except ValueError as exc:  # a truncated body (the connection was cut), junk, a number too long
+            raise Transient(f"the HTTP 200 reply is not valid JSON ({str(exc).split(';')[0]})") from None
+        if not isinstance(data, dict):
+            raise Transient(f"the HTTP 200 reply is JSON {type(data).__name__}, not a chat completion object")
+        return data
+
+    def _content(self, completion: Mapping[str, Any]) -> tuple[str, Any]:
+        """The reply text and finish reason of a decoded completion; a completion without a usable first
+        choice is :class:`Transient`."""
+        choices = completion.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise Transient("the server returned no choices")
-        message = getattr(choices[0], "message", None)
-        if not hasattr(message, "content"):
+        message = choices[0].get("message")
+        if not isinstance(message, dict) or "content" not in message:
             raise Transient("the reply's first choice has no message object")
-        content = message.content
+        content = message["content"]
         if content is not None and not isinstance(content, str):
             raise Transient(f"the reply's message content is {type(content).__name__}, not text")
-        return without_surrogates(content or ""), getattr(choices[0], "finish_reason", "")
+        return without_surrogates(content or "").replace("\0", "\ufffd"), choices[0].get("finish_reason", "")
 
 
-def _within(seconds: float, call: Any, stopped: threading.Event | None = None) -> Any:
+def _within(seconds: float, call: Any, stop: threading.Event | None = None,
+            stopped: threading.Event | None = None) -> Any:
     """``call()`` run in a daemon thread; its result, or its exception re-raised here, or
     :class:`~kari.llm.retry.Transient` once ``seconds`` have passed, or :class:`Cancelled` as soon as ``stopped``
-    is set (the thread is left to end on its own)."""
+    is set (either way ``stop`` is then set, for the thread to end its reads; it is left to end on its own)."""
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -203,15 +243,24 @@ def _within(seconds: float, call: Any, stopped: threading.Event | None = None) -
     threading.Thread(target=run, name="kari-llm-attempt", daemon=True).start()
     deadline = time.monotonic() + seconds
     while not done.wait(min(POLL_S, max(0.0, deadline - time.monotonic()))):
-        if stopped is not None and stopped.is_set():
-            raise Cancelled("the LLM client was stopped")
-        if time.monotonic() >= deadline:
+        cancelled = stopped is not None and stopped.is_set()
+        if cancelled or time.monotonic() >= deadline:
+            if stop is not None:
+                stop.set()
+            if cancelled:
+                raise Cancelled("the LLM client was stopped")
             raise Transient(f"timed out after {seconds:g} s (the whole reply)")
     if "error" in box:
         raise box["error"]
     return box["value"]
 
 
+
+
+def _served_model(completion: Mapping[str, Any]) -> str:
+    """The model id a decoded chat completion names (its ``model`` field; '' when it has none)."""
+    model = completion.get("model")
+    return model if isinstance(model, str) else ""
 
 
 def _count(value: Any) -> int:

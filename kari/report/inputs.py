@@ -15,6 +15,7 @@ from kari.core.game_defaults import MATCH_THRESHOLD
 from kari.core.game_names import MatchMode, RuleOrigin
 from kari.domain.canon import canonical_rules
 from kari.explain.sources import open_objects
+from kari.io.escape import md
 from kari.game.summary import RunData
 from kari.induce.folds import read_rule_sets
 from kari.rules import load_rules
@@ -95,7 +96,7 @@ class CoverageSource:
         hits = sum(self.covered.values())
         what = "KB-anchored rules" if self.kind == RuleOrigin.KB else "rules"
         text = (f"Coverage split: a game is *covered* when its target has a matched rule among the {what} in "
-                f"`{self.rules_file}`{count}, {match}, as recorded by run `{self.run.label}`: {hits} of "
+                f"`{md(self.rules_file)}`{count}, {match}, as recorded by run `{md(self.run.label)}`: {hits} of "
                 f"{len(self.covered)} games ({100 * hits / len(self.covered):.1f}%) are covered. Every row is split "
                 "by these same games.")
         if self.kind == RuleOrigin.KB:

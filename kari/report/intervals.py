@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kari.io.escape import md
+
 Row = Mapping[str, Any]
 
 
@@ -49,21 +51,27 @@ def _level(data: Mapping[str, Any]) -> str:
 def rows_table(data: Mapping[str, Any]) -> list[str]:
     """Every run with SR and turns and their intervals, overall and on covered / uncovered games."""
     lines = [f"## Every run with {_level(data)} intervals", "",
-             "| run | games | SR % [CI] | turns [CI] | SR % covered [CI] | SR % uncovered [CI] | turns covered [CI] "
-             "| turns uncovered [CI] |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| run | model | games | SR % [CI] | turns [CI] | SR % covered [CI] | SR % uncovered [CI] | turns covered "
+             "[CI] | turns uncovered [CI] | SR % over runs [CI] |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in data["runs"]:
         split = row.get("by_rule_coverage") or {}
         cov, unc = split.get("covered", {}), split.get("uncovered", {})
-        lines.append(f"| {row['run']} | {row['games']} | {pct_ci(row['success_rate'], row['success_rate_ci'])} | "
+        repeats = row.get("success_rate_over_runs")
+        lines.append(f"| {md(row['run'])} | {md(row.get('model', '-'))} | {row['games']} | "
+                     f"{pct_ci(row['success_rate'], row['success_rate_ci'])} | "
                      f"{turns_ci(row['avg_turns_solved'], row['avg_turns_solved_ci'])} | "
                      f"{pct_ci(cov.get('success_rate'), cov.get('success_rate_ci'))} | "
                      f"{pct_ci(unc.get('success_rate'), unc.get('success_rate_ci'))} | "
                      f"{turns_ci(cov.get('avg_turns_solved'), cov.get('avg_turns_solved_ci'))} | "
-                     f"{turns_ci(unc.get('avg_turns_solved'), unc.get('avg_turns_solved_ci'))} |")
+                     f"{turns_ci(unc.get('avg_turns_solved'), unc.get('avg_turns_solved_ci'))} | "
+                     + (f"{pct_ci(repeats['mean'], repeats['ci'])} ({repeats['runs']} runs)" if repeats else "-")
+                     + " |")
     lines += ["", f"SR intervals are Wilson score intervals over games; turn intervals are percentile bootstraps "
                   f"over games ({data['resamples']:,} resamples, seed {data['seed']}); a player with several runs "
-                  "per game (fix20q) counts each game once, with its SR averaged over the runs."]
+                  "per game (fix20q, or any player with --runs R) counts each game once, with its SR averaged over "
+                  "the runs. **SR % over runs**: the mean of the runs' SRs with the t interval over the runs (the "
+                  "spread from one run of the same games to the next, e.g. LLM sampling with --llm-temperature)."]
     people = [row for row in data["runs"] if row.get("participants")]
     if people:
         lines += ["", "Runs played by people (`kari serve`): a participant's games are not independent, so these "
@@ -72,7 +80,7 @@ def rows_table(data: Mapping[str, Any]) -> list[str]:
                   "| run | participants | records | SR % [CI over participants] | turns [CI over participants] |",
                   "|---|---:|---:|---:|---:|"]
         for row in people:
-            lines.append(f"| {row['run']} | {row['participants']} | {row['records']} | "
+            lines.append(f"| {md(row['run'])} | {row['participants']} | {row['records']} | "
                          f"{pct_ci(row['success_rate'], row.get('success_rate_ci_participants'))} | "
                          f"{turns_ci(row['avg_turns_solved'], row.get('avg_turns_solved_ci_participants'))} |")
     covers = [row for row in data["runs"] if row.get("by_rule_covers_object")]
@@ -83,7 +91,7 @@ def rows_table(data: Mapping[str, Any]) -> list[str]:
         for row in covers:
             split = row["by_rule_covers_object"]
             yes, no = split.get("covers", {}), split.get("does_not_cover", {})
-            lines.append(f"| {row['run']} | {pct_ci(yes.get('success_rate'), yes.get('success_rate_ci'))} "
+            lines.append(f"| {md(row['run'])} | {pct_ci(yes.get('success_rate'), yes.get('success_rate_ci'))} "
                          f"({yes.get('games', 0)}) | {pct_ci(no.get('success_rate'), no.get('success_rate_ci'))} "
                          f"({no.get('games', 0)}) |")
     return lines
@@ -108,9 +116,9 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
     title = (f"## Table 1 with {_level(data)} intervals and paired tests" if subset is None else
              "## Table 1 without the games whose hidden object is KB evidence of its target's rule")
     lines = [title, "",
-             "| questioner | SR % [CI] | SR % +KB rules [CI] | delta KB (points) [CI] | McNemar p | SR % +benchmark "
-             "rules [CI] | delta benchmark (points) [CI] | McNemar p |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| questioner | model | SR % [CI] | SR % +KB rules [CI] | delta KB (points) [CI] | McNemar p | SR % "
+             "+benchmark rules [CI] | delta benchmark (points) [CI] | McNemar p |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     by_base: dict[str, dict[str, Mapping[str, Any]]] = {}
     for comp in deltas:
         by_base.setdefault(comp["a"], {})[comp.get("source", "rules")] = comp
@@ -130,7 +138,7 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
             b = rows[comp["b"]]
             sr = pct(cell["b_success_rate"]) if subset is not None else pct_ci(b["success_rate"], b["success_rate_ci"])
             cells += [sr, points_ci(cell["delta"], cell["delta_ci"]), p_value(cell["mcnemar_p"])]
-        lines.append(f"| {a['player']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(a['player'])} | {md(a.get('model', '-'))} | " + " | ".join(cells) + " |")
     if subset is None:
         for row in data["runs"]:
             if row["run"] not in paired:
@@ -139,7 +147,7 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
                 source = {"kb": 1, None: 0}.get(row.get("rule_source"), 2) if row["rules"] else 0
                 cells = ["-"] * 7
                 cells[[0, 1, 4][source]] = cell
-                lines.append(f"| {name} | " + " | ".join(cells) + " |")
+                lines.append(f"| {md(name)} | {md(row.get('model', '-'))} | " + " | ".join(cells) + " |")
         lines += ["", "**SR %**: without rules; **+KB rules**: with the KB-anchored rules (induced from the KB's "
                       "positives, matched to each candidate by sentence similarity: the paper's KARI); **+benchmark "
                       "rules**: with the benchmark-supervised rules (cross-fitted: each game gets the rules induced "
@@ -168,17 +176,17 @@ def kb_coverage_section(data: Mapping[str, Any]) -> list[str]:
            f"sentence similarity >= {kb['threshold']} (all-MiniLM-L6-v2)")
     share = (lambda n, d: f"{n} of {d} ({100 * n / d:.1f}%)" if d else f"{n} of 0")
     lines = ["## KB coverage", "",
-             f"Rules: `{kb['rules_file']}` ({kb['rules']} KB-anchored rules), matched to candidates by {how}. "
+             f"Rules: `{md(kb['rules_file'])}` ({kb['rules']} KB-anchored rules), matched to candidates by {how}. "
              f"Target affordances with a matched rule: {share(kb['affordances_covered'], kb['affordances'])}; games "
              f"whose target has one: {share(kb['games_covered'], kb['games'])} (the paper: 67.4%); of those, games "
              f"whose hidden object is itself a KB positive of the target's rule: {kb['games_kb_positive']}."
-             + (f" Uncovered: {', '.join(f'`{t}`' for t in kb['uncovered_affordances'])}."
+             + (f" Uncovered: {', '.join(f'`{md(t)}`' for t in kb['uncovered_affordances'])}."
                 if kb["uncovered_affordances"] else ""), "",
              "| run | SR % covered [CI] (games) | SR % uncovered [CI] (games) |", "|---|---:|---:|"]
     for row in data["runs"]:
         split = row.get("by_rule_coverage") or {}
         cov, unc = split.get("covered", {}), split.get("uncovered", {})
-        lines.append(f"| {row['run']} | {pct_ci(cov.get('success_rate'), cov.get('success_rate_ci'))} "
+        lines.append(f"| {md(row['run'])} | {pct_ci(cov.get('success_rate'), cov.get('success_rate_ci'))} "
                      f"({cov.get('games', 0)}) | {pct_ci(unc.get('success_rate'), unc.get('success_rate_ci'))} "
                      f"({unc.get('games', 0)}) |")
     return lines
@@ -187,14 +195,15 @@ def kb_coverage_section(data: Mapping[str, Any]) -> list[str]:
 def delta_sentence(comp: Mapping[str, Any], data: Mapping[str, Any]) -> str:
     """One sentence: the delta, its interval, p, and whether the interval excludes zero."""
     if comp["delta"] is None:
-        return f"{comp['label']}: the two runs share no game, so there is no delta."
+        return f"{md(comp['label'])}: the two runs share no game, so there is no delta."
     verdict = ("the interval excludes zero: the difference is distinguishable from zero" if comp["excludes_zero"]
                else "the interval includes zero: the difference is not distinguishable from zero")
     if comp.get("clustered"):
-        return (f"{comp['label']} ({comp['b']} vs {comp['a']}): delta SR {points_ci(comp['delta'], comp['delta_ci'])} "
+        return (f"{md(comp['label'])} ({md(comp['b'])} vs {md(comp['a'])}): delta SR "
+                f"{points_ci(comp['delta'], comp['delta_ci'])} "
                 f"points over {comp['games']} shared games ({comp['pairs']} games played by participants; interval "
                 f"by a cluster bootstrap over participants, no McNemar test); {verdict} at the {_level(data)} level.")
-    return (f"{comp['label']} ({comp['b']} vs {comp['a']}): delta SR {points_ci(comp['delta'], comp['delta_ci'])} "
+    return (f"{md(comp['label'])} ({md(comp['b'])} vs {md(comp['a'])}): delta SR {points_ci(comp['delta'], comp['delta_ci'])} "
             f"points over {comp['pairs']} paired games (McNemar p = {p_value(comp['mcnemar_p'])}, b = "
             f"{comp['discordant']['b']}, c = {comp['discordant']['c']}); {verdict} at the {_level(data)} level.")
 
@@ -209,7 +218,7 @@ def comparisons_table(data: Mapping[str, Any]) -> list[str]:
              "| delta turns [CI] (both solved) | excludes 0 |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for c in others:
-        lines.append(f"| {c['label']} | {c['pairs']} | {pct(c['a_success_rate'])} | {pct(c['b_success_rate'])} | "
+        lines.append(f"| {md(c['label'])} | {c['pairs']} | {pct(c['a_success_rate'])} | {pct(c['b_success_rate'])} | "
                      f"{points_ci(c['delta'], c['delta_ci'])} | {p_value(c['mcnemar_p'])} | "
                      f"{count(c['discordant']['b'])} | {count(c['discordant']['c'])} | {turns_delta(c)} | "
                      f"{'yes' if c['excludes_zero'] else 'no'} |")
@@ -254,7 +263,7 @@ def coverage_deltas(data: Mapping[str, Any]) -> list[str]:
         for field, group, text in COVERAGE_GROUPS:
             cell = (c.get(field) or {}).get(group)
             if cell and cell["pairs"]:
-                lines.append(f"| {c['label']} | {text} | {cell['pairs']} | {points_ci(cell['delta'], cell['delta_ci'])} "
+                lines.append(f"| {md(c['label'])} | {text} | {cell['pairs']} | {points_ci(cell['delta'], cell['delta_ci'])} "
                              f"| {p_value(cell['mcnemar_p'])} | {cell['discordant']['b']} | {cell['discordant']['c']} |")
     return lines
 
@@ -266,7 +275,7 @@ def affordance_table(data: Mapping[str, Any]) -> list[str]:
     if not targets:
         return []
     lines = ["## SR % per target affordance [95% CI] (games)", "",
-             "| target | " + " | ".join(row["run"] for row in runs) + " |",
+             "| target | " + " | ".join(md(row["run"]) for row in runs) + " |",
              "|---|" + "---:|" * len(runs)]
     for target in targets:
         cells = []
@@ -274,7 +283,7 @@ def affordance_table(data: Mapping[str, Any]) -> list[str]:
             cell = row["by_affordance"].get(target)
             cells.append("-" if cell is None else f"{pct_ci(cell['success_rate'], cell['success_rate_ci'])} "
                                                   f"({cell['games']})")
-        lines.append(f"| {target} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(target)} | " + " | ".join(cells) + " |")
     return lines
 
 

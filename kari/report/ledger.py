@@ -37,6 +37,7 @@ from typing import Any
 from kari.core.benchmark import ObjectRecord, Property
 from kari.domain.objects import base_facts, check_semantics, evaluate_rule, object_parts, object_view
 from kari.core.terms import WHOLE, Semantics
+from kari.io.escape import md_row
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Rule
 
@@ -286,12 +287,12 @@ def markdown_section(data: Mapping[str, Any] | None, note: str = "") -> list[str
         lines += ["", f"Top {data['shown']} of {data['rows']} gaps:", "",
                   "| rank | target | rule | object | part | atom | games | branch |",
                   "|---:|---|---|---|---|---|---:|---:|"]
-        lines += [f"| {r['rank']} | {r['target']} | {r['rule']} | {r['object']} | {r['part']} | "
-                  f"{r['predicate']}:{r['value']} | {r['games']} | {r['branch']} |" for r in data["top"]]
+        lines += [md_row((r["rank"], r["target"], r["rule"], r["object"], r["part"], f"{r['predicate']}:{r['value']}",
+                          r["games"], r["branch"])) for r in data["top"]]
     if data.get("top_atoms"):
         lines += ["", "The same gaps by rule atom (the objects it is missing on, the distinct games stating it would "
                       "decide):", "", "| rule | atom | objects | games |", "|---|---|---:|---:|"]
-        lines += [f"| {a['rule']} | {a['predicate']}:{a['value']} | {a['objects']} | {a['games']} |"
+        lines += [md_row((a["rule"], f"{a['predicate']}:{a['value']}", a["objects"], a["games"]))
                   for a in data["top_atoms"]]
     if note:
         lines += ["", note]

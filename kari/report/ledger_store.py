@@ -22,6 +22,7 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 from kari.explain.sources import open_objects, read_rules
 from kari.io.atomic import atomic_write_text
+from kari.io.escape import csv_row
 from kari.report.ledger import GameRules, GameStatus, Ledger, kb_gap_ledger
 from kari.resources import asset_path
 from kari.rules.ast import Rule
@@ -165,14 +166,15 @@ def ledger_format(path: str | Path) -> str:
 
 
 def ledger_csv(ledger: Ledger) -> str:
-    """The ledger's rows as CSV text with a header (:data:`CSV_COLUMNS`)."""
+    """The ledger's rows as CSV text with a header (:data:`CSV_COLUMNS`; a text cell a spreadsheet would run as
+    a formula starts with ``'``: :func:`kari.io.escape.csv_cell`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in ledger.rows:
         record = row.to_json()
         record["game_ids"] = " ".join(row.game_ids)
-        writer.writerow([record[c] for c in CSV_COLUMNS])
+        writer.writerow(csv_row(record[c] for c in CSV_COLUMNS))
     return buffer.getvalue()
 
 

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from kari.core.terms import WHOLE
+from kari.core.terms import WHOLE, normalise_term
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
-from kari.rules.rulefile import read_rule_file, with_twin_metadata
+from kari.rules.rulefile import Entry, affordance_key, duplicate_message, read_rule_file, with_twin_metadata
 from kari.rules.simplification import branch_atom_set, subsumed_indices
 from kari.rules.values import MEND, induced_by_kari, vocabulary_for
 from kari.vocab.vocabulary import Vocabulary
@@ -44,6 +44,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "free-variable": (ERROR, "an atom's role is neither 'whole' nor declared by an enclosing PART"),
     "duplicate-branch": (ERROR, "two OR branches are the same (argument order ignored)"),
     "dynamic-value": (ERROR, "a value names dynamic behaviour (compressible, foldable...)"),
+    "empty-value": (ERROR, "a value without a letter or digit (SHAPE:_): it names nothing"),
     "affordance-value": (ERROR, "a value names an affordance verb or its adjective (cuttable, reflective...)"),
     "ill-typed-value": (ERROR, "a value of another predicate (MADE_OF:cylinder)"),
     "unknown-value": (WARNING, "a value not in the vocabulary"),
@@ -156,6 +157,10 @@ class _Checker:
 
     def check_value(self, atom: Atom, path: tuple[int, ...]) -> None:
         value, predicate = atom.value, atom.predicate
+        if not normalise_term(value):
+            self.report("empty-value", f"{predicate}:{value} names no value ({value!r} has no letter or digit)",
+                        path)
+            return
         canonical = self.vocab.has_value(predicate, value)
         words = [value] if canonical else [value, *value.split("_")]
         for word in words:
@@ -214,17 +219,16 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
     except KariError as exc:  # a malformed record of values: the file cannot be read as it says
         raise KariError(exc.message, file=str(path), code=exc.code) from None
     out = [error.to_diagnostic() for error in errors]
-    first_line: dict[str, int] = {}
+    first: dict[str, Entry] = {}
     extra = list(affordances)
     for entry in entries:
         if entry.error is not None:
             out.append(entry.error.to_diagnostic(entry.affordance))
             continue
-        if entry.affordance in first_line:
-            out.append(Diagnostic("duplicate-affordance", f"second rule for {entry.affordance!r} (first on line "
-                                  f"{first_line[entry.affordance]})", ERROR, entry.file, entry.line, entry.col,
-                                  entry.affordance))
-        first_line.setdefault(entry.affordance, entry.line)
+        seen = first.setdefault(affordance_key(entry.affordance), entry)
+        if seen is not entry:
+            out.append(Diagnostic("duplicate-affordance", duplicate_message(entry, seen), ERROR, entry.file,
+                                  entry.line, entry.col, entry.affordance))
         assert entry.rule is not None
         induced = induced_by_kari(entry.rule)
         out.extend(entry.locate(_mended(d, MEND) if induced else d) for d in check_rule(entry.rule, vocab, extra))

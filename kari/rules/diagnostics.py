@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kari.errors import KariError
+from kari.errors import ExitCode, KariError
 
 ERROR = "error"
 WARNING = "warning"
 
 
 class RuleSyntaxError(KariError):
-    """A rule text or rule file that does not parse (its location points at the offending token)."""
+    """A rule text or rule file that does not parse (its location points at the offending token): bad input,
+    exit 2, wherever the rules are read (``kari rules check`` reports it as a finding, exit 1)."""
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None, col: int | None = None,
                  code: str = "syntax-error") -> None:
-        super().__init__(message, file=file, line=line, col=col, code=code, exit_code=1)
+        super().__init__(message, file=file, line=line, col=col, code=code, exit_code=ExitCode.BAD_INPUT)
 
     def located(self, file: str | None, line_offset: int = 0, col_offset: int = 0) -> RuleSyntaxError:
         """The same error relative to an enclosing file (``col_offset`` applies to the first line only)."""

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.core.terms import normalise_term
 from kari.errors import KariError
 from kari.io.fingerprint import file_input
+from kari.io.outputs import Input, inputs_of
 from kari.io.text import BadJSON, decode_json, read_text
 from kari.rules.ast import And, Node, Or, Part, Rule
 from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
@@ -71,13 +73,26 @@ def load_rules(path: str | Path) -> list[Rule]:
     problems = errors + [e.error for e in entries if e.error is not None]
     if problems:
         raise min(problems, key=lambda e: (e.line or 0, e.col or 0))
-    seen: dict[str, int] = {}
+    seen: dict[str, Entry] = {}
     for entry in entries:
-        if entry.affordance in seen:
-            raise RuleSyntaxError(f"second rule for {entry.affordance!r} (first on line {seen[entry.affordance]})",
-                                  file=entry.file, line=entry.line, col=entry.col, code="duplicate-affordance")
-        seen[entry.affordance] = entry.line
+        first = seen.setdefault(affordance_key(entry.affordance), entry)
+        if first is not entry:
+            raise RuleSyntaxError(duplicate_message(entry, first), file=entry.file, line=entry.line, col=entry.col,
+                                  code="duplicate-affordance")
     return [e.rule for e in entries if e.rule is not None]
+
+
+def affordance_key(affordance: str) -> str:
+    """What tells two rules' affordances apart: their spelling key (``cut`` and ``Cut`` are one affordance, as
+    the rule matcher reads them)."""
+    return normalise_term(affordance)
+
+
+def duplicate_message(entry: Entry, first: Entry) -> str:
+    """The error for a second rule of one affordance (``first``'s)."""
+    spelled = "" if first.affordance == entry.affordance else f" as {first.affordance!r}; ids that differ only in " \
+        "case or punctuation name one affordance"
+    return f"second rule for {entry.affordance!r} (first on line {first.line}{spelled})"
 
 
 def load_rule_file(path: str | Path) -> list[Rule]:
@@ -112,6 +127,16 @@ def rule_file_fingerprint(path: str | Path) -> dict[str, Any]:
     if beside is not None:
         out["metadata"] = file_input("the rules' metadata", beside)
     return out
+
+
+def rule_file_inputs(path: str | Path, what: str = "--rules") -> list[Input]:
+    """What reading a rules file reads (:mod:`kari.io.outputs`): the file and, for a ``.kari`` file, the
+    metadata twin :func:`load_rule_file` takes; for a folder (``RULES.cv``), every file in it."""
+    where = Path(path)
+    if where.is_dir():
+        return inputs_of(f"a file of {what}", sorted(p for p in where.iterdir() if p.is_file()))
+    twin = metadata_twin(where)
+    return [Input(where, what), *inputs_of(f"the metadata twin of {what}", [twin])]
 
 
 def metadata_twin(path: Path) -> Path | None:

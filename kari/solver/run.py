@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kari.bench.reader import read_labelled
+from kari.bench.reader import bench_inputs, read_labelled
 from kari.core.benchmark import Benchmark, Game
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
+from kari.io.outputs import Output, OutputKind, check_outputs
 from kari.rules.ast import Rule
 from kari.core.solver_types import CoverageRow
 from kari.core.terms import Semantics
@@ -19,6 +20,7 @@ from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
 from kari.domain.objects import check_semantics
 from kari.rules import load_rule_file
 from kari.rules.anchors import rule_verbs
+from kari.rules.rulefile import rule_file_inputs
 from kari.solver.consistency import select_representatives
 from kari.solver.coverage import compute_coverage
 
@@ -90,7 +92,7 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
 
 def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None,
              semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *,
-             match_targets: TargetMatcher | None = None) -> CoverageSummary:
+             match_targets: TargetMatcher | None = None, also_writes: Sequence[Output] = ()) -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
@@ -100,12 +102,14 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     ``match_targets`` matches a benchmark's affordances to the rules (``kari coverage`` gives
     :class:`kari.game.kb_coverage.TargetMatching`: sentence similarity, and the KB coverage it measures); without
     it each rule answers for the affordance of its own name. The KB's own labels are read through the KB verbs
-    grouped into each rule.
+    grouped into each rule. ``also_writes``: the caller's other outputs (``--explain``, ``--ledger``), checked
+    with the database against every input before any work (:func:`kari.io.outputs.check_outputs`).
     """
     from kari.kb import open_db
     from kari.kb.store import remove_database
 
     _check(semantics, time_limit)
+    check_coverage_outputs(rules_file, db, bench, also_writes)
     rules = load_rule_file(rules_file)
     benchmark = None
     if bench is not None:  # its structure; its words are read below, into the database's vocabulary
@@ -123,6 +127,14 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
         con.close()
         if not stored and not existed:
             remove_database(db)        # a failed command leaves no new database behind
+
+
+def check_coverage_outputs(rules_file: str | Path, db: str | Path, bench: str | Path | None,
+                           also_writes: Sequence[Output] = ()) -> None:
+    """Refuse, before any work, a coverage database or one of ``also_writes`` that is one of the files
+    ``kari coverage`` reads (the rules with their metadata twin, the benchmark's files) or another output."""
+    check_outputs([Output(Path(db), "--db", OutputKind.DATABASE), *also_writes],
+                  [*rule_file_inputs(rules_file), *bench_inputs(bench)])
 
 
 def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: Benchmark | None = None,

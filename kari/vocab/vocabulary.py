@@ -42,6 +42,17 @@ SHIPPED = "shipped"
 _ROW_ORDER = {"value": 0, "synonym": 1, "isa": 2, "banned": 3, "exclusive": 4, "part": 5}
 PART_NOUN = "part"
 """The ``vocabulary`` table's row kind of a SHAPE value that is a part's name (a part noun)."""
+KEPT_ANCESTORS = 1024
+"""Ancestor sets up to this size are kept once computed; larger ones (deep taxonomies) are computed when asked."""
+
+
+class IsaRowError(Exception):
+    """The row (``index``) of :meth:`Vocabulary.add_isa_rows` that could not be added, and why (``error``)."""
+
+    def __init__(self, index: int, error: KariError) -> None:
+        super().__init__(error.message)
+        self.index = index
+        self.error = error
 
 
 class Resolution(NamedTuple):
@@ -63,6 +74,7 @@ class Vocabulary:
     _banned: dict[str, str] = field(default_factory=dict)  # term -> kind
     _exclusive: dict[tuple[str, str], str] = field(default_factory=dict)  # (predicate, value) -> group
     _part_nouns: set[str] = field(default_factory=set)  # SHAPE values read from a part's name
+    _has_child: set[tuple[str, str]] = field(default_factory=set, repr=False)  # (predicate, value) some value is-a
     _ancestors: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     _value_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     _memos: dict[str, dict[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
@@ -86,8 +98,10 @@ class Vocabulary:
             vocab.add_value(predicate, value, SHIPPED)
         for predicate, synonym, value in synonyms:
             vocab.add_synonym(predicate, synonym, value)
-        for predicate, child, parent in isa:
-            vocab.add_isa(predicate, child, parent)
+        try:
+            vocab.add_isa_rows(list(isa))
+        except IsaRowError as exc:
+            raise exc.error from None
         for term, kind in banned:
             vocab.add_banned(term, kind)
         for predicate, group, value in exclusive:
@@ -110,6 +124,13 @@ class Vocabulary:
         rows = {name: _read_tsv(folder / f"{name}.tsv", columns) for name, columns in files.items()}
         for name in ("values", "synonyms", "isa", "banned", "exclusive"):
             path = folder / f"{name}.tsv"
+            if name == "isa":   # in bulk: one cycle check for the whole taxonomy (linear in its size)
+                try:
+                    vocab.add_isa_rows([(r[0], r[1], r[2]) for _, r in rows[name]])
+                except IsaRowError as exc:
+                    raise KariError(exc.error.message, file=str(path), line=rows[name][exc.index][0],
+                                    code=exc.error.code) from None
+                continue
             for line, row in rows.get(name, ()):
                 try:
                     adders[name](row)
@@ -139,13 +160,14 @@ class Vocabulary:
     def _add_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Add ``(kind, predicate, term, value, provenance)`` rows of the ``vocabulary`` table."""
         vocab = self
+        rows = list(rows)
         for kind, predicate, term, value, provenance in rows:
             if kind == "value":
                 vocab.add_value(predicate, term, provenance or "")
             elif kind == "synonym":
                 vocab.add_synonym(predicate, term, value)
             elif kind == "isa":
-                vocab.add_isa(predicate, term, value)
+                continue              # in bulk below: one cycle check for the whole taxonomy
             elif kind == "banned":
                 vocab.add_banned(term, value)
             elif kind == "exclusive":
@@ -154,6 +176,10 @@ class Vocabulary:
                 vocab.add_part_noun(term)
             else:
                 raise KariError(f"unknown vocabulary row kind {kind!r} in table 'vocabulary'", code="vocab-db")
+        try:
+            vocab.add_isa_rows([(predicate, term, value) for kind, predicate, term, value, _ in rows if kind == "isa"])
+        except IsaRowError as exc:
+            raise exc.error from None
 
     def to_db(self, con: Any) -> int:
         """Store the vocabulary in the DuckDB table ``vocabulary`` (kb/vocabulary.sql; its rows replaced, columns
@@ -179,16 +205,16 @@ class Vocabulary:
         """An independent copy: words later added to either one do not reach the other (caches start empty)."""
         return Vocabulary(_values={p: dict(v) for p, v in self._values.items()}, _synonyms=dict(self._synonyms),
                           _parents={k: set(v) for k, v in self._parents.items()}, _banned=dict(self._banned),
+                          _has_child=set(self._has_child),
                           _exclusive=dict(self._exclusive), _part_nouns=set(self._part_nouns))
 
     def validate(self) -> list[str]:
         """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values,
         a value and its is-a ancestor in one exclusive group."""
         problems = []
-        for (predicate, child), parents in sorted(self._parents.items()):
-            for parent in sorted(parents):
-                if child in self.ancestors(predicate, parent):
-                    problems.append(f"{predicate}: is-a cycle through {child!r} and {parent!r}")
+        cycle = self._first_cycle(self._parents)
+        if cycle is not None:
+            problems.append(f"{cycle[0]}: is-a cycle through {' -> '.join(cycle[1])}")
         for (predicate, synonym), value in sorted(self._synonyms.items()):
             if synonym in self._values.get(predicate, {}) and synonym != value:
                 problems.append(f"{predicate}: synonym {synonym!r} -> {value!r} shadows a canonical value")
@@ -234,13 +260,108 @@ class Vocabulary:
         low, high = normalise_term(child), normalise_term(parent)
         if high in self._parents.get((predicate, low), ()):
             return
-        path = self._isa_path(predicate, high, low)
-        if path is not None:
-            cycle = " -> ".join([low, *path])
-            raise KariError(f"{predicate}: is-a {low} -> {high} would close a cycle ({cycle})", code="vocab-isa-cycle")
+        if self._closes_cycle(predicate, low, high):
+            raise self._cycle_error(predicate, low, high)
+        self._link(predicate, low, high)
+
+    def _link(self, predicate: str, low: str, high: str) -> None:
         self._parents.setdefault((predicate, low), set()).add(high)
+        self._has_child.add((predicate, high))
         self._ancestors.clear()
         self._memos.clear()
+
+    def _closes_cycle(self, predicate: str, low: str, high: str) -> bool:
+        """Would ``low`` is-a ``high`` close a cycle (``low`` already an ancestor of ``high``)? A value nothing
+        is-a, or a parent that is-a nothing, closes none: O(1) for a taxonomy read child after parent or parent
+        after child; otherwise a walk up from ``high``."""
+        if low == high:
+            return True
+        if (predicate, low) not in self._has_child or not self._parents.get((predicate, high)):
+            return False
+        return self._isa_path(predicate, high, low) is not None
+
+    def _cycle_error(self, predicate: str, low: str, high: str) -> KariError:
+        path = [low, *(self._isa_path(predicate, high, low) or [high])]
+        cycle = " -> ".join(path if len(path) <= 12 else [*path[:6], f"... ({len(path) - 12} more)", *path[-6:]])
+        return KariError(f"{predicate}: is-a {low} -> {high} would close a cycle ({cycle})", code="vocab-isa-cycle")
+
+    def add_isa_rows(self, rows: list[tuple[str, str, str]]) -> None:
+        """:meth:`add_isa` for many ``(predicate, child, parent)`` rows at once, in time linear in the
+        taxonomy: the links are made first and the whole graph is checked for a cycle once. A bad row raises
+        :class:`IsaRowError` with its index (the first row, in order, that names an unknown value or closes a
+        cycle); nothing of the rows is then kept."""
+        normal: list[tuple[str, str, str]] = []
+        for index, (predicate, child, parent) in enumerate(rows):
+            for term in (child, parent):
+                if not self.has_value(predicate, normalise_term(term)):
+                    raise IsaRowError(index, KariError(f"is-a names unknown {predicate} value {term!r}",
+                                                       code="vocab-isa"))
+            normal.append((predicate, normalise_term(child), normalise_term(parent)))
+        graph = {key: set(parents) for key, parents in self._parents.items()}
+        for predicate, low, high in normal:
+            graph.setdefault((predicate, low), set()).add(high)
+        if any(low == high for _, low, high in normal) or self._first_cycle(graph) is not None:
+            index = self._first_cycle_row(normal)
+            kept = ({k: set(v) for k, v in self._parents.items()}, set(self._has_child))
+            for before in normal[:index]:       # the rows before it, to name the cycle it closes
+                self._link(*before)
+            error = self._cycle_error(*normal[index])
+            self._parents, self._has_child = kept
+            self._ancestors.clear()
+            raise IsaRowError(index, error)
+        self._parents = graph
+        self._has_child.update((predicate, high) for predicate, _, high in normal)
+        self._ancestors.clear()
+        self._memos.clear()
+
+    def _first_cycle_row(self, rows: list[tuple[str, str, str]]) -> int:
+        """The index of the first row whose link, after the rows before it, closes a cycle (a binary search
+        over prefixes, each checked in linear time)."""
+        def cyclic(count: int) -> bool:
+            graph = {key: set(parents) for key, parents in self._parents.items()}
+            for predicate, low, high in rows[:count]:
+                if low == high:
+                    return True
+                graph.setdefault((predicate, low), set()).add(high)
+            return self._first_cycle(graph) is not None
+
+        low, high = 1, len(rows)          # cyclic(high) holds, cyclic(0) does not
+        while low < high:
+            middle = (low + high) // 2
+            if cyclic(middle):
+                high = middle
+            else:
+                low = middle + 1
+        return low - 1
+
+    @staticmethod
+    def _first_cycle(graph: dict[tuple[str, str], set[str]]) -> tuple[str, list[str]] | None:
+        """A cycle of the is-a ``graph`` ((predicate, child) -> parents) as (predicate, the values on it), or
+        None: one iterative depth-first walk over every value (linear in the graph)."""
+        state: dict[tuple[str, str], int] = {}         # 1: on the walk's path, 2: done
+        for start in sorted(graph):
+            if start in state:
+                continue
+            predicate = start[0]
+            path = [start[1]]
+            stack = [(start, iter(sorted(graph.get(start, ()))))]
+            state[start] = 1
+            while stack:
+                node, parents = stack[-1]
+                step = next(parents, None)
+                if step is None:
+                    state[node] = 2
+                    stack.pop()
+                    path.pop()
+                    continue
+                key = (predicate, step)
+                if state.get(key) == 1:
+                    return predicate, [*path[path.index(step):], step]
+                if key not in state:
+                    state[key] = 1
+                    path.append(step)
+                    stack.append((key, iter(sorted(graph.get(key, ())))))
+        return None
 
     def _isa_path(self, predicate: str, start: str, goal: str) -> list[str] | None:
         """The is-a chain from ``start`` up to ``goal`` (both included), or None when ``goal`` is not an
@@ -354,7 +475,7 @@ class Vocabulary:
         head = value.rpartition("_")[2]
         if head and head != value and not self._parents.get((predicate, value)):
             known = self.lookup(predicate, head)
-            if known is not None and known.value != value and value not in self.ancestors(predicate, known.value):
+            if known is not None and known.value != value and not self.is_a(predicate, known.value, value):
                 self.add_isa(predicate, value, known.value)
 
     def link_compounds(self) -> None:
@@ -383,7 +504,8 @@ class Vocabulary:
         return sorted((p, v, prov) for p in PREDICATES for v, prov in self._values.get(p, {}).items() if prov != SHIPPED)
 
     def ancestors(self, predicate: str, value: str) -> frozenset[str]:
-        """``value`` and every value it is-a (transitively)."""
+        """``value`` and every value it is-a (transitively), computed when asked. Only small sets are kept
+        (:data:`KEPT_ANCESTORS`): a deep taxonomy (a 20,000-long chain) is never held as its closure."""
         key = (predicate, value)
         cached = self._ancestors.get(key)
         if cached is None:
@@ -394,8 +516,31 @@ class Vocabulary:
                 if current not in seen:
                     seen.add(current)
                     stack.extend(self._parents.get((predicate, current), ()))
-            cached = self._ancestors[key] = frozenset(seen)
+            cached = frozenset(seen)
+            if len(cached) <= KEPT_ANCESTORS:
+                self._ancestors[key] = cached
         return cached
+
+    def is_a(self, predicate: str, value: str, ancestor: str) -> bool:
+        """Is ``ancestor`` ``value`` or one of the values it is-a? Looked up, never a closure built: a value
+        nothing is-a is no other value's ancestor; a walk up from ``value`` stops where it finds ``ancestor``."""
+        if value == ancestor:
+            return True
+        if (predicate, ancestor) not in self._has_child:
+            return False
+        cached = self._ancestors.get((predicate, value))
+        if cached is not None:
+            return ancestor in cached
+        seen = {value}
+        stack = [value]
+        while stack:
+            for parent in self._parents.get((predicate, stack.pop()), ()):
+                if parent == ancestor:
+                    return True
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return False
 
     def memo(self, name: str) -> dict[Any, Any]:
         """A cache for results derived from the vocabulary (e.g. closed object views), emptied by every change."""
@@ -403,7 +548,7 @@ class Vocabulary:
 
     def satisfies(self, predicate: str, fact_value: str, rule_value: str) -> bool:
         """Does a fact ``predicate:fact_value`` make the atom ``predicate:rule_value`` true?"""
-        return rule_value in self.ancestors(predicate, fact_value)
+        return self.is_a(predicate, fact_value, rule_value)
 
     def exclusive_group(self, predicate: str, value: str) -> str | None:
         """The exclusive group of ``value`` (e.g. ``size_class`` for ``small``), or None."""

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from kari.core.terms import normalise_term
+from kari.core.game_records import resolve_guess
 from kari.game.types import Action, GameSetup, GameState, Guess
 
 
@@ -50,16 +50,3 @@ def argmax_belief(state: GameState, beliefs: Mapping[str, float] | None = None) 
     best = max(b.get(c, 0.0) for c in candidates)
     tied = [c for c in candidates if b.get(c, 0.0) >= best - 1e-12]
     return tied[0] if len(tied) == 1 else state.setup.rng.choice(tied)
-
-
-def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
-    """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess)."""
-    if raw is None:
-        return None
-    if raw in candidates:
-        return raw
-    wanted = normalise_term(raw.strip().strip("\"'`.*<>[]()"))
-    for cand in candidates:
-        if normalise_term(cand) == wanted:
-            return cand
-    return None
