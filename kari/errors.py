@@ -20,6 +20,7 @@ class ExitCode(IntEnum):
     FINDINGS = 1       # rules check / bench validate found problems; kb show found no edge
     BAD_INPUT = 2      # bad input or option, an unreadable or locked file, out of memory
     INTERNAL = 70      # a bug in kari (EX_SOFTWARE)
+    BUDGET = 75        # an LLM budget (kari induce --budget-calls / --budget-tokens) spent: rerun to go on
     INTERRUPTED = 130  # Ctrl-C
     BROKEN_PIPE = 141  # stdout closed by the reader (kari ... | head)
 

@@ -10,10 +10,12 @@
 4. ``kari coverage --ledger``: the KB rules x benchmark objects into the same database, the KB coverage
    (benchmark affordances and games whose target has a rule matched by sentence similarity) and the KB-gap
    ledger (tables ``kb_gaps``, ``kb_gap_games`` and ``DIR/kb_gaps.csv``: :mod:`kari.report.ledger`);
-5. ``kari play``: the benchmark's games with each symbolic questioner (``DIR/play/<questioner>``); ``+kb``
-   players get the KB rules matched to their candidates, ``+rules`` players (and ``rules``) in each game the
-   cross-fitted rules induced without its hidden object, so no number rests on a benchmark label of the object
-   it is scored on;
+5. ``kari play``: the benchmark's games with each questioner (``DIR/play/<questioner>``, an LLM questioner once
+   per model: ``DIR/play/<model>/<questioner>``, :mod:`kari.grid`); ``+kb`` players get the KB rules matched to
+   their candidates, ``+rules`` players (and ``rules``) in each game the cross-fitted rules induced without its
+   hidden object, so no number rests on a benchmark label of the object it is scored on. Independent players,
+   and the shards of each (``shards``), are played side by side in up to ``jobs`` processes
+   (:mod:`kari.io.jobs`; default: the cores), with the outputs of a run one after the other;
 6. ``kari report``: Table 1 with both rule sources, the KB coverage split, the KB-gap ledger and the IG figure
    (``DIR/report``).
 
@@ -24,7 +26,7 @@ rewritten atomically, so a rerun of the same command finishes what a crash left.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,11 +42,14 @@ from kari.explain.sources import ObjectSource
 from kari.game.kb_coverage import TargetMatching
 from kari.game.match import RuleMatcher, RuleSource
 from kari.game.questioners import questioner_class
-from kari.game.run import PlayConfig, play_loaded
+from kari.game.run import PlayConfig, merge_runs, play_loaded
+from kari.grid import GridSpec, LLMCalls, ModelSpec, grid_cells, is_llm_player
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import bench_evidence
 from kari.induce.run import induce_loaded, jsonl_path, load_evidence
 from kari.io.atomic import prepare_output_dir
+from kari.io.jobs import available_cores, run_jobs
+from kari.io.plan import Shard
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb.textfile import check_readable
 from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
@@ -77,18 +82,38 @@ class PipelineResult:
     bench_rules: Path | None = None
 
 
+def run_grid(spec: GridSpec, out: str | Path | None = None, *, progress: bool = False,
+             echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
+    """:func:`run_pipeline` over a study's grid (:class:`kari.grid.GridSpec`: its players, models, runs, jobs and
+    shards) into ``out`` (default: the spec's)."""
+    target = out if out is not None else spec.out
+    if target is None:
+        raise KariError("give --out DIR (or out = ... in the study file)", code="bad-option")
+    return run_pipeline(target, kb_files=list(spec.kb) or None, bench=spec.bench, questioners=spec.players,
+                        games=spec.games, seed=spec.seed, progress=progress, echo=echo, models=spec.models,
+                        runs=spec.runs, jobs=spec.jobs, shards=spec.shards, llm=spec.llm)
+
+
 def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
-                 progress: bool = False, echo: Callable[[str], None] = lambda line: None) -> PipelineResult:
+                 progress: bool = False, echo: Callable[[str], None] = lambda line: None,
+                 models: Sequence[ModelSpec] = (), runs: int | None = None, jobs: int | None = None,
+                 shards: int = 1, llm: LLMCalls = LLMCalls()) -> PipelineResult:
     """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
-    (:class:`kari.study.Study`) and handed to the library cores as an object."""
+    (:class:`kari.study.Study`) and handed to the library cores as an object. ``models``: the models each LLM
+    player plays with (:mod:`kari.grid`); ``runs``: runs per game (default: each player's own); ``jobs``: players
+    and shards played at once (default: the cores); ``shards``: each player's games in that many shards."""
     from kari.report.writer import report_loaded
     from kari.kb import load_into
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
-    _check_options(questioners, games, kb_files)  # every option and input is checked before any work
+    grid = GridSpec(players=tuple(questioners), models=tuple(models), games=games, seed=seed, runs=runs, jobs=jobs,
+                    shards=shards, llm=llm)
+    grid.check()
+    _check_options(questioners, games, kb_files, bool(models))  # every option and input is checked before any work
     check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
                   [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
+    endpoints = {m.folder: llm.config(m) for m in models}  # an endpoint that cannot be made fails before any work
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
         if not study.bench.report.counts.get(f"{part}.jsonl"):
@@ -137,18 +162,21 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
     step(_ledger_step(study, vocab, kb_rules, out))
 
-    given = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
-    runs, play_dirs = [], {}
-    for name in questioners:
-        run = _play(study, name, out / "play" / name, seed, games, given, progress)
-        runs.append(run)
-        play_dirs[name] = run.path
+    given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
+    workers = jobs if jobs is not None else available_cores()
+    cells = [PlayCell(name, model, out / "play" / (name if model is None else f"{model.folder}/{name}"))
+             for name, model in grid_cells(grid)]
+    played = _play_grid(study, cells, grid, given, endpoints, workers, progress)
+    play_dirs = {}
+    for cell, run in zip(cells, played, strict=True):
+        play_dirs[cell.key] = run.path
         turns = run.summary.avg_turns_solved
-        step(f"play {name}: SR {100 * (run.summary.success_rate or 0):.1f}% over {run.summary.games} games, "
-             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'} -> {run.path}")
+        tokens = "" if run.tokens is None else f", {run.tokens:,} tokens"
+        step(f"play {cell.key}: SR {100 * (run.summary.success_rate or 0):.1f}% over {run.summary.games} games, "
+             f"turns (solved) {'-' if turns is None else f'{turns:.2f}'}{tokens} -> {run.path}")
 
     report_dir = out / "report"
-    report_loaded(runs, report_dir, inputs=_report_inputs(study, bench_dir))
+    report_loaded(played, report_dir, inputs=_report_inputs(study, bench_dir))
     step(f"report: {report_dir / 'report.md'} and {report_dir / 'ig_over_turns.png'}")
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
@@ -172,22 +200,112 @@ def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
     return f"{ledger.line()} -> tables kb_gaps, kb_gap_games and {out / LEDGER_FILE}"
 
 
-def _play(study: Any, name: str, folder: Path, seed: int, games: int | None, given: dict[str, Path],
-          progress: bool) -> Any:
-    """Play ``name`` (``NAME[@K][+kb|+rules]``) on the study's benchmark with a copy of its vocabulary; players
-    that see rules get the rule set of their source in ``given`` (the KB rules, or the cross-fitted benchmark
-    sets; each read once for all players)."""
-    player, model_reps, source = parse_player(name)
+@dataclass(frozen=True)
+class PlayCell:
+    """One run of the grid: a player, the model it plays with (None: no LLM) and its run directory."""
+
+    player: str
+    model: ModelSpec | None
+    folder: Path
+
+    @property
+    def key(self) -> str:
+        """The cell's name in :attr:`PipelineResult.play_dirs` and the step lines: ``player`` or
+        ``model/player``."""
+        return self.player if self.model is None else f"{self.model.folder}/{self.player}"
+
+
+def _play_grid(study: Any, cells: Sequence[PlayCell], grid: GridSpec, given: Mapping[str, Path],
+               endpoints: dict[str, Any], workers: int, progress: bool) -> list[Any]:
+    """Play every cell (each shard of it a job of its own, :mod:`kari.io.jobs`), merge the shards, and return the
+    runs in cell order. Every job's inputs are made here first, in cell order, so a job's outputs do not depend
+    on which jobs run beside it or before it."""
+    from kari.report.writer import load_run
+
+    alone = workers == 1 or len(cells) * grid.shards == 1
+    jobs, owners, merged = [], [], []
+    for index, cell in enumerate(cells):
+        done = grid.shards > 1 and (cell.folder / "summary.json").is_file()  # merged by an earlier session
+        merged.append(done)
+        if done:
+            continue
+        prepared = _prepare(study, cell, grid, given, endpoints)
+        for shard in _shards(grid.shards):
+            folder = cell.folder if shard is None else _shard_folder(cell.folder, shard)
+            jobs.append(_PlayJob(prepared, folder, shard, progress and alone))
+            owners.append(index)
+    results = run_jobs(jobs, workers)
+    runs: list[Any] = []
+    for index, cell in enumerate(cells):
+        if grid.shards == 1:
+            runs.append(results[owners.index(index)])
+            continue
+        if not merged[index]:
+            merge_runs([_shard_folder(cell.folder, Shard(k, grid.shards)) for k in range(1, grid.shards + 1)],
+                       cell.folder)
+        runs.append(load_run(cell.folder))
+    return runs
+
+
+def _shards(count: int) -> list[Shard | None]:
+    return [None] if count == 1 else [Shard(k, count) for k in range(1, count + 1)]
+
+
+def _shard_folder(folder: Path, shard: Shard) -> Path:
+    """Where shard K of N of a cell plays: ``<player>.shards/K-of-N`` beside the cell's run directory."""
+    return folder.with_name(f"{folder.name}.shards") / f"{shard.index}-of-{shard.count}"
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A cell's loaded inputs: its configuration, the benchmark, its vocabulary fork, its matched rules and its
+    endpoint."""
+
+    config: PlayConfig
+    bench: Any
+    vocab: Any
+    rules: RuleSource | None
+    llm_config: Any
+    concurrency: int
+
+
+@dataclass(frozen=True)
+class _PlayJob:
+    """One job of :func:`kari.io.jobs.run_jobs`: a cell (or a shard of it) played into ``folder``."""
+
+    prepared: _Prepared
+    folder: Path
+    shard: Shard | None
+    progress: bool
+
+    def __call__(self) -> Any:
+        p = self.prepared
+        run = play_loaded(p.config, self.folder, bench=p.bench, vocab=p.vocab, rules=p.rules, llm_config=p.llm_config,
+                          progress=self.progress, concurrency=p.concurrency, shard=self.shard)
+        return None if self.shard is not None else run
+
+
+def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: Mapping[str, Path],
+             endpoints: dict[str, Any]) -> _Prepared:
+    """The inputs of ``cell`` (``NAME[@K][+kb|+rules]``, with its model): the study's benchmark, a copy of its
+    vocabulary, the rule set of its source in ``given`` (the KB rules, or the cross-fitted benchmark sets; each
+    read once for all players) matched to every affordance of the benchmark now."""
+    player, model_reps, source = parse_player(cell.player)
     path = given[source] if source is not None else None
-    config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=seed, games=games, rules=path,
-                        db=study.db.resolve(), model_reps=model_reps)
+    model = cell.model
+    config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=grid.seed, games=grid.games,
+                        runs=grid.runs, rules=path, db=study.db.resolve(), model_reps=model_reps,
+                        model=model.name if model else None, base_url=model.base_url if model else None,
+                        llm_temperature=model.temperature if model else None)
     bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
     vocab = study.fork()
     rules = None
     if path is not None:
         rules = RuleSource.of(study.rules(path), vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
                               embedder=study.shared_embedder())
-    return play_loaded(config, folder, bench=bench, vocab=vocab, rules=rules, progress=progress)
+        rules.match_all(sorted({c for game in bench.games for c in game.candidates}))  # here: no job embeds
+    return _Prepared(config, bench, vocab, rules, endpoints.get(model.folder) if model else None,
+                     model.concurrency if model else 1)
 
 
 def parse_player(spec: str) -> tuple[str, int | None, str | None]:
@@ -206,12 +324,17 @@ def parse_player(spec: str) -> tuple[str, int | None, str | None]:
     return name, int(reps) if reps else None, source
 
 
-def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None) -> None:
+def _check_options(questioners: Sequence[str], games: int | None, kb_files: Sequence[str | Path] | None,
+                   with_models: bool = False) -> None:
     """A :class:`KariError` for an option the last step would only meet after the first ones ran."""
     for name in questioners:
-        questioner_class(parse_player(name)[0])
-        if name in ONLINE_QUESTIONERS:
-            raise KariError(f"the pipeline runs offline; play {name!r} with `kari play` instead", code="bad-option")
+        player = parse_player(name)[0]
+        questioner_class(player)
+        if player in ONLINE_QUESTIONERS and not (with_models and is_llm_player(name)):
+            raise KariError(f"the pipeline runs without a person at the terminal; play {name!r} with `kari play` "
+                            "instead" if player == Player.HUMAN else
+                            f"the player {name!r} needs a model: give --model NAME (and --base-url) or a study's "
+                            "[[models]]", code="bad-option")
     if games is not None and games < 1:
         raise KariError("--games must be >= 1", code="bad-option")
     for path in kb_files or ():

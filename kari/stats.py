@@ -161,3 +161,27 @@ def beta_quantile(q: float, a: float, b: float) -> float:
         if high - low < 1e-9:
             break
     return (low + high) / 2
+
+
+def t_quantile(level: float, df: int) -> float:
+    """The two-sided Student t quantile of ``level`` with ``df`` degrees of freedom (from the Beta: P(|T| > t)
+    = I_{df / (df + t^2)}(df / 2, 1 / 2)).
+
+    >>> round(t_quantile(0.95, 4), 3), round(t_quantile(0.95, 1000), 2)
+    (2.776, 1.96)
+    """
+    if df < 1 or not 0.0 < level < 1.0:
+        raise ValueError("df must be >= 1 and level in (0, 1)")
+    x = beta_quantile(1.0 - level, df / 2, 0.5)
+    return math.sqrt(df * (1.0 - x) / x)
+
+
+def t_interval(values: Sequence[float], level: float = LEVEL) -> tuple[float, float] | None:
+    """The t interval of the mean of ``values`` (None for fewer than two): the interval over repeated runs."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = t_quantile(level, n - 1) * sd / math.sqrt(n)
+    return mean - half, mean + half

@@ -92,7 +92,8 @@ class StubLLMServer:
     """A scripted OpenAI-compatible chat server on 127.0.0.1 (real HTTP, one thread per request).
 
     ``script`` answers requests in order; once it is used up, ``respond(body)`` answers (default: echo the last
-    user message). ``reject_formats`` lists ``response_format`` types answered with HTTP ``reject_status`` (422
+    user message). ``model_ids`` maps a requested model name to the id the reply reports (default: the name).
+    ``reject_formats`` lists ``response_format`` types answered with HTTP ``reject_status`` (422
     as vLLM would; llama-cpp-python answers 500 naming ``response_format``); an error reply's ``text`` is its
     message. ``bodies`` keeps every chat request body; ``max_in_flight`` the peak concurrency.
     Token counts are word counts, so tests can check totals.
@@ -103,6 +104,7 @@ class StubLLMServer:
     reject_formats: set[str] = field(default_factory=set)
     reject_status: int = 422
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    model_ids: dict[str, str] = field(default_factory=dict)
     max_in_flight: int = 0
     _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -149,10 +151,11 @@ class StubLLMServer:
                         message = reply.text or f"stub error {reply.status}"
                         self._send(reply.status, {"error": {"message": message, "type": "stub"}}, reply.headers)
                     elif reply.drip:
-                        self._send_raw(200, json.dumps(stub._completion(body, reply)).encode(), reply.content_type,
+                        self._send_raw(200, json.dumps(stub._completion(body, reply, stub.model_ids)).encode(),
+                                       reply.content_type,
                                        reply.drip)
                     else:
-                        self._send(200, stub._completion(body, reply), reply.headers)
+                        self._send(200, stub._completion(body, reply, stub.model_ids), reply.headers)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                     pass
 
@@ -216,13 +219,14 @@ class StubLLMServer:
         return StubReply(text=f"echo: {body['messages'][-1]['content']}")
 
     @staticmethod
-    def _completion(body: dict[str, Any], reply: StubReply) -> dict[str, Any]:
+    def _completion(body: dict[str, Any], reply: StubReply, model_ids: dict[str, str] | None = None) -> dict[str, Any]:
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        requested = body.get("model", "stub")
         return {
             "id": "chatcmpl-stub",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model", "stub"),
+            "model": (model_ids or {}).get(requested, requested),
             "choices": [
                 {
                     "index": 0,
@@ -238,16 +242,19 @@ class StubLLMServer:
         }
 
 
-def scripted_questioner(questions: int = 2, delay: float = 0.0) -> Callable[[dict[str, Any]], StubReply]:
+def scripted_questioner(questions: int = 2, delay: float = 0.0, by_model: bool = False,
+                        by_seed: bool = False) -> Callable[[dict[str, Any]], StubReply]:
     """A ``respond`` function playing a deterministic LLM Questioner: ``questions`` questions, then a guess chosen
-    by a hash of the game's system prompt; every reply after ``delay`` seconds."""
+    by a hash of the game's system prompt (and, with ``by_model`` / ``by_seed``, of the model asked for and the
+    sampling seed sent); every reply after ``delay`` seconds."""
 
     def respond(body: dict[str, Any]) -> StubReply:
         messages = body["messages"]
         asked = sum(1 for m in messages if m["role"] == "assistant")
         system = messages[0]["content"]
         candidates = re.findall(r"^- (\w+)", system.split("Candidate affordances:")[1], re.M)
-        digest = int(hashlib.sha256(system.encode()).hexdigest(), 16)
+        key = system + (f"|{body.get('model')}" if by_model else "") + (f"|{body.get('seed')}" if by_seed else "")
+        digest = int(hashlib.sha256(key.encode()).hexdigest(), 16)
         if asked < questions:
             return StubReply(text=["Is it made of metal?", "Is it flat?", "Is it small?"][(digest + asked) % 3],
                              delay=delay)
@@ -264,3 +271,83 @@ def llm_stub() -> Iterator[StubLLMServer]:
         yield stub
     finally:
         stub.stop()
+
+
+# ------------------------------------------------------------------------------- a model that answers from facts
+
+
+INVENTED = ("SURFACE:glimmer_coated", "SHAPE:zigzag_ridged")
+"""Values no vocabulary knows, which :func:`property_model` (``invent=True``) proposes for some affordances."""
+_FACT = re.compile(r"^([A-Z_]+):([^\s(]+)(?: \((.+)\))?$")
+
+
+def _object_facts(line: str) -> tuple[str, set[str], set[str]]:
+    """(id, whole facts, every fact) of a prompt's object line ``- id: description | PRED:value (part), ...``."""
+    head, _, facts = line[2:].partition(" | ")
+    whole: set[str] = set()
+    every: set[str] = set()
+    for item in facts.split(", "):
+        match = _FACT.match(item.strip())
+        if match is None:
+            continue
+        key = f"{match.group(1)}:{match.group(2)}"
+        every.add(key)
+        if match.group(3) is None:
+            whole.add(key)
+    return head.split(":")[0].strip(), whole, every
+
+
+def _rule_atoms(node: dict[str, Any]) -> set[str]:
+    if node.get("op") in ("AND", "OR"):
+        return {a for arg in node["args"] for a in _rule_atoms(arg)}
+    if node.get("op") == "PART":
+        return _rule_atoms(node["body"])
+    return {f"{node['op']}:{node['class']}"}
+
+
+def property_model(delay: float = 0.0, invent: bool = False) -> Callable[[dict[str, Any]], StubReply]:
+    """A deterministic induction model whose answers can be checked: it reads the objects' properties in each
+    request. The Proposer seeds the rule, or appends one branch, with the whole-object property most of the listed
+    objects hold that the rule does not use yet (ties by name; each repair request takes the next one); the
+    Validator says YES exactly when the object's line lists the property (of the whole or a part), for one object
+    or several per request; the Auditor says NEW. With ``invent``, the Proposer of an affordance whose name hashes
+    to 0 mod 3 appends, from round 2 on, a branch with one of :data:`INVENTED` (values no vocabulary knows,
+    shared by several affordances), so the Auditor grows the vocabulary. Every reply comes after ``delay`` s."""
+
+    def respond(body: dict[str, Any]) -> StubReply:
+        messages = body["messages"]
+        system, request = messages[0]["content"], messages[1]["content"]
+        lines = request.splitlines()
+        objects = [_object_facts(line) for line in lines if line.startswith("- ") and " | " in line]
+        if "You write KARI rules" in system:
+            return StubReply(_propose(request, lines, objects, len(messages) - 2, invent), delay=delay)
+        if "physical properties of" in system:
+            keys = [line[2:].strip() for line in lines if line.startswith("- ") and " | " not in line]
+            labels = {oid: {k: "YES" if k in every else "NO" for k in keys} for oid, _, every in objects}
+            reply = {"labels": labels} if "several objects" in system else {"labels": labels[objects[0][0]]}
+            return StubReply(json.dumps(reply), delay=delay)
+        return StubReply('{"decision": "NEW"}', delay=delay)
+
+    return respond
+
+
+def _propose(request: str, lines: list[str], objects: list[tuple[str, set[str], set[str]]], repairs: int,
+             invent: bool) -> str:
+    current = next((json.loads(line) for line in lines if line.startswith("{")), None)
+    affordance = lines[0].split(":", 1)[1].split("(")[0].strip()
+    used = _rule_atoms(current) if current else set()
+    counts: dict[str, int] = {}
+    for _, whole, _ in objects:
+        for key in whole - used:
+            counts[key] = counts.get(key, 0) + 1
+    ranked = sorted(counts, key=lambda k: (-counts[k], k))
+    if repairs >= len(ranked):
+        return "I have no further idea."
+    pred, value = ranked[repairs].split(":", 1)
+    atom: dict[str, Any] = {"op": pred, "role": "whole", "class": value}
+    digest = int(hashlib.sha256(affordance.encode()).hexdigest(), 16)
+    if invent and current is not None and digest % 3 == 0:
+        other, new = INVENTED[digest % 2].split(":")
+        atom = {"op": "AND", "args": [atom, {"op": other, "role": "whole", "class": new}]}
+    branches = ([] if current is None else current["args"] if current["op"] == "OR" else [current]) + [atom]
+    return json.dumps({"rule": branches[0] if len(branches) == 1 else {"op": "OR", "args": branches}})

@@ -149,7 +149,8 @@ def test_an_unreadable_judge_reply_falls_back_to_the_symbolic_scorer(tmp_path: P
     gold = judged[T1]
     assert gold["how"] == "symbolic-fallback" and "no readable JSON" in gold["fallback_reason"]
     assert gold["not_scored"] == ["prediction_correctness", "action_feasibility"]
-    assert judged[T2]["reasonability"]["level"] is None
+    # an unreadable reasonability reply: level 0, as the benchmark's judge records it (and marked unreadable)
+    assert judged[T2]["reasonability"]["level"] == 0 and judged[T2]["reasonability"]["unreadable"]
 
 
 def test_the_symbolic_judge_scores_what_words_show_and_says_what_it_cannot(tmp_path: Path, llm_stub: Any) -> None:

@@ -271,10 +271,11 @@ def test_a_cache_entry_over_the_read_limit_is_not_written(tmp_path: Path) -> Non
     from kari.llm.cache import MAX_ENTRY_BYTES, CachedReply, ReplyCache
 
     cache = ReplyCache(tmp_path)
-    path = cache.put("ab" * 32, {"model": "m"}, CachedReply("z" * (MAX_ENTRY_BYTES + 1), 1, 1, 0.1))
-    assert not path.exists() and cache.oversized == 1
-    path = cache.put("cd" * 32, {"model": "m"}, CachedReply("small", 1, 1, 0.1))
-    assert cache.get("cd" * 32) is not None and path.exists()
+    big = CachedReply("z" * (MAX_ENTRY_BYTES + 1), 1, 1, 0.1)
+    assert cache.put("ab" * 32, {"model": "m"}, big) == big  # the run goes on with its reply, uncached
+    assert not cache.path("ab" * 32).exists() and cache.oversized == 1
+    cache.put("cd" * 32, {"model": "m"}, CachedReply("small", 1, 1, 0.1))
+    assert cache.get("cd" * 32) is not None and cache.path("cd" * 32).exists()
 
 
 def test_a_reply_nested_too_deeply_names_the_server(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("games and tasks", ("kari.game", "kari.creativity")),
     ("reports", ("kari.report",)),
     ("human studies", ("kari.serve",)),
-    ("study and pipeline", ("kari.study", "kari.pipeline")),
+    ("study and pipeline", ("kari.study", "kari.grid", "kari.pipeline")),
     ("command line", ("kari.cli", "kari.__main__")),
 )
 """Bottom to top, each entry a folder (a package of ``kari``, its subfolders included) or a module at the root.

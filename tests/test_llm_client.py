@@ -378,3 +378,123 @@ def test_config_from_env_and_default_cache_dir(monkeypatch: pytest.MonkeyPatch, 
     assert cfg.resolved_cache_dir == Path.home() / ".cache" / "kari" / "llm"
     with pytest.raises(TypeError):
         LLMConfig.from_env(colour="red")
+
+
+# ------------------------------------------------------------------------------ many callers, budgets, stopping
+
+
+def _threads(n: int, target) -> list:
+    import threading
+
+    results: list = [None] * n
+
+    def run(i: int) -> None:
+        try:
+            results[i] = target(i)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def test_one_request_asked_by_many_threads_at_once_goes_out_once(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    """The later askers wait for the first one's reply and get it as a cache hit, as in a sequential run."""
+    llm_stub.respond = lambda body: StubReply("one answer", delay=0.3)
+    client = make_chat_client(config(llm_stub.base_url, tmp_path, concurrency=8))
+    replies = _threads(6, lambda i: client.chat(MSG, max_tokens=8))
+    assert llm_stub.requests == 1
+    assert all(r.text == "one answer" for r in replies) and sum(not r.cached for r in replies) == 1
+    assert client.usage.calls == 6 and client.usage.cache_hits == 5
+    no_cache = make_chat_client(config(llm_stub.base_url, tmp_path, use_cache=False, concurrency=8))
+    _threads(3, lambda i: no_cache.chat(MSG, max_tokens=8))
+    assert llm_stub.requests == 4  # without the cache every call is live, as in a sequential run
+
+
+def test_the_call_budget_is_exact_under_concurrency(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    from kari.llm.limits import BudgetSpent
+
+    llm_stub.respond = lambda body: StubReply("ok " + body["messages"][-1]["content"], delay=0.05)
+    client = make_chat_client(config(llm_stub.base_url, tmp_path, concurrency=8, budget_calls=5))
+    asks = [[{"role": "user", "content": f"q{i}"}] for i in range(12)]
+    results = _threads(12, lambda i: client.chat(asks[i], max_tokens=8))
+    assert llm_stub.requests == 5 and sum(isinstance(r, BudgetSpent) for r in results) == 7
+    spent = next(r for r in results if isinstance(r, BudgetSpent))
+    assert spent.code == "budget" and spent.exit_code == 75 and "5 of 5 calls" in spent.message
+    again = make_chat_client(config(llm_stub.base_url, tmp_path, concurrency=8, budget_calls=1))
+    answered = [r for r in results if not isinstance(r, BaseException)]
+    assert all(again.chat(asks[i], max_tokens=8).cached for i, r in enumerate(results) if r in answered)
+    assert llm_stub.requests == 5  # replies already recorded are free
+
+
+def test_the_token_budget_stops_new_calls_once_reached(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    from kari.llm.limits import BudgetSpent
+
+    llm_stub.respond = lambda body: StubReply("a b c d e f g h i j")  # 10 completion tokens + the prompt's words
+    client = make_chat_client(config(llm_stub.base_url, tmp_path, concurrency=1, budget_tokens=30))
+    spent = 0
+    for i in range(10):
+        try:
+            reply = client.chat([{"role": "user", "content": f"question {i}"}], max_tokens=20)
+            spent += reply.prompt_tokens + reply.completion_tokens
+        except BudgetSpent:
+            break
+    assert spent >= 30 and spent - 12 < 30 and llm_stub.requests == i
+
+
+def test_stop_ends_every_waiting_call_at_once(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    import threading
+
+    from kari.llm.limits import Cancelled
+
+    llm_stub.respond = lambda body: StubReply("slow", delay=5.0)
+    client = make_chat_client(config(llm_stub.base_url, tmp_path, concurrency=2, timeout=30.0))
+    asks = [[{"role": "user", "content": f"q{i}"}] for i in range(5)]  # 2 in flight, 3 waiting for a slot
+    threading.Timer(0.5, client.stop).start()
+    started = time.monotonic()
+    results = _threads(5, lambda i: client.chat(asks[i], max_tokens=8))
+    assert time.monotonic() - started < 2.0
+    assert all(isinstance(r, Cancelled) for r in results)
+    with pytest.raises(Cancelled):
+        client.chat(MSG, max_tokens=8)
+
+
+def _put_from_another_process(args: tuple[str, str, str]) -> str:
+    from kari.llm.cache import CachedReply, ReplyCache
+
+    root, key, text = args
+    return ReplyCache(root).put(key, {"request": text}, CachedReply(text, 1, 1, 0.1)).text
+
+
+def test_the_cache_keeps_the_first_reply_recorded_for_a_key(tmp_path: Path) -> None:
+    """Shards sharing one --cache-dir (processes, machines on a network file system) all replay one reply."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from kari.llm.cache import CachedReply
+
+    cache = ReplyCache(tmp_path)
+    key = "ab" + "0" * 62
+    assert cache.put(key, {}, CachedReply("first", 1, 2, 0.5)).text == "first"
+    assert cache.put(key, {}, CachedReply("second", 1, 2, 0.5)).text == "first"
+    assert ReplyCache(tmp_path).get(key).text == "first"
+    cache.path(key).write_text("{broken")          # an entry that cannot be read is replaced
+    assert cache.put(key, {}, CachedReply("third", 1, 2, 0.5)).text == "third"
+    other = "cd" + "0" * 62
+    with ProcessPoolExecutor(4) as pool:
+        got = list(pool.map(_put_from_another_process, [(str(tmp_path), other, f"reply {i}") for i in range(8)]))
+    assert len(set(got)) == 1 and ReplyCache(tmp_path).get(other).text == got[0]
+    assert not [p for p in cache.path(other).parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_call_log_names_what_each_call_was_about(llm_stub: StubLLMServer, tmp_path: Path) -> None:
+    log = CallLog(tmp_path / "calls.jsonl")
+    client = make_chat_client(config(llm_stub.base_url, tmp_path / "cache"), log=log)
+    client.chat(MSG, max_tokens=8, role="proposer", tag="cut")
+    client.chat_many([ChatRequest(MSG, 9, role="validator", tag="slice"), ChatRequest(MSG, 10, role="validator")])
+    log.close()
+    lines = [json.loads(x) for x in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert lines[0]["tag"] == "cut" and sorted(str(x.get("tag")) for x in lines[1:]) == ["None", "slice"]

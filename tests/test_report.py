@@ -99,7 +99,7 @@ def test_report_markdown_keeps_its_tables_and_adds_intervals(made):
     out, result = made
     text = (out / "report.md").read_text()
     assert text == result.markdown
-    assert "## SR and turns per questioner, without rules and with each rule source (Table 1 layout)" in text
+    assert "## SR and turns per questioner and model, without rules and with each rule source (Table 1 layout)" in text
     assert "## Table 1 with 95% intervals and paired tests" in text
     assert "## Table 1 without the games whose hidden object is KB evidence of its target's rule" in text
     assert "## KB coverage" in text and "2 of 8 (25.0%)" in text

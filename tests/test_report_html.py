@@ -19,17 +19,21 @@ from test_game_support import RULES_TEXT, write_bench, write_vocab
 
 from kari.report.writer import ReportOptions, write_report
 from kari.game.run import PlayConfig, play
+from test_report import KB_RULES
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     root = tmp_path_factory.mktemp("html")
     (root / "rules.kari").write_text(RULES_TEXT)
+    (root / "kb_rules.jsonl").write_text("".join(json.dumps(r) + "\n" for r in KB_RULES))
     bench, vocab = str(write_bench(root / "bench")), str(write_vocab(root / "vocab"))
     dirs = []
     for label, questioner, kw in [("optimal", "optimal", {}), ("greedy-ig", "greedy-ig", {"model_reps": 2}),
                                   ("greedy-ig+rules", "greedy-ig", {"model_reps": 2, "rules": str(root / "rules.kari"),
-                                                                    "rule_match": "exact"})]:
+                                                                    "rule_match": "exact"}),
+                                  ("greedy-ig+kb", "greedy-ig", {"model_reps": 2, "rule_match": "exact",
+                                                                 "rules": str(root / "kb_rules.jsonl")})]:
         folder = root / "play" / label
         play(PlayConfig(bench=bench, questioner=questioner, vocab=vocab, **kw), folder, progress=False)
         dirs.append(folder)
@@ -59,8 +63,10 @@ def test_the_page_is_self_contained(page):
 
 def test_the_page_holds_every_game_the_proofs_and_the_rules(page):
     data = _data(page.read_text())
-    assert [r["label"] for r in data["runs"]] == ["optimal", "greedy-ig", "greedy-ig+rules"]
-    assert len(data["games"]) == 3 * 48
+    assert [r["label"] for r in data["runs"]] == ["optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig+kb"]
+    assert [r["model"] for r in data["runs"]] == ["symbolic"] * 4
+    assert [r["rule_source"] for r in data["runs"]] == [None, None, "file", "kb"]
+    assert len(data["games"]) == 4 * 48
     ruled = [g for g in data["games"] if g["r"] == 2]
     with_rule = [g for g in ruled if g["rh"]]
     assert len(with_rule) == 24 and all(g.get("p") in data["proofs"] for g in with_rule)
@@ -72,6 +78,11 @@ def test_the_page_holds_every_game_the_proofs_and_the_rules(page):
     cut = next(r for r in data["rules"] if r["affordance"] == "cut")
     assert cut["positives"] == 6 and cut["proofs"] and all("cut on" in p["text"] for p in cut["proofs"])
     assert data["report"]["comparisons"][0]["kind"] == "rules"
+    # each benchmark affordance with the rule matched to it and that rule's recall on the affordance's positives
+    matched = {r["affordance"]: r for r in data["affordance_rules"]}
+    assert set(matched) == {"cut", "burn", "see_through", "bounce", "write_on", "wear", "build_with", "wrap"}
+    assert matched["cut"]["rule"] == "cut" and matched["cut"]["recall"] == cut["recall"]
+    assert matched["wear"]["rule"] is None and matched["wear"]["played"]  # a candidate no rule was matched to
 
 
 def test_the_page_in_a_headless_browser(page):
@@ -84,12 +95,28 @@ def test_the_page_in_a_headless_browser(page):
         wait(lambda: browser.execute_script("return document.body.dataset.ready") == "1", "the page")
         assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
         count = browser.find_element(By.ID, "games-count")
-        assert count.text.endswith("of 144 games shown (144 records in all)"), count.text
+        assert count.text == "150 of 192 games shown (192 records in all)", count.text
         rows = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
-        assert len(rows) == 144 and {r.find_elements(By.TAG_NAME, "td")[0].text for r in rows} == \
-            {"optimal", "greedy-ig", "greedy-ig+rules"}
-        assert "Table 1" in browser.find_element(By.ID, "table1").text
-        assert "McNemar p" in browser.find_element(By.ID, "table1").text
+        assert len(rows) == 150 and {r.find_elements(By.TAG_NAME, "td")[0].text for r in rows} == \
+            {"optimal", "greedy-ig", "greedy-ig+rules", "greedy-ig+kb"}
+        table1 = browser.find_element(By.ID, "table1")
+        assert "Table 1" in table1.text and "McNemar p" in table1.text
+        head = [th.text for th in table1.find_elements(By.CSS_SELECTOR, "thead th")]
+        assert head[:3] == ["questioner", "model", "SR % [CI]"] and "SR % +KB rules [CI]" in head
+        body = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                for tr in table1.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert [row[0] for row in body].count("greedy-ig@2") == 1  # one row, both rule sources as columns
+        ruled = next(row for row in body if row[0] == "greedy-ig@2")
+        assert ruled[1] == "symbolic" and "[" in ruled[3] and "[" in ruled[6]
+        assert "KB-anchored rules" in browser.find_element(By.ID, "coverage").text
+        assert "2 of 8 (25.0%)" in browser.find_element(By.ID, "coverage").text
+        assert "(45)" in browser.find_element(By.ID, "table1-kb").text  # the games left without KB evidence
+        runs_head = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#runs thead th")]
+        assert runs_head[:4] == ["run", "model", "served as", "rule source"] and "tokens" in runs_head
+        matched = browser.find_element(By.ID, "matched")
+        assert "none (below the threshold)" in matched.text and "recall on its positives" in matched.text
+        assert browser.find_element(By.CSS_SELECTOR, "#budget svg").is_displayed()
+        assert "t = 1" in browser.find_element(By.ID, "budget").text
         assert browser.find_element(By.CSS_SELECTOR, "#figure svg").is_displayed()
         assert " games (any-part reading); games by status: covered " in browser.find_element(By.ID, "gaps").text
 
@@ -124,4 +151,16 @@ def test_the_page_and_the_ledger_read_the_benchmark_and_rules_once(page, tmp_pat
         made = write_report(sorted((page.parent.parent / "play").iterdir()), tmp_path / "again",
                             ReportOptions(resamples=50, html=True))
     assert made.ledger is not None and _data((tmp_path / "again" / "report.html").read_text())["proofs"]
-    assert calls == {"objects": 1, "rules": 1}
+    assert calls == {"objects": 1, "rules": 2}  # each rules file once: the benchmark rules and the KB rules
+
+
+def test_figure_legends_sit_beside_the_data():
+    from kari.game.plots import budget_figure, ig_figure
+
+    series = {f"run {i}: a long player name (oracle kb, checker symbolic)": ([1.0, 0.8, 0.5], [30, 30, 30])
+              for i in range(4)}
+    for fig in (ig_figure(series), budget_figure({k: [0.0, 0.3, 0.6] for k in series})):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        legend = ax.get_legend().get_window_extent()
+        assert legend.x0 >= ax.get_window_extent().x1  # right of the axes: it covers no line

@@ -9,17 +9,27 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_TOKENS, count, llm_max_bytes, number, output,
-                               output_argument, timeout)
+from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, count, llm_max_bytes,
+                               number, output, output_argument, timeout)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
+                                       JUDGE_MAX_TOKENS,
                                        LEXICAL_GOALS, MODES, RULES, Mode, SolverKind)
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
+
+
+BENCHMARK_REPO_SOLVE = ("A checkout of CreativityBench's repository: the checkout's own code runs (its evaluation/"
+                        "evaluate.py, utils.py and models.py build every request: system and user text, temperature, "
+                        "max_tokens, as its evaluate.py sends them), so the figures are comparable with the paper's; "
+                        "--solver llm only. Without it kari's own prompts are used (labelled as kari's).")
+BENCHMARK_REPO_JUDGE = ("A checkout of CreativityBench's repository: the checkout's own evaluation/judge.py runs (its "
+                        "snapping, rubric prompts and reading of replies, through its models.py), so kari's judge "
+                        "requests are the benchmark's.")
 
 
 @creativity_app.command("load")
@@ -56,8 +66,9 @@ def solve(
                                                          "read from the task's descriptions."),
     goal: Optional[str] = typer.Option(None, "--goal", help="Goal -> rule: rules (the rule verbs nearest to the "
                                        "request, Affordance20Q's matcher), lexical, embedding, llm, or oracle (the "
-                                       "gold affordance: the upper bound); default: rules for the symbolic solver, "
-                                       "lexical for the llm solvers."),
+                                       "gold affordance: the upper bound); default: rules for the symbolic and "
+                                       "llm+rules solvers (llm+rules then always sends the nearest rule, marked as "
+                                       "a weak match below --goal-threshold), lexical for the llm solver."),
     goal_threshold: float = number(GOAL_THRESHOLD, "--goal-threshold", low=0.0, high=1.0,
                                    help="--goal rules: the similarity below which a goal's nearest rule is a "
                                         "recorded fallback."),
@@ -92,13 +103,14 @@ def solve(
     shard: Optional[Shard] = shard_option("--shard", help="Answer only shard K of N of the tasks (a fixed split by "
                                           "task id) into OUT, a run directory of its own; 'kari merge' joins the N "
                                           "shards into one run (docs/cluster.md)."),
+    benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_SOLVE),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Answer tool-choice tasks and write answers.jsonl and summary.json (tasks, entity_correct_rate,
     gold_correct_rate, the random-choice rates, and for the symbolic solver the oracle-affordance bound)."""
     from kari.creativity.run import SolveConfig, shipped_rules, solve_tasks
 
-    goal = goal or (RULES if solver == SolverKind.SYMBOLIC else LEXICAL_GOALS)
+    goal = goal or (LEXICAL_GOALS if solver == SolverKind.LLM else RULES)
     if rules is None and solver != SolverKind.LLM:
         rules = shipped_rules()
     out = out or Path("runs") / f"creativity-{tasks.stem}-{solver.replace('+', '-')}-{goal}"
@@ -109,7 +121,7 @@ def solve(
                          max_tokens=max_tokens, model=model if uses_llm else None,
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
                          max_turns=max_turns, goal_threshold=goal_threshold, goal_top_k=goal_top_k,
-                         goal_text=goal_text)
+                         goal_text=goal_text, benchmark_repo=benchmark_repo.resolve() if benchmark_repo else None)
     llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
                              llm_max_bytes) \
         if uses_llm else None
@@ -124,10 +136,28 @@ def solve(
     matched = summary.get("goal_rules")
     if matched:
         text += f"; goals above the rule threshold {matched['above_threshold']}, fallbacks {matched['fallback']}"
+    sent = summary.get("rules_sent")
+    if sent:
+        text += (f"; rules in the prompt {sent['with_rule']} ({sent['below_threshold']} marked below the threshold), "
+                 f"none {sent['without_rule']}")
+    if solver != SolverKind.SYMBOLIC:
+        text += f"; prompts {summary['prompts'].split(':')[0]}"
+    _warn_blind_snaps(summary)
     oracle = summary.get("oracle_affordance")
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
     typer.echo(f"{text} -> {out}" + (f" (shard {shard})" if shard is not None else ""))
+
+
+def _warn_blind_snaps(summary: dict) -> None:
+    """A warning on stderr when answers named an entity no task entity shares a word with: the benchmark's
+    snapping maps them to the first-listed entity (often the gold)."""
+    blind = summary.get("blind_snaps") or {}
+    if blind.get("entity"):
+        typer.echo(f"warning: {blind['entity']} answer(s) name an entity no task entity shares a word with (empty or "
+                   "nonsense); the benchmark's snapping maps each to the first-listed entity, "
+                   f"{blind['entity_onto_gold']} of them onto the gold: see strict_gold_correct_rate in summary.json",
+                   err=True)
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -145,8 +175,15 @@ def _llm_config(base_url: Optional[str], model: Optional[str], api_key_env: str,
 
 @creativity_app.command("judge")
 def judge(
-    run_dir: Path = output_argument(..., kind="folder", help="Run directory of 'kari creativity "
-                                    "solve' (judgements.jsonl, judge_summary.json and judged_outputs/ go into it)."),
+    run_dir: Path = output_argument(..., kind="folder", help="Run directory of 'kari creativity solve' (the "
+                                    "judgement goes into it), or a runner output file of the benchmark's own "
+                                    "evaluate.py ({task_id: [sample, ...]}; with --tasks and --out)."),
+    tasks: Optional[Path] = typer.Option(None, "--tasks", help="A runner output file's task file."),
+    # checked by check_outputs in kari.creativity.judge; a plain option because it is refused beside a run
+    # directory, the fuzz test's world for this command
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="A runner output file's judgement folder "
+                                       "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
+    benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_JUDGE),
     method: str = typer.Option("llm", "--judge", help="llm (the rubric and reasonability level by an LLM, the "
                                                       "symbolic scorer where its reply is unreadable) or symbolic "
                                                       "(only what words can show)."),
@@ -155,7 +192,9 @@ def judge(
     db: Optional[Path] = typer.Option(None, "--db", help="KB database: the predicted part's attributes when "
                                                          "--entities lacks it."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks not judged yet."),
-    max_tokens: int = count(1024, "--max-tokens", high=MAX_TOKENS, help="Max tokens per judge reply."),
+    max_tokens: int = count(JUDGE_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
+                            help="Max tokens per judge reply (the benchmark's; with --benchmark-repo the "
+                                 "checkout's own call_model decides)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
     model: Optional[str] = typer.Option(None, "--model", help="Judge model name (default $KARI_LLM_MODEL)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
@@ -177,14 +216,46 @@ def judge(
     config = JudgeConfig(method=method, model=getattr(llm_config, "model", None),
                          base_url=getattr(llm_config, "base_url", None), max_tokens=max_tokens,
                          entities=tuple(str(p.resolve()) for p in entities or ()),
-                         db=str(db.resolve()) if db else None, limit=limit)
-    summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty())
+                         db=str(db.resolve()) if db else None, limit=limit,
+                         benchmark_repo=str(benchmark_repo.resolve()) if benchmark_repo else None)
+    lookup = None
+    if benchmark_repo is not None and entities:
+        from kari.creativity.upstream import lookup_records
+
+        lookup = lookup_records(entities)
+    summary = judge_run(run_dir, config, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
+                        tasks_file=tasks, out=out, entity_lookup=lookup)
     from kari.cli.play import echo_old_run_notes
 
-    echo_old_run_notes([run_dir])
+    if run_dir.is_dir():
+        echo_old_run_notes([run_dir])
     means = {k: v["mean"] for k, v in summary["gold"].items()}
     typer.echo(f"{summary['judged']} of {summary['tasks']} tasks judged ({_counts(summary['how'])}); gold answers' "
-               f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])} -> {run_dir}")
+               f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])}; prompts "
+               f"{summary['prompts'].split(':')[0]} -> {out or run_dir}")
+
+
+@creativity_app.command("compare")
+def compare(
+    runs: list[Path] = typer.Argument(..., help="Run directories of 'kari creativity solve' on the same tasks: "
+                                                "each later one is compared with the first."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write compare.json and compare.md here."),
+    resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
+    seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
+) -> None:
+    """Paired comparisons of runs on the same tasks: the entity, part, gold and strict gold deltas with paired
+    bootstrap intervals over tasks and McNemar's exact test, the gold delta per task difficulty."""
+    from kari.io.atomic import atomic_write_json, atomic_write_text, check_output_dir
+    from kari.report.comparisons import Settings
+    from kari.report.creativity_pairs import compare_runs, markdown
+
+    data = compare_runs(runs, Settings(resamples=resamples, seed=seed))
+    text = markdown(data)
+    if out is not None:
+        folder = check_output_dir(out)
+        atomic_write_json(folder / "compare.json", data)
+        atomic_write_text(folder / "compare.md", text)
+    typer.echo(text, nl=False)
 
 
 @creativity_app.command("score")

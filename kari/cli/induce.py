@@ -7,12 +7,18 @@ from pathlib import Path
 
 import typer
 
-from kari.cli.options import MAX_ATTEMPTS, MAX_ITEMS, MAX_ROUNDS, count, llm_max_bytes, number, output, timeout
+from typing import Optional
+
+from kari.cli.options import MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS, MAX_ROUNDS, budget_calls, \
+    budget_tokens, count, llm_max_bytes, number, output, timeout
 from kari.cli.options import seed as seed_option
+from kari.cli.options import shard as shard_option
 from kari.core.terms import Semantics
 from kari.errors import one_of
 from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
+from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
+from kari.llm.limits import BUDGET_EXIT
 
 DEFAULTS = InduceConfig()
 """The defaults the options below show and fall back to."""
@@ -86,6 +92,26 @@ def induce(
                                       "before the attempt counts as failed."),
     llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
                                      "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    concurrency: int = count(4, "--concurrency", "-j", high=MAX_CONCURRENCY, help="openai: LLM requests in flight "
+                             "at once, across affordances (each affordance's rounds stay in order: propose, "
+                             "validate, audit); the rules are the same for any N. Offline: one affordance at a "
+                             "time."),
+    budget_calls_: int | None = budget_calls("--budget-calls", help="openai: stop cleanly once this run has sent "
+                                                "N requests to the server (cache hits are free); the finished "
+                                                f"affordances are kept, exit {BUDGET_EXIT}: rerun to go on."),
+    budget_tokens_: int | None = budget_tokens("--budget-tokens", help="openai: stop cleanly once the server's "
+                                                  "replies in this run report N tokens (prompt and completion; the "
+                                                  "requests already in flight may pass it); resumable like "
+                                                  "--budget-calls."),
+    validator_batch: int = count(1, "--validator-batch", high=MAX_BATCH, metavar="K", help="openai: objects per "
+                                 "Validator request (each judged on its own; an object the reply leaves unlabelled "
+                                 "is asked again alone). 1: one object per request, the paper's loop."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the affordances (verb groups) this run would "
+                                 "induce and the LLM requests and tokens per role expected from the evidence's "
+                                 "counts; no request is sent and nothing is written."),
+    shard: Optional[Shard] = shard_option("--shard", help="Induce only shard K of N of the affordances (a fixed "
+                                          "split by name) into a run of its own; kari merge joins the N shards into "
+                                          "the unsharded run's rules and run directory (docs/cluster.md)."),
     llm_max_bytes: int = llm_max_bytes(),
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
@@ -123,6 +149,7 @@ def induce(
         grouping=grouping,
         group_threshold=group_threshold,
         tune_min_positives=tune_min_positives,
+        validator_batch=validator_batch,
         **{k: v for k, v in given.items() if v is not None},
     )
     llm_config = None
@@ -131,8 +158,13 @@ def induce(
 
         llm_config = LLMConfig.from_env(
             base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache, cache_dir=cache_dir,
-            **limits,
+            concurrency=concurrency, budget_calls=budget_calls_, budget_tokens=budget_tokens_, **limits,
         )
+    if dry_run:
+        from kari.induce.run import dry_run as plan_run
+
+        typer.echo(plan_run(db=db, bench=bench, config=config, llm=llm_config, shard=shard), nl=False)
+        return
     outcome = run_induce(
         out=out,
         db=db,
@@ -145,6 +177,7 @@ def induce(
         argv=["induce", *sys.argv[2:]],
         cv=cv,
         fold=fold,
+        shard=shard,
     )
     if fold is not None:
         typer.echo(f"fold {fold} of {cv}: {len(outcome.rules)} rules induced without its objects -> "
@@ -156,6 +189,7 @@ def induce(
     typer.echo(
         f"{len(outcome.rules)} rules for {len(outcome.results)} affordances -> {outcome.out} and {outcome.jsonl}"
         + (f" (resumed {len(outcome.resumed)})" if outcome.resumed else "")
+        + (f" (shard {shard}: merge the {shard.count} shards with kari merge)" if shard is not None else "")
     )
     typer.echo(
         f"mean recall {mean([s.recall for s in scores]):.3f}, mean precision "

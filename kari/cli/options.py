@@ -25,6 +25,9 @@ MAX_TOKENS = 1_000_000          # LLM tokens per reply
 MAX_ATTEMPTS = 100              # LLM attempts per call, repair attempts
 MAX_ROUNDS = 100                # induction rounds, cross-validation folds
 MAX_CONCURRENCY = 256           # games (and LLM calls) in flight
+MAX_CALLS = 1_000_000_000       # LLM calls one command may spend (--budget-calls)
+MAX_TOTAL_TOKENS = 10**13       # LLM tokens one command may spend (--budget-tokens)
+MAX_BATCH = 64                  # objects per LLM Validator request
 MAX_RESAMPLES = 1_000_000       # bootstrap resamples of one interval
 MAX_SECONDS = 86_400.0          # any time limit: one day
 SEED_RANGE = (0, 2**63 - 1)     # seeds: what every random source accepts
@@ -77,6 +80,16 @@ class finite:  # noqa: N801 - used like a function: finite(0, 1)(text)
 def timeout(default: float, *names: str, help: str) -> Any:
     """A time limit in seconds: finite, above 0, at most a day."""
     return number(default, *names, low=0.0, high=MAX_SECONDS, low_open=True, help=help)
+
+
+def budget_calls(*names: str, help: str) -> Any:
+    """``--budget-calls N``: at most N live LLM calls (cache hits are free); None: no limit."""
+    return count(None, *names, high=MAX_CALLS, metavar="N", help=help)
+
+
+def budget_tokens(*names: str, help: str) -> Any:
+    """``--budget-tokens N``: no new live LLM call once the replies so far report N tokens; None: no limit."""
+    return count(None, *names, high=MAX_TOTAL_TOKENS, metavar="N", help=help)
 
 
 def shard(*names: str, help: str) -> Any:

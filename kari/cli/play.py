@@ -43,6 +43,9 @@ def play(
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
+    llm_temperature: Optional[float] = number(None, "--llm-temperature", low=0, high=2,
+                                              help="llm questioner: sampling temperature (default 0); above 0 run k "
+                                                   "of --runs sends the sampling seed --seed + k to the server."),
     oracle: str = typer.Option(OracleKind.KB.value, "--oracle", help=f"Oracle: {one_of((OracleKind.KB, OracleKind.LLM))}."),
     checker: str = typer.Option(CheckerKind.SYMBOLIC.value, "--checker", help=f"Checker: {one_of(CheckerKind)}."),
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Questions per game before a forced guess."),
@@ -85,7 +88,7 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
-    from kari.game.run import PlayConfig, uses_llm
+    from kari.game.run import PlayConfig
     from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
@@ -95,6 +98,13 @@ def play(
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
+    llm_config = None
+    if llm_parts:
+        from kari.llm import LLMConfig
+
+        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
+                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
+                                        concurrency=concurrency if concurrency > 1 else None)
     config = PlayConfig(
         bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
@@ -105,15 +115,8 @@ def play(
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
         extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
         if questioner == Player.GREEDY_IG else {},
-        vocab=vocab, db=db.resolve() if db else None, model=model if llm_parts else None,
-        base_url=base_url if llm_parts else None)
-    llm_config = None
-    if uses_llm(config):
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
-                                        concurrency=concurrency if concurrency > 1 else None)
+        vocab=vocab, db=db.resolve() if db else None, model=llm_config.model if llm_config else None,
+        base_url=base_url if llm_parts else None, llm_temperature=llm_temperature)
     if interactive:
         from kari.errors import KariError
         from kari.game.interactive import play_interactive

@@ -37,6 +37,8 @@ MODES: tuple[str, ...] = tuple(Mode)
 """Every mode, in --help order."""
 DEFAULT_MAX_TOKENS = 2048
 """Output tokens per reply, as the benchmark's runner allows."""
+JUDGE_MAX_TOKENS = 2048
+"""Tokens per judge reply, as the benchmark's judge allows (its ``call_model`` default)."""
 DEFAULT_TURNS = 15
 """The interactive mode's turn budget, as the benchmark's."""
 

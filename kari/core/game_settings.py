@@ -73,7 +73,11 @@ class PlayConfig:
     """One run's settings (``config.json``); every field but ``games`` and ``game_ids`` must match on resume.
     ``rule_weights`` (:class:`~kari.core.game_names.RuleWeighting`) left None is the default
     (:data:`~kari.core.game_defaults.RULE_WEIGHTING`) and is left out of ``config.json``, as a ``config.json`` of a kari
-    before rule weights lacks it (it then reads and writes back unchanged)."""
+    before rule weights lacks it (it then reads and writes back unchanged). ``llm_temperature``, the sampling
+    temperature of an LLM questioner (not ``temperature``: Fix20Q's softmax temperature), likewise: None is 0 and
+    unnamed. Above 0 each run k of ``runs`` sends the sampling seed ``seed + k``
+    (:func:`kari.core.run_model.sampling_seed`). ``model`` is the model name resolved (``--model`` or
+    ``$KARI_LLM_MODEL``) when an LLM plays a part."""
 
     bench: Path
     questioner: str
@@ -104,11 +108,23 @@ class PlayConfig:
     model_reps: int | None = None
     model: str | None = None
     base_url: str | None = None
+    llm_temperature: float | None = None  # None: 0, and config.json does not name it
     extra: PlayerSettings = field(default_factory=PlayerSettings)
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
         object.__setattr__(self, "extra", PlayerSettings.from_json(self.extra))
+
+    @property
+    def sampling_temperature(self) -> float:
+        """The LLM questioner's sampling temperature (:attr:`llm_temperature`, else 0)."""
+        return 0.0 if self.llm_temperature is None else float(self.llm_temperature)
+
+    @property
+    def sampling_seed(self) -> int | None:
+        """The sampling seed of run 0 sent to the server (run k: + k), None at temperature 0 (greedy decoding:
+        no seed is sent, and the cached replies of runs without one stay valid)."""
+        return self.seed if self.sampling_temperature > 0 else None
 
     @property
     def weighting(self) -> str:
@@ -117,7 +133,7 @@ class PlayConfig:
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the original, as ``config.json`` writes them."""
-        unset = ("rule_weights",) if self.rule_weights is None else ()
+        unset = tuple(name for name in ("rule_weights", "llm_temperature") if getattr(self, name) is None)
         return {**settings_json(self, drop=("games", "game_ids", "extra", *unset)), "extra": self.extra.to_json()}
 
     def to_json(self) -> dict[str, Any]:
@@ -141,6 +157,9 @@ def check_settings_values(config: PlayConfig) -> None:
     check_weighting(config.weighting)
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
         raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
+                        code="game-config")
+    if not 0.0 <= config.sampling_temperature <= 2.0:
+        raise KariError(f"--llm-temperature must be in [0, 2] (got {config.sampling_temperature:g})",
                         code="game-config")
     if not 0.0 <= config.eps < 1.0 or not 0.0 <= config.smoothing <= 1.0 or not 0.0 <= config.oracle_noise <= 0.5:
         raise KariError("--eps must be in [0, 1), --smoothing in [0, 1] and --oracle-noise in [0, 0.5]",

@@ -125,6 +125,8 @@ class InduceConfig:
     ``grouping`` / ``group_threshold``: how KB verbs that mean the same are grouped before induction
     (:mod:`kari.induce.grouping`; KB input only). ``lift`` / ``lift_tolerance``: the guard that
     lifts every proposed branch up the taxonomy while its precision holds (both backends).
+
+    ``validator_batch``: objects per request of the LLM Validator (1: one object per request, the paper's loop).
     """
 
     seed: int = 0
@@ -153,6 +155,7 @@ class InduceConfig:
     tune_min_positives: int = TUNE_MIN_POSITIVES
     affordances: tuple[str, ...] = ()
     limit: int | None = None
+    validator_batch: int = 1
 
     def __post_init__(self) -> None:
         checks = [
@@ -176,6 +179,7 @@ class InduceConfig:
             (self.grouping in GROUPINGS, f"--group must be one of {', '.join(GROUPINGS)}"),
             (0.0 <= self.group_threshold <= 1.0, "--group-threshold must be between 0 and 1"),
             (self.tune_min_positives >= 1, "--tune-min-positives must be >= 1"),
+            (self.validator_batch >= 1, "--validator-batch must be >= 1"),
         ]
         for ok, message in checks:
             if not ok:
@@ -211,8 +215,10 @@ class InduceConfig:
         return data
 
     def result_fields(self) -> dict[str, Any]:
-        """The fields that change induced rules (input selection is fingerprinted separately)."""
+        """The fields that change induced rules (input selection is fingerprinted separately; the LLM Validator's
+        batch only with an LLM)."""
         data = self.to_json()
-        for key in ("affordances", "limit", "solver_time_limit"):
+        for key in ("affordances", "limit", "solver_time_limit", *(("validator_batch",) if self.backend ==
+                                                                    Backend.OFFLINE else ())):
             data.pop(key)
         return data

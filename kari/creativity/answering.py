@@ -54,8 +54,9 @@ class Answerer:
         gold_goal = self.mapper.map(task, "oracle") if self.mapper.method != "oracle" else goal
         samples = []
         for index, temperature in enumerate(self.temperatures):
+            more = {} if self.solver is self.symbolic else {"goal": goal, "sample": index}
             answer = met if index == 0 and met is not None else \
-                self.solver.answer(task, candidates, goal.affordance, temperature)
+                self.solver.answer(task, candidates, goal.affordance, temperature, **more)
             samples.append({"sample": index, "temperature": temperature, "answer": answer.to_json(),
                             "score": score(task, answer.entity, answer.part, answer.how_to_use)})
         oracle = None

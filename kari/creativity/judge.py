@@ -13,7 +13,15 @@ For every task of a run it judges the headline sample (temperature 0 when drawn,
   (no entity, part or how-to-use) is not judged, as the benchmark never sees one.
 
 ``--judge symbolic`` scores with :func:`kari.creativity.rubric.symbolic` only; with ``--judge llm`` a reply
-without a readable JSON object falls back to it for that answer (``how: symbolic-fallback``, the reason kept).
+without a readable JSON object falls back to it for that answer (``how: symbolic-fallback``, the reason kept). The
+prompts are kari's own wording (``prompts/creativity_judge_*.md``), sent with the benchmark's ``max_tokens``
+(2048); an unreadable reasonability reply records level 0, as the benchmark's judge records it.
+
+With a checkout of the benchmark's repository (``--benchmark-repo DIR``, :mod:`kari.creativity.upstream`) every
+answer is judged by the checkout's own ``judge._judge_one`` instead: its snapping, its prompts, its reading of the
+replies, its requests (``how: benchmark judge``; the checkout's judged sample kept whole, and written as its
+``judged_outputs`` file is). The input is a kari run directory, or a runner output file of the benchmark's own
+``evaluate.py`` (``{task_id: [sample, ...]}``, with ``--tasks FILE`` and ``--out DIR``).
 The predicted part's attributes come from ``--entities`` (entity files or the benchmark's entity lookup, matched
 by scenario, entity and part name as its judge matches them), else from ``--db``, else from the task's
 description of the part.
@@ -35,16 +43,18 @@ from typing import Any
 
 from tqdm import tqdm
 
+from kari.core.creativity_names import JUDGE_MAX_TOKENS
 from kari.creativity.answering import headline_sample
-from kari.creativity.exchange import benchmark_sample, outputs_name
-from kari.creativity.metrics import name_core, predicted_judge_entry
+from kari.creativity.exchange import ExternalSample, benchmark_sample, outputs_name, read_samples
+from kari.creativity.metrics import name_core, predicted_judge_entry, score
 from kari.creativity.model import Task, read_file, read_tasks
+from kari.creativity.upstream import BenchmarkCode, checkout_record
 from kari.creativity.prompting import PROMPTS
 from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
 from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
 from kari.creativity.store import kb_parts, open_kb
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl, check_output_dir
+from kari.io.atomic import atomic_write_json, atomic_write_jsonl
 from kari.io.lock import folder_lock
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.io.runlog import CONFIG_FILE, append, check_settings, load_log
@@ -56,7 +66,8 @@ JUDGE_CONFIG_FILE = "judge_config.json"
 JUDGE_SUMMARY_FILE = "judge_summary.json"
 JUDGED_DIR = "judged_outputs"
 METHODS = ("llm", "symbolic")
-DEFAULT_JUDGE_TOKENS = 1024
+DEFAULT_JUDGE_TOKENS = JUDGE_MAX_TOKENS
+BENCHMARK_JUDGE = "benchmark judge"
 
 
 @dataclass(frozen=True)
@@ -70,10 +81,13 @@ class JudgeConfig:
     entities: tuple[str, ...] = ()
     db: str | None = None
     limit: int | None = None
+    benchmark_repo: str | None = None
 
     def identity(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("limit")
+        if self.benchmark_repo is None:
+            data.pop("benchmark_repo")  # a judge_config.json of a kari before it reads back the same
         data["entities"] = list(self.entities)
         return data
 
@@ -127,11 +141,12 @@ def _texts(mapping: Mapping[str, str]) -> str:
 class Judge:
     """Judges answer records; ``client`` is None for the symbolic judge."""
 
-    def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes) -> None:
+    def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes, code: Any = None) -> None:
 
         self.config = config
         self.client = client
         self.attributes = attributes
+        self.code = code
         self.prompts = {name: load_prompt(f"creativity_judge_{name}", PROMPTS)
                         for name in ("gold", "other", "reasonability")}
 
@@ -144,14 +159,17 @@ class Judge:
         except KariError:
             return None, reply.text
 
-    def judge(self, task: Task, record: Mapping[str, Any]) -> dict[str, Any]:
-        """The judgement record of one answer record."""
+    def judge(self, task: Task, record: Mapping[str, Any], raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The judgement record of one answer record (``raw``: its headline sample in the runner's form, as the
+        checkout's judge reads it)."""
         sample = headline_sample(dict(record))
         answer, scored = sample["answer"], sample["score"]
         out: dict[str, Any] = {"task_id": task.id, "sample": sample["sample"], "temperature": sample["temperature"],
                                "relation": scored["relation"], "gold": scored["gold_correct"]}
-        if scored["relation"] == "no answer":
+        if scored["relation"] == "no answer" or (self.code is not None and raw is None):
             return {**out, "how": "not judged", "reason": "empty answer (the benchmark never judges one)"}
+        if self.code is not None:
+            return benchmark_judgement(self.code.judge_sample(task.raw, raw), out)
         entity, part = scored["best_entity"], scored["best_part"]
         how_to_use = str(answer.get("how_to_use") or "")
         gold_affordance = dict(task.gold.affordance)
@@ -200,12 +218,29 @@ class Judge:
         prompt = self.prompts["reasonability"].render(task=task.task, part=part, entity=entity,
                                                       how_to_use=how_to_use, comparison=_pretty(comparison))
         reply, text = self._ask(prompt)
-        if reply is None:
-            return {"level": None, "reason": "not scored: the judge's reply held no readable JSON object",
-                    "reply": text[-2000:]}
+        if reply is None:  # the benchmark's judge reads such a reply as {} and records level 0
+            return {"level": 0, "reason": "", "unreadable": True, "reply": text[-2000:]}
         level = reply.get("prediction_reasonable_level", 0)
         return {"level": int(str(level)) if str(level) in ("0", "1", "2") else 0,
                 "reason": str(reply.get("prediction_reasonable_reason", "") or "")}
+
+
+def benchmark_judgement(judged: Mapping[str, Any], out: Mapping[str, Any]) -> dict[str, Any]:
+    """kari's judgement record of a sample the checkout's judge judged (its judged sample kept whole): its
+    relation and correctness (kari's own scoring of the same answer kept as ``kari_relation``), its rubric and its
+    reasonability."""
+    rubric = judged.get("llm_judge") if isinstance(judged.get("llm_judge"), Mapping) else {}
+    gold = bool(judged.get("entity_correct")) and bool(judged.get("part_correct"))
+    second = judged.get("prediction_reasonability_judge")
+    reasonability = None
+    if not gold and isinstance(second, Mapping) and second:
+        reasonability = {"level": second.get("prediction_reasonable_level", 0),
+                         "reason": str(second.get("prediction_reasonable_reason", "") or "")}
+    return {**out, "relation": str(judged.get("prediction_relation", out["relation"])), "gold": gold,
+            "kari_relation": out["relation"], "kari_gold": out["gold"], "how": BENCHMARK_JUDGE,
+            "rubric": {name: rubric.get(name, 0) for name in FIELDS},
+            "reasons": {name: str(rubric.get(f"{name}_reason", "") or "") for name in FIELDS},
+            "reasonability": reasonability, "benchmark_judged": dict(judged)}
 
 
 def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -232,16 +267,20 @@ def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
-                   mode: str | None) -> dict[str, list[dict[str, Any]]]:
-    """The judgements in the benchmark judge's output format (one judged sample per task)."""
+                   mode: str | None, raws: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The judgements in the benchmark judge's output format (one judged sample per task; the checkout's own
+    judged sample where its judge judged; ``raws``: the headline samples as a runner output file holds them)."""
     by_task = {r["task_id"]: r for r in answers}
     out: dict[str, list[dict[str, Any]]] = {}
     for judged in judgements:
         record = by_task.get(judged["task_id"])
         if record is None or "rubric" not in judged:
             continue
+        if isinstance(judged.get("benchmark_judged"), dict):
+            out[judged["task_id"]] = [judged["benchmark_judged"]]
+            continue
         sample = headline_sample(record)
-        base = benchmark_sample(sample, mode)
+        base = dict(raws[judged["task_id"]]) if raws and judged["task_id"] in raws else benchmark_sample(sample, mode)
         if base is None:
             continue
         task, scored = tasks[judged["task_id"]], sample["score"]
@@ -261,10 +300,12 @@ def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], jud
     return out
 
 
-def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None,
-              progress: bool = True) -> dict[str, Any]:
-    """Judge the answers of ``run_dir`` (resuming) and return the judge summary."""
-    run = check_output_dir(run_dir)  # it is written: a file there is refused before anything is read
+def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None, progress: bool = True,
+              tasks_file: str | Path | None = None, out: str | Path | None = None,
+              entity_lookup: list[Any] | None = None) -> dict[str, Any]:
+    """Judge the answers of ``run_dir`` (resuming) and return the judge summary. ``run_dir`` may instead be a
+    runner output file of the benchmark's ``evaluate.py``: its tasks from ``tasks_file``, the judgement written
+    into ``out``. ``entity_lookup``: the records of the benchmark's entity lookup for the checkout's judge."""
     if config.method not in METHODS:
         raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
                         code="creativity-config")
@@ -273,9 +314,57 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
     if config.method == "llm" and llm_config is None:
         raise KariError("the LLM judge needs an endpoint: pass --model (and --base-url), or use --judge symbolic",
                         code="creativity-config")
+    if config.benchmark_repo is not None:
+        if config.method != "llm":
+            raise KariError("--benchmark-repo runs the benchmark's LLM judge: not with --judge symbolic",
+                            code="creativity-config")
+        checkout_record(Path(config.benchmark_repo))  # not a checkout: one line now
+    source = Path(run_dir)
+    if source.is_file():
+        if tasks_file is None or out is None:
+            raise KariError("judging a runner output file of the benchmark needs --tasks FILE (its task file) and "
+                            "--out DIR (where the judgement goes)", file=str(source), code="creativity-config")
+        folder = Path(out)
+        check_outputs([Output(folder, "--out", OutputKind.FOLDER,
+                              names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
+                      [*inputs_of("the runner output file", [source]), *inputs_of("--tasks", [tasks_file]),
+                       *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
+        tasks = {t.id: t for t in read_tasks(tasks_file)}
+        answers, raws = external_records(read_samples(source), tasks, str(source))
+        folder.mkdir(parents=True, exist_ok=True)
+        mode = source.stem.rsplit("__", 1)[-1] if "__" in source.stem else None
+        job = _Job(folder, tasks, answers, mode, source.name, raws, str(tasks_file))
+    else:
+        job = _run_job(source, out, config)
+    attributes = PartAttributes(config.entities, config.db)
+    try:
+        return _judge_locked(job, config, llm_config, progress, attributes, entity_lookup)
+    finally:
+        attributes.close()
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What one judging works on: the folder it writes, the tasks, the answer records, the mode, the name of the
+    judged-output file, the headline samples as the runner wrote them (a benchmark file) and the task file."""
+
+    folder: Path
+    tasks: dict[str, Task]
+    answers: list[dict[str, Any]]
+    mode: str | None
+    name: str
+    raws: dict[str, dict[str, Any]] | None
+    tasks_file: str
+
+
+def _run_job(run: Path, out: str | Path | None, config: JudgeConfig) -> _Job:
+    """The judging of a ``kari creativity solve`` run directory (written into it)."""
+    if out is not None:
+        raise KariError("--out is for a runner output file; a run directory's judgement goes into it", file=str(out),
+                        code="creativity-config")
     if not (run / ANSWERS_FILE).is_file():
-        raise KariError(f"not a 'kari creativity solve' run directory (no {ANSWERS_FILE})", file=str(run),
-                        code="missing-file")
+        raise KariError(f"not a 'kari creativity solve' run directory (no {ANSWERS_FILE}) nor a runner output file",
+                        file=str(run), code="missing-file")
     settings = load_json(read_text(run / CONFIG_FILE, "run configuration"), file=str(run / CONFIG_FILE),
                          code="run-config")
     if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
@@ -287,41 +376,66 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
                                                                                       [settings["tasks"]]),
                    *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}
-    answers = checked_records(run).records  # a task twice, or one not of the run's task file: FILE:LINE
-    attributes = PartAttributes(config.entities, config.db)
-    try:
-        return _judge_locked(run, config, llm_config, progress, settings, solve_config, tasks, answers, attributes)
-    finally:
-        attributes.close()
+    answers = [r.to_json() if hasattr(r, "to_json") else r for r in checked_records(run).records]
+    mode = None if solve_config.solver == "symbolic" else solve_config.mode
+    return _Job(run, tasks, answers, mode, outputs_name(solve_config), None, settings["tasks"])
 
 
-def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: bool, settings: dict[str, Any],
-                  solve_config: Any, tasks: dict[str, Task], answers: list[dict[str, Any]],
-                  attributes: PartAttributes) -> dict[str, Any]:
+def external_records(samples: list[ExternalSample], tasks: Mapping[str, Task],
+                     file: str) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Answer records (kari's form, each sample scored) of a runner output file's samples, in file order, and each
+    task's headline sample as the file holds it; a task the task file lacks is an error at its line."""
+    grouped: dict[str, list[ExternalSample]] = {}
+    for sample in samples:
+        if sample.task_id not in tasks:
+            raise KariError(f"task {sample.task_id!r} is not in the task file", file=file, line=sample.line,
+                            code="creativity-record")
+        grouped.setdefault(sample.task_id, []).append(sample)
+    records, raws = [], {}
+    for task_id, group in grouped.items():
+        task = tasks[task_id]
+        made = [{"sample": s.index, "temperature": s.temperature,
+                 "answer": {"gold_entity": s.entity, "gold_part": s.part, "how_to_use": s.how_to_use},
+                 "score": score(task, s.entity, s.part, s.how_to_use)} for s in group]
+        record = {"task_id": task_id, "samples": made}
+        head = headline_sample(record)
+        raws[task_id] = dict(next(s.raw for s, m in zip(group, made, strict=True) if m is head))
+        records.append(record)
+    return records, raws
 
+
+def _judge_locked(job: _Job, config: JudgeConfig, llm_config: Any, progress: bool, attributes: PartAttributes,
+                  entity_lookup: list[Any] | None) -> dict[str, Any]:
+    run = job.folder
     with folder_lock(run):
         check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
         client = None
         if config.method == "llm":
             client = make_chat_client(llm_config, CallLog(run / f"judge_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        judge = Judge(config, client, attributes)
+        code = None
+        if config.benchmark_repo is not None:
+            code = BenchmarkCode(config.benchmark_repo, client, model=client.config.model, role="creativity-judge")
+            code.use_entity_lookup(entity_lookup)
+        judge = Judge(config, client, attributes, code)
         atomic_write_json(run / JUDGE_CONFIG_FILE, {**config.identity(), "limit": config.limit})
         path = run / JUDGEMENTS_FILE
         judgements, dirty = load_log(path, _checked)
         if dirty:
             atomic_write_jsonl(path, judgements)
         done = {j["task_id"] for j in judgements}
-        todo = [r for r in answers if r["task_id"] not in done][: config.limit]
+        todo = [r for r in job.answers if r["task_id"] not in done][: config.limit]
         for record in todo:
-            if record["task_id"] not in tasks:
+            if record["task_id"] not in job.tasks:
                 raise KariError(f"task {record['task_id']!r} of the run is not in its task file",
-                                file=settings["tasks"], code="creativity-record")
+                                file=job.tasks_file, code="creativity-record")
         bar = tqdm(total=len(todo), desc=f"creativity judge {config.method}", unit="task", disable=not progress,
                    leave=False)
         try:
             with path.open("a", encoding="utf-8") as handle:
                 for record in todo:
-                    judged = judge.judge(tasks[record["task_id"]], record)
+                    raw = job.raws.get(record["task_id"]) if job.raws is not None else \
+                        benchmark_sample(headline_sample(record), job.mode)
+                    judged = judge.judge(job.tasks[record["task_id"]], record, raw)
                     append(handle, judged)
                     judgements.append(judged)
                     bar.update(1)
@@ -329,15 +443,27 @@ def _judge_locked(run: Path, config: JudgeConfig, llm_config: Any, progress: boo
             bar.close()
         summary = summarise_judgements(judgements)
         summary["config"] = config.identity()
+        summary["prompts"] = ("benchmark: the checkout's own judge.py" if code is not None else
+                              "kari: kari's own judge prompts (--benchmark-repo DIR runs the benchmark's own)"
+                              if config.method == "llm" else "none: the symbolic scorer")
+        if code is not None:
+            summary["benchmark_repo"] = code.record
+            summary["agreement_with_kari"] = _agreement(judgements)
         if client is not None:
             summary["llm_usage"] = client.usage.as_dict()
-        mode = None if solve_config.solver == "symbolic" else solve_config.mode
         (run / JUDGED_DIR).mkdir(exist_ok=True)
-        name = outputs_name(solve_config)
-        atomic_write_json(run / JUDGED_DIR / name, judged_outputs(tasks, answers, judgements, mode))
-        summary["judged_outputs"] = f"{JUDGED_DIR}/{name}"
+        atomic_write_json(run / JUDGED_DIR / job.name, judged_outputs(job.tasks, job.answers, judgements, job.mode,
+                                                                      job.raws))
+        summary["judged_outputs"] = f"{JUDGED_DIR}/{job.name}"
         atomic_write_json(run / JUDGE_SUMMARY_FILE, summary)
     return summary
+
+
+def _agreement(judgements: list[dict[str, Any]]) -> dict[str, int]:
+    """How often the checkout's judge and kari's scoring agree on the relation and on gold (judged answers)."""
+    judged = [j for j in judgements if j.get("how") == BENCHMARK_JUDGE]
+    return {"judged": len(judged), "relation": sum(j["relation"] == j["kari_relation"] for j in judged),
+            "gold": sum(j["gold"] == j["kari_gold"] for j in judged)}
 
 
 def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:

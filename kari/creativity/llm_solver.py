@@ -13,7 +13,15 @@ structured as the benchmark's):
 
 The ``llm+rules`` solver appends the matched KARI rule of the goal's affordance, verbalised, and the parts of the
 scene that satisfy it under the strict PART reading: the Affordance20Q idea of rules in the prompt, carried to
-tool choice. A reply without a readable answer object is an empty answer (scored wrong), the reason recorded.
+tool choice. A rule matched below the goal threshold (a ``--goal rules`` fallback) is marked in the prompt as a
+weak match, and the answer records what was sent (``rule_in_prompt``: the rule, its similarity, whether it was
+below the threshold). A reply without a readable answer object is an empty answer (scored wrong), the reason
+recorded.
+
+These prompts are kari's own wording. With a checkout of the benchmark's repository (``code``, a
+:class:`~kari.creativity.upstream.BenchmarkCode`) every request is built by the checkout's own functions instead,
+and the answer records ``wording: benchmark``; ``llm+rules`` has no place for a rule in the benchmark's prompts and
+is refused with it.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from typing import Any
 
 from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES
 from kari.creativity.interactive import explore
+from kari.creativity.goals import GoalMatch
 from kari.creativity.model import Task
 from kari.creativity.prompting import (REPLY_KEPT, build_prompt, load_mode_prompt, parse_answer, prompt_id,
                                        reasoning_before, rules_block, system_prompt)
@@ -38,9 +47,13 @@ class LLMSolver:
 
     def __init__(self, client: Any, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
                  mode: str = "static", max_tokens: int = DEFAULT_MAX_TOKENS, max_turns: int = DEFAULT_TURNS,
-                 seed: int = 0) -> None:
+                 seed: int = 0, threshold: float | None = None, code: Any = None) -> None:
         if with_rules and not rules:
             raise KariError("the llm+rules solver needs a rules file (--rules FILE)", code="creativity-config")
+        if with_rules and code is not None:
+            raise KariError("--benchmark-repo sends the benchmark's own requests, which have no place for a rule: use "
+                            "--solver llm with it (llm+rules adds rules to kari's own prompts)",
+                            code="creativity-config")
         if mode not in MODES:
             raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
         self.client = client
@@ -52,17 +65,35 @@ class LLMSolver:
         self.max_turns = max_turns
         self.seed = seed
         self.name = "llm+rules" if with_rules else "llm"
+        self.threshold = threshold
+        self.code = code
         self.prompt = load_mode_prompt(f"creativity_{mode}")
 
-    def rules_text(self, candidates: Sequence[Candidate], affordance: str | None) -> str:
+    def rules_text(self, candidates: Sequence[Candidate], affordance: str | None,
+                   goal: GoalMatch | None = None) -> str:
         rule = self.rules.get(affordance) if (self.with_rules and affordance) else None
-        return rules_block(rule, candidates, self.vocab)
+        similarity = goal.score if goal is not None and goal.fallback is not None else None
+        return rules_block(rule, candidates, self.vocab, similarity, self.threshold)
+
+    def sent_rule(self, affordance: str | None, goal: GoalMatch | None) -> dict[str, Any] | None:
+        """What the prompt said of the rule: its affordance, the similarity of the match and whether it was below
+        the threshold (None when no rule was sent)."""
+        if not self.with_rules or not affordance or affordance not in self.rules:
+            return None
+        similarity = goal.score if goal is not None and goal.fallback is not None else None
+        below = similarity is not None and self.threshold is not None and similarity < self.threshold
+        return {"rule": affordance, "similarity": similarity, "below_threshold": below}
 
     def answer(self, task: Task, candidates: Sequence[Candidate], affordance: str | None,
-               temperature: float = 0.0) -> Answer:
-        rules_text = self.rules_text(candidates, affordance)
+               temperature: float = 0.0, goal: GoalMatch | None = None, sample: int = 0) -> Answer:
+        if self.code is not None:
+            return self.benchmark_answer(task, affordance, temperature, sample)
+        rules_text = self.rules_text(candidates, affordance, goal)
+        sent = {"rule_in_prompt": self.sent_rule(affordance, goal)} if self.with_rules else {}
         if self.mode == "interactive":
-            return explore(self, task, rules_text, affordance, temperature)
+            answer = explore(self, task, rules_text, affordance, temperature)
+            return Answer(answer.entity, answer.part, answer.how_to_use, answer.affordance, answer.reading,
+                          answer.proof, {**answer.extra, **sent})
         messages = [{"role": "system", "content": system_prompt(self.prompt)},
                     {"role": "user", "content": build_prompt(task, rules_text, self.mode)}]
         reply = self.client.chat(messages, max_tokens=self.max_tokens, temperature=temperature,
@@ -71,8 +102,33 @@ class LLMSolver:
         reasoning = fields.get("reasoning") if self.mode == "cot" else None
         extra: dict[str, Any] = {"reply": reply.text[-REPLY_KEPT:], "rules_in_prompt": bool(rules_text),
                                  "reasoning": reasoning if reasoning is not None else reasoning_before(reply.text),
-                                 "prompt": prompt_id(self.prompt), "finish_reason": reply.finish_reason}
+                                 "prompt": prompt_id(self.prompt), "finish_reason": reply.finish_reason, **sent}
         if problem:
             extra["reason"] = problem
         return Answer(fields.get("gold_entity", ""), fields.get("gold_part", ""), fields.get("how_to_use", ""),
                       affordance, "llm", None, extra)
+
+    def benchmark_answer(self, task: Task, affordance: str | None, temperature: float, sample: int) -> Answer:
+        """The answer the checkout's own code gives (its request, its reading of the reply), as an answer record."""
+        result = self.code.solve(task.raw, self.mode, temperature, f"kari:{self.seed}:{task.id}:{sample}")
+        answer = result.get("answer", result) if self.mode == "interactive" else result
+        fields = {k: str(answer.get(k) or "") if isinstance(answer, dict) else ""
+                  for k in ("gold_entity", "gold_part", "how_to_use")}
+        reply = self.code.last_reply()
+        extra: dict[str, Any] = {"reasoning": answer.get("reasoning") if isinstance(answer, dict) else None,
+                                 "prompt": {"name": f"benchmark {self.mode}", "wording": "benchmark",
+                                            "commit": self.code.record["commit"]},
+                                 "rules_in_prompt": False}
+        if reply is not None:
+            extra.update(reply=reply.text[-REPLY_KEPT:], finish_reason=reply.finish_reason)
+        if self.mode == "interactive":
+            log = result.get("conversation_log") or []
+            extra["turns"] = result.get("turns", len(log))
+            extra["conversation"] = [{"turn": e.get("round"), "reasoning": e.get("model_reasoning", ""),
+                                      "action": e.get("model_action"),
+                                      **({"feedback": e["feedback"]} if e.get("feedback") else {}),
+                                      **({"note": e["note"]} if e.get("note") else {})}
+                                     for e in log if isinstance(e, dict)]
+        if not any(fields.values()):
+            extra["reason"] = "the checkout's code read no answer from the reply"
+        return Answer(fields["gold_entity"], fields["gold_part"], fields["how_to_use"], affordance, "llm", None, extra)

@@ -16,6 +16,11 @@ else the judge_output entry of the snapped (entity, part): ``similar-D`` when it
 and ``gold_change: No`` with a decision difficulty D <= 5 (``similar`` when D is not a number 0-5),
 ``not similar`` otherwise, and ``hallucination`` when there is no such entry.
 
+Beside the judge's snapping, every score also says what a **strict** match gives (``strict_gold``: the answer
+names the gold entity and the gold part exactly as the task writes them) and whether a name was snapped **blind**
+(``blind_entity`` / ``blind_part``: no candidate shares a word with it, an empty or nonsense name, so the judge's
+snapping takes the first-listed candidate, which the benchmark's files list first as the gold).
+
 One difference from the benchmark, by design: an answer with no entity, part or how-to-use at all is ``no answer``
 and wrong (CreativityBench's runner drops such samples before judging; its snapping would map an empty name to the
 first entity, which its task files list first as the gold).
@@ -29,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kari.creativity.model import Task
+from kari.stats import wilson
 
 _PARENS = re.compile(r"\([^)]*\)")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -49,6 +55,11 @@ def word_f1(a: str, b: str) -> float:
         return 0.0
     precision, recall = common / len(wa), common / len(wb)
     return 2 * precision * recall / (precision + recall)
+
+
+def blind(prediction: str, candidates: Sequence[str]) -> bool:
+    """Does ``prediction`` share no word with any candidate (so :func:`snap` takes the first)?"""
+    return bool(candidates) and all(word_f1(prediction, c) == 0.0 for c in candidates)
 
 
 def snap(prediction: str, candidates: Sequence[str]) -> str | None:
@@ -98,7 +109,7 @@ def score(task: Task, entity: str, part: str, how_to_use: str = "") -> dict[str,
     if is_empty(entity, part, how_to_use):
         return {"best_entity": None, "best_part": None, "entity_correct": False, "part_correct": False,
                 "gold_correct": False, "relation": "no answer", "entity_match": None, "part_match": None,
-                "normalised_only": False}
+                "normalised_only": False, "strict_gold": False, "blind_entity": False, "blind_part": False}
     gold = task.gold
     names = [e.name for e in task.entities if e.name]
     if gold.entity not in names:
@@ -116,7 +127,9 @@ def score(task: Task, entity: str, part: str, how_to_use: str = "") -> dict[str,
         relation = relation_of(chosen.judge_output.get(best_part) if chosen is not None else None)
     return {"best_entity": best_entity, "best_part": best_part, "entity_correct": entity_ok, "part_correct": part_ok,
             "gold_correct": entity_ok and part_ok, "relation": relation, "entity_match": entity_match,
-            "part_match": part_match, "normalised_only": "normalised" in (entity_match, part_match)}
+            "part_match": part_match, "normalised_only": "normalised" in (entity_match, part_match),
+            "strict_gold": bool(entity) and entity == gold.entity and part == gold.part,
+            "blind_entity": blind(entity, names), "blind_part": blind(part, candidates)}
 
 
 def predicted_judge_entry(task: Task, scored: Mapping[str, Any]) -> Any:
@@ -143,13 +156,25 @@ def relation_counts(scores: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return dict(sorted(Counter(s["relation"] for s in scores).items()))
 
 
+def rate_ci(values: Sequence[bool]) -> list[float] | None:
+    """The Wilson 95% interval of a rate (None for no values)."""
+    interval = wilson(sum(bool(v) for v in values), len(values)) if values else None
+    return None if interval is None else [round(interval[0], 4), round(interval[1], 4)]
+
+
 def rates(scores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Entity / part / gold rates of some scored answers, over all of them and over those that answered."""
+    """Entity / part / gold rates of some scored answers, over all of them and over those that answered, each
+    with its Wilson interval; the strict gold rate (exact names) beside the snapped one; the blind snaps."""
     answered = [s for s in scores if s["relation"] != "no answer"]
-    return {"samples": len(scores), "answered": len(answered),
-            "entity_correct_rate": rate([s["entity_correct"] for s in scores]),
-            "part_correct_rate": rate([s["part_correct"] for s in scores]),
-            "gold_correct_rate": rate([s["gold_correct"] for s in scores]),
-            "gold_rate_when_answered": rate([s["gold_correct"] for s in answered]),
-            "relations": relation_counts(scores),
-            "normalised_only": sum(1 for s in scores if s.get("normalised_only"))}
+    out: dict[str, Any] = {"samples": len(scores), "answered": len(answered)}
+    for name, key in (("entity_correct_rate", "entity_correct"), ("part_correct_rate", "part_correct"),
+                      ("gold_correct_rate", "gold_correct"), ("strict_gold_correct_rate", "strict_gold")):
+        values = [bool(s.get(key)) for s in scores]
+        out[name], out[f"{name}_ci"] = rate(values), rate_ci(values)
+    out["gold_rate_when_answered"] = rate([s["gold_correct"] for s in answered])
+    out["relations"] = relation_counts(scores)
+    out["normalised_only"] = sum(1 for s in scores if s.get("normalised_only"))
+    out["blind_snaps"] = {"entity": sum(1 for s in scores if s.get("blind_entity")),
+                          "entity_onto_gold": sum(1 for s in scores if s.get("blind_entity") and s["entity_correct"]),
+                          "part": sum(1 for s in scores if s.get("blind_part"))}
+    return out

@@ -65,13 +65,18 @@ def items_block(task: Task) -> str:
                                                        for it in usable) + "\n"
 
 
-def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocabulary) -> str:
-    """The matched rule, verbalised, and the scene's parts that satisfy it ('' without a rule)."""
+def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocabulary,
+                similarity: float | None = None, threshold: float | None = None) -> str:
+    """The matched rule, verbalised, and the scene's parts that satisfy it ('' without a rule). A rule matched
+    below the threshold (``similarity < threshold``) is marked as a weak match in the prompt itself."""
     if rule is None:
         return ""
     satisfied = [f"{c.entity} / {c.part}" for c in candidates if check_strict(c, rule, vocab)]
     found = "; ".join(satisfied) if satisfied else "none of the parts in the scene (by their listed attributes)"
-    return (f"\nPHYSICAL CONDITION (a KARI rule from KB evidence) for '{rule.affordance.replace('_', ' ')}': "
+    weak = similarity is not None and threshold is not None and similarity < threshold
+    label = (f"a WEAK match: the nearest KARI rule, similarity {similarity:.2f} to the request, below the "
+             f"{threshold:g} threshold; it may not be about this goal" if weak else "a KARI rule from KB evidence")
+    return (f"\nPHYSICAL CONDITION ({label}) for '{rule.affordance.replace('_', ' ')}': "
             f"{verbalise(rule)}\nParts that meet it: {found}\n")
 
 
@@ -116,6 +121,11 @@ def parse_answer(text: str) -> tuple[dict[str, Any], str | None]:
     return out, None
 
 
+KARI_WORDING = "kari"
+"""Whose wording a prompt is: ``kari`` (kari's own prompt files, not the benchmark's text) or ``benchmark`` (built
+by the benchmark's own code from a checkout, :mod:`kari.creativity.upstream`)."""
+
+
 def prompt_id(prompt: Any) -> dict[str, Any]:
-    """Which wording a record used."""
-    return {"name": prompt.name, "version": prompt.version, "sha256": prompt.sha256[:16]}
+    """Which wording a record used (kari's own prompt file: its name, version and hash)."""
+    return {"name": prompt.name, "version": prompt.version, "sha256": prompt.sha256[:16], "wording": KARI_WORDING}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kari.bench.reader import read_jsonl
 from kari.creativity.answering import Answerer
 from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
-                                       LEXICAL_GOALS, METHODS, SOLVERS, Mode, SolverKind)
+                                       LEXICAL_GOALS, METHODS, RULES, SOLVERS, Mode, SolverKind)
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
 from kari.creativity.exchange import write_benchmark_outputs
 from kari.creativity.goals import GoalMapper
@@ -29,6 +29,7 @@ from kari.creativity.prompting import check_sampling
 from kari.creativity.store import open_kb
 from kari.creativity.summary import summarise
 from kari.creativity.symbolic import SymbolicSolver
+from kari.creativity.upstream import BenchmarkCode, checkout_record
 from kari.domain.canon import canonical_rules
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
@@ -55,7 +56,7 @@ GOAL_MAX_TOKENS = 64
 """Tokens of an LLM goal mapping's reply."""
 
 
-PATH_FIELDS = ("tasks", "rules", "db", "affordances")
+PATH_FIELDS = ("tasks", "rules", "db", "affordances", "benchmark_repo")
 """The fields of :class:`SolveConfig` that name files (``Path``; a ``str`` given is read as one)."""
 
 
@@ -82,13 +83,15 @@ class SolveConfig:
     goal_threshold: float = GOAL_THRESHOLD
     goal_top_k: int = GOAL_TOP_K
     goal_text: str = GOAL_TEXTS[0]
+    benchmark_repo: Path | None = None  # a checkout of the benchmark's repository; None: kari's own prompts
 
     def __post_init__(self) -> None:
         paths_as_paths(self, PATH_FIELDS)
 
     def identity(self) -> dict[str, Any]:
-        """The fields a resumed run must share with the original, as ``config.json`` writes them."""
-        data = settings_json(self, drop=("limit",))
+        """The fields a resumed run must share with the original, as ``config.json`` writes them
+        (``benchmark_repo`` only when given, so a ``config.json`` of a kari before it reads back the same)."""
+        data = settings_json(self, drop=("limit", *(("benchmark_repo",) if self.benchmark_repo is None else ())))
         data["temperatures"] = list(self.temperatures)
         return data
 
@@ -207,6 +210,12 @@ def _check_settings(config: SolveConfig) -> None:
         raise KariError("--goal-top-k must be >= 1", code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
         raise KariError(f"the {config.solver} solver needs a rules file (--rules FILE)", code="creativity-config")
+    if config.benchmark_repo is not None:
+        if config.solver != SolverKind.LLM:
+            raise KariError("--benchmark-repo sends the benchmark's own requests: it is for --solver llm (the symbolic "
+                            "solver has no prompt; llm+rules adds rules to kari's own prompts)",
+                            code="creativity-config")
+        checkout_record(config.benchmark_repo)  # not a checkout: one line now, before any work
 
 
 def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapping[str, str],
@@ -228,24 +237,36 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
                   client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
+    code = None
+    if config.benchmark_repo is not None and not is_symbolic:
+        code = BenchmarkCode(config.benchmark_repo, client, model=client.config.model, mode=config.mode,
+                             max_turns=config.max_turns, role=f"creativity-{config.mode}")
     solver = symbolic if is_symbolic else LLMSolver(
         client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
-        max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed)
+        max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed,
+        threshold=config.goal_threshold if config.goal == RULES else None, code=code)
     answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
                         None if is_symbolic else config.mode, symbolic if is_symbolic else None)
     run.start()
     todo = run.todo(tasks, key=lambda task: (task.id, 0))
     records = run.record(map(answerer.record, todo), len(todo), desc=f"creativity {config.solver}", unit="task",
                          progress=progress)
-    return finish_run(run.spec.folder, config, records, usage_of(client).get("llm_usage"))
+    return finish_run(run.spec.folder, config, records, usage_of(client).get("llm_usage"), tasks)
 
 
 def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord],
-               llm_usage: Any = None) -> dict[str, Any]:
+               llm_usage: Any = None, tasks: Sequence[Task] | None = None) -> dict[str, Any]:
     """Write a run directory's ``summary.json`` and its answers in the benchmark runner's format from its
-    records (a solved run, or shards merged); returns the summary."""
+    records (a solved run, or shards merged); returns the summary. ``tasks``: the run's tasks (their settings
+    break the rates down; default: read from the task file)."""
     answers = [r.to_json() for r in records]
-    summary = {**summarise(answers), "config": config.identity(),
+    if tasks is None:
+        tasks = read_tasks(config.tasks) if Path(config.tasks).is_file() else []
+    by_id = {t.id: t for t in tasks}
+    wording = ("none: the symbolic solver has no prompt" if config.solver == SolverKind.SYMBOLIC else
+               "benchmark: built by the checkout's own code" if config.benchmark_repo is not None else
+               "kari: kari's own prompts (not the benchmark's text; --benchmark-repo DIR sends the benchmark's own)")
+    summary = {**summarise(answers, by_id), "prompts": wording, "config": config.identity(),
                **({"llm_usage": llm_usage} if llm_usage is not None else {}),
                "benchmark_outputs": write_benchmark_outputs(folder, config, answers)}
     atomic_write_json(folder / SUMMARY_FILE, summary)
@@ -275,6 +296,8 @@ def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any
         inputs["vocabulary"] = vocabulary_fingerprint()
     else:
         inputs["db"] = _kb_fingerprint(config.db, kb_con)
+    if config.benchmark_repo is not None:
+        inputs["benchmark_repo"] = checkout_record(config.benchmark_repo)
     return inputs
 
 

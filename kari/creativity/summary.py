@@ -1,20 +1,39 @@
 """``summary.json`` of a CreativityBench run: the rates over every task's headline sample (temperature 0 when
-drawn), the relation distribution, the same per temperature and over all samples, the random-choice rates, the
-goal mapping's accuracy (``--goal rules``: the goals above the threshold and the fallbacks, and the rank of the
-rule each task was answered with) and, for the symbolic solver, the oracle-affordance bound and its answered share."""
+drawn), each with its Wilson 95% interval, the strict gold rate (exact names) beside the judge's snapped one and
+the blind snaps (an empty or nonsense entity name snapped to the first-listed entity), the relation distribution,
+the same per temperature and over all samples, per task setting (``by_difficulty``, ``by_entity_count``,
+``by_scenario``: the task's ``setting.difficulty``, ``setting.entity_count`` and ``scenario``), the random-choice
+rates, the goal mapping's accuracy (``--goal rules``: the goals above the threshold and the fallbacks, and the rank
+of the rule each task was answered with), what ``llm+rules`` sent (``rules_sent``: tasks with a rule in the prompt,
+those marked below the threshold, those without one) and, for the symbolic solver, the oracle-affordance bound and
+its answered share."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kari.creativity.answering import headline_sample
 from kari.creativity.metrics import rate, rates
 
 
-def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The summary of a run's answer records."""
+BREAKDOWNS = (("by_difficulty", "difficulty"), ("by_entity_count", "entity_count"), ("by_scenario", None))
+"""The summary's breakdowns: by the task's ``setting.difficulty``, ``setting.entity_count`` and its scenario."""
+
+
+def task_groups(task: Any) -> dict[str, str | None]:
+    """A task's group in each breakdown of :data:`BREAKDOWNS` (None: the task does not say)."""
+    setting = task.setting if isinstance(task.setting, Mapping) else {}
+    out: dict[str, str | None] = {}
+    for name, key in BREAKDOWNS:
+        value = task.scenario if key is None else setting.get(key)
+        out[name] = None if value in (None, "") else str(value)
+    return out
+
+
+def summarise(records: Iterable[dict[str, Any]], tasks: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The summary of a run's answer records (``tasks``: id -> task, for the breakdowns by setting)."""
     records = list(records)
     heads = [headline_sample(r) for r in records]
     scores = [s["score"] for s in heads]
@@ -24,8 +43,14 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "answered": head["answered"],
         "answered_share": rate([s["relation"] != "no answer" for s in scores]),
         "entity_correct_rate": head["entity_correct_rate"],
+        "entity_correct_rate_ci": head["entity_correct_rate_ci"],
         "part_correct_rate": head["part_correct_rate"],
+        "part_correct_rate_ci": head["part_correct_rate_ci"],
         "gold_correct_rate": head["gold_correct_rate"],
+        "gold_correct_rate_ci": head["gold_correct_rate_ci"],
+        "strict_gold_correct_rate": head["strict_gold_correct_rate"],
+        "strict_gold_correct_rate_ci": head["strict_gold_correct_rate_ci"],
+        "blind_snaps": head["blind_snaps"],
         "gold_rate_when_answered": head["gold_rate_when_answered"],
         "relations": head["relations"],
         "normalised_only": head["normalised_only"],
@@ -58,4 +83,34 @@ def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     turns = [s["answer"]["turns"] for s in heads if isinstance(s["answer"].get("turns"), int)]
     if turns:
         summary["mean_turns"] = round(sum(turns) / len(turns), 2)
+    sent = [s["answer"]["rule_in_prompt"] for s in heads if "rule_in_prompt" in s["answer"]]
+    if sent:   # llm+rules: did the prompt hold a rule, and was it marked as a match below the threshold?
+        summary["rules_sent"] = {"with_rule": sum(1 for x in sent if x), "without_rule": sum(1 for x in sent if not x),
+                                 "below_threshold": sum(1 for x in sent if x and x.get("below_threshold"))}
+    if tasks:
+        for name, _ in BREAKDOWNS:
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for record, scored in zip(records, scores, strict=True):
+                task = tasks.get(record["task_id"])
+                group = task_groups(task)[name] if task is not None else None
+                if group is not None:
+                    groups.setdefault(group, []).append(scored)
+            if groups:
+                summary[name] = {g: _group(groups[g]) for g in sorted(groups, key=_order)}
     return summary
+
+
+def _group(scores: list[dict[str, Any]]) -> dict[str, Any]:
+    """A breakdown cell: its tasks and the headline rates with their intervals."""
+    made = rates(scores)
+    keys = ("entity_correct_rate", "part_correct_rate", "gold_correct_rate", "strict_gold_correct_rate")
+    return {"tasks": len(scores), "answered": made["answered"],
+            **{k: made[k] for key in keys for k in (key, f"{key}_ci")}}
+
+
+def _order(group: str) -> tuple[int, float, str]:
+    """Numbers in numeric order before words."""
+    try:
+        return 0, float(group), group
+    except ValueError:
+        return 1, 0.0, group

@@ -177,6 +177,12 @@ class RuleSource:
         fold = self.fold_of.get(object_id, 0)
         return self.matchers[fold], fold
 
+    def match_all(self, candidates: Sequence[str]) -> None:
+        """Match ``candidates`` with every rule set now (each matcher caches them): the games that follow ask
+        for matches already made, and need no embedding model (a pipeline job played in a forked process)."""
+        for matcher in self.matchers.values():
+            matcher.match(candidates)
+
     @classmethod
     def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
              mode: str = MatchMode.EMBEDDING) -> RuleSource:

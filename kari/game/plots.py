@@ -29,6 +29,11 @@ def _pyplot() -> Any:
     return plt
 
 
+def save_figure(fig: Any, path: Path) -> None:
+    """A figure written to ``path`` as PNG (atomically), and closed."""
+    _save(fig, path)
+
+
 def _save(fig: Any, path: Path) -> None:
     with atomic_open(path, "wb", encoding=None) as handle:
         fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")
@@ -58,12 +63,36 @@ def ig_figure(series: Mapping[str, tuple[Sequence[float], Sequence[int]]], title
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if len(series) > 1:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     games_ax.set_ylabel("games at t", fontsize=8)
     games_ax.set_ylim(bottom=0)
     games_ax.grid(alpha=0.3)
     games_ax.set_xlabel(f"turn t (turns reached by fewer than {min_games} games are not drawn)")
     _integer_turns(games_ax)
+    return fig
+
+
+def outside_legend(ax: Any) -> None:
+    """The legend to the right of the axes, where it hides no line."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+
+
+def budget_figure(series: Mapping[str, Sequence[float]],
+                  title: str = "Success rate against the question budget") -> Any:
+    """SR within t questions (a matplotlib Figure): one step line per labelled series of shares at t = 0, 1, ...
+    (:func:`kari.report.budget.budget_curve`), the legend beside the axes."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for label, values in series.items():
+        ax.step(range(len(values)), values, where="post", marker="o", markersize=2.5, label=label)
+    ax.set_xlabel("question budget t (games won with at most t questions asked)")
+    ax.set_ylabel("success rate within t")
+    ax.set_ylim(0, 1.0)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    _integer_turns(ax)
+    if series:
+        outside_legend(ax)
     return fig
 
 
@@ -134,7 +163,7 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: Path, 
     ax.set_title(title)
     ax.grid(alpha=0.3)
     if series:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     _save(fig, path)
 
 

@@ -25,6 +25,8 @@ from kari.errors import KariError
 from kari.core.game_names import RUN_PLOTS, Player
 from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games, record_problem
 from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
+from kari.core.run_model import RunModel, url_host
+from kari.llm.config import LLM
 from kari.game.checker import make_checker
 from kari.game.engine import play_game
 from kari.game.match import RuleSource
@@ -36,6 +38,7 @@ from kari.game.questioners import QuestionerOptions, make_questioner, questioner
 from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import FOLDS_FILE
 from kari.io.atomic import atomic_write_json
+from kari.io.text import load_json, read_text
 from kari.io.fingerprint import file_input, folder_input
 from kari.io.outputs import Input, inputs_of
 from kari.io.plan import ItemKey, Plan, Shard
@@ -181,6 +184,7 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
     client = _client(config, out, llm_config)
     options = QuestionerOptions(vocab=vocab, threshold=config.threshold, questions=config.questions,
                                 temperature=config.temperature, client=client, max_tokens=config.max_tokens,
+                                llm_temperature=config.sampling_temperature, llm_seed=config.sampling_seed,
                                 read=read, write=write, settings=config.extra)
 
     def make_players() -> tuple[Any, Any, Any]:
@@ -209,15 +213,31 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, 
             yield record
 
     records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
-    summary = finish_run(out, config, records, runs, usage_of(client).get("llm_usage"))
+    usage = usage_of(client).get("llm_usage")
+    summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage))
     return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
 
 
+def run_model(config: PlayConfig, llm_config: Any = None) -> RunModel:
+    """The model record of a run (:class:`~kari.core.run_model.RunModel`): which parts an LLM plays, the model
+    name resolved (the endpoint's, else the configured one), its server's host, the questioner's sampling
+    temperature and seed."""
+    parts = tuple(p for p in LLM_PARTS if getattr(config, p) == LLM)
+    if not parts:
+        return RunModel(llm=False)
+    name = getattr(llm_config, "model", None) or config.model
+    sampled = config.questioner == LLM
+    return RunModel(llm=True, name=name, host=url_host(getattr(llm_config, "base_url", None) or config.base_url),
+                    temperature=config.sampling_temperature if sampled else None,
+                    seed=config.sampling_seed if sampled else None, parts=parts)
+
+
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
-               llm_usage: Any = None, *, plots: bool = True) -> RunSummary:
+               llm_usage: Any = None, model: RunModel | None = None, *, plots: bool = True) -> RunSummary:
     """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged);
     ``plots=False``: the summary only (a study served rewrites it after every game, its plots when it stops)."""
-    summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage)
+    summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage,
+                                          model if model is not None else run_model(config))
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     if plots:
         plot_run(summary, folder)
@@ -230,8 +250,23 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
     :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     joined = join_shards(shards, GAME_LOG)
     config = PlayConfig.from_json(joined.config)
+    model = _shard_model(shards, config).with_served(joined.llm_usage)
     return write_merged(out, joined, GAME_LOG, shards,
-                        lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage))
+                        lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage,
+                                                  model))
+
+
+def _shard_model(shards: Sequence[str | Path], config: PlayConfig) -> RunModel:
+    """The model record of the first shard whose summary has one (else the configuration's)."""
+    for folder in shards:
+        try:
+            summary = load_json(read_text(Path(folder) / SUMMARY_FILE), file=str(Path(folder) / SUMMARY_FILE))
+        except KariError:
+            continue
+        model = summary.get("model") if isinstance(summary, dict) else None
+        if isinstance(model, dict):
+            return RunModel.from_json(model)
+    return run_model(config)
 
 
 def checked_records(folder: Path) -> LoggedRun[GameRecord]:

@@ -102,7 +102,7 @@ class SetupBuilder:
                           rng=game_rng(self.seed, run, game.id), rules=matches,
                           model=BeliefModel(model_reps, facts, self.vocab, self.eps, self.smoothing, evidence),
                           oracle_noise=self.oracle_noise,
-                          noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"))
+                          noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"), run=run)
         rules = None
         if matcher is not None:
             rules = {"source": self.rules.kind if self.rules is not None else None,

@@ -15,7 +15,10 @@ from typing import Any
 from kari.core.game_names import RULE_SUFFIXES, RuleColumn, RuleOrigin
 from kari.game.questioners.registry import sees_rules
 from kari.core.game_records import GameRecord
+from kari.core.game_settings import LLM_PARTS
 from kari.core.records import JsonRecord, Layout
+from kari.core.run_model import RunModel
+from kari.llm.config import LLM
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,7 +41,8 @@ def _scores(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
 class RunSummary(JsonRecord):
     """A run's ``summary.json`` (docs/formats.md): the overall score, per-run success rates, turns, IG and
     question kinds per turn, per-affordance scores, rejected and forced guesses, timing, the split by rule
-    coverage (runs with rules), the run's settings and, for LLM players, the token usage."""
+    coverage (runs with rules), the run's settings, for LLM players the token usage, and the run's model
+    (:class:`~kari.core.run_model.RunModel`; none in a summary of an older kari)."""
 
     games: int
     success_rate: float | None
@@ -61,30 +65,36 @@ class RunSummary(JsonRecord):
     target_covered_share: float | None = None
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
+    model: RunModel | None = None
     layout: Layout | None = None
 
     KEYS = ("games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
             "success_rate_sd_over_runs", "avg_turns", "ig_by_turn", "ig_by_turn_games", "dimension_share",
             "dimension_share_by_turn", "by_affordance", "rejected_questions", "forced_guesses", "invalid_guesses",
-            "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage")
-    OPTIONAL = ("by_rule_coverage", "target_covered_share", "config", "llm_usage")
+            "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
+    OPTIONAL = ("by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
         summary = super().from_json(data)
+        model = data.get("model")
         return replace(summary, by_affordance=_scores(data.get("by_affordance")) or {},
-                       by_rule_coverage=_scores(data.get("by_rule_coverage")))
+                       by_rule_coverage=_scores(data.get("by_rule_coverage")),
+                       model=RunModel.from_json(model) if isinstance(model, Mapping) else None)
 
     def json_values(self) -> dict[str, Any]:
         values = super().json_values()
         values["by_affordance"] = {name: s.to_json() for name, s in self.by_affordance.items()}
         if self.by_rule_coverage is not None:
             values["by_rule_coverage"] = {name: s.to_json() for name, s in self.by_rule_coverage.items()}
+        if self.model is not None:
+            values["model"] = self.model.to_json()
         return values
 
-    def with_run(self, config: Mapping[str, Any], llm_usage: Mapping[str, Any] | None = None) -> RunSummary:
-        """The summary with the run's settings (and the token usage of its LLM players) added."""
-        return replace(self, config=dict(config), llm_usage=llm_usage)
+    def with_run(self, config: Mapping[str, Any], llm_usage: Mapping[str, Any] | None = None,
+                 model: RunModel | None = None) -> RunSummary:
+        """The summary with the run's settings, the token usage of its LLM players and its model added."""
+        return replace(self, config=dict(config), llm_usage=llm_usage, model=model)
 
 
 @dataclass
@@ -95,10 +105,25 @@ class RunData:
     config: dict[str, Any]
     summary: RunSummary
     records: list[GameRecord]
+    name: str | None = None  # the label a report gives it when its folder's name is not unique there
 
     @property
     def label(self) -> str:
-        return self.path.name
+        """The run's name in a report: its folder's name (``m1/llm`` where two runs share one)."""
+        return self.name or self.path.name
+
+    @classmethod
+    def unique_labels(cls, runs: Sequence[RunData]) -> list[RunData]:
+        """``runs`` with labels that tell them apart: a folder name two runs share gets its parent folders in
+        front (``m1/llm``, ``m2/llm``) until the labels differ."""
+        out = list(runs)
+        depth = 1
+        while len({r.label for r in out}) < len(out) and depth < 8:
+            depth += 1
+            names = ["/".join(r.path.parts[-depth:]) for r in out]
+            clash = {n for n in (r.path.name for r in runs) if [x.path.name for x in runs].count(n) > 1}
+            out = [replace(r, name=names[i]) if r.path.name in clash else r for i, r in enumerate(runs)]
+        return out
 
     @property
     def questioner(self) -> str:
@@ -109,6 +134,23 @@ class RunData:
             name = name.removesuffix(suffix)
         reps = self.config.get("model_reps")
         return f"{name}@{reps}" if reps else name
+
+    @property
+    def model(self) -> RunModel:
+        """The run's model: its summary's record, else (an older kari) what ``config.json`` says: no LLM, or an
+        LLM whose name is the configured one (:data:`~kari.core.run_model.NOT_RECORDED` without one)."""
+        if self.summary.model is not None:
+            return self.summary.model
+        parts = tuple(p for p in LLM_PARTS if self.config.get(p) == LLM)
+        name = self.config.get("model") if parts else None
+        return RunModel(llm=bool(parts), name=str(name) if name else None, parts=parts, kari_version="")
+
+    @property
+    def tokens(self) -> int | None:
+        """Tokens the run's LLM calls used (prompt and completion; None for a run without LLM calls)."""
+        usage = self.summary.llm_usage or {}
+        total = usage.get("total_tokens")
+        return int(total) if isinstance(total, (int, float)) and not isinstance(total, bool) else None
 
     @property
     def with_rules(self) -> bool:

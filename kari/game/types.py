@@ -119,7 +119,7 @@ class GameSetup:
     game record keeps beside the hard b_t), with the matched rules as evidence when the player sees rules.
     ``hidden`` and ``target`` are set only for a Questioner that declares ``uses_hidden_object`` (the Optimal
     upper bound). ``oracle_noise`` is the probability that the Oracle's answer is flipped, drawn from
-    ``noise_rng`` (seeded per game; never seen by the player).
+    ``noise_rng`` (seeded per game; never seen by the player). ``run`` is the game's repeat index.
     """
 
     game_id: str
@@ -135,6 +135,7 @@ class GameSetup:
     target: str | None = None
     oracle_noise: float = 0.0
     noise_rng: random.Random | None = field(default=None, repr=False)
+    run: int = 0  # the repeat index (--runs): an LLM player's sampling seed depends on it
 
 
 @dataclass

@@ -1,12 +1,19 @@
-"""The induction loop's one door to a chat model: prompt files, JSON replies, the call log.
+"""The induction loop's one door to a chat model: prompt files, JSON replies, the calls each rule made.
 
 Every role (proposer, validator, auditor) asks through :meth:`LLMSession.ask_json`; a reply that is not a JSON
 object comes back as ``data=None`` with the reason, never as an exception, so callers can repair or drop it.
+:meth:`LLMSession.for_affordance` gives one affordance's view of the session: its calls are tagged with the
+affordance in the call log and counted in its own :class:`CallTally` (the rule's calls and tokens per role, cache
+hits included, so the count is the same for any concurrency, shard or resume). While a request waits on the
+server, the session lets go of the run's local work (``waiting``: :class:`kari.induce.workers.LocalWork`), so other
+affordances compute meanwhile.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +22,8 @@ from kari.llm.config import DEFAULT_MAX_TOKENS
 from kari.llm.types import ChatRequest
 
 ROLES = ("proposer", "validator", "auditor")
+PROMPTS = (*ROLES, "validator_batch")
+"""The prompt files the loop uses: one per role, and the Validator's for several objects per request."""
 
 
 @dataclass(frozen=True)
@@ -27,12 +36,51 @@ class JSONReply:
     cached: bool = False
 
 
-class LLMSession:
-    """A chat client plus the induction prompts and the run's call log."""
+class CallTally:
+    """Calls, prompt tokens and completion tokens per role (thread-safe), as one rule's ``llm`` record holds them."""
 
-    def __init__(self, client: Any) -> None:
+    FIELDS = ("calls", "prompt_tokens", "completion_tokens")
+
+    def __init__(self) -> None:
+        self._counts: dict[str, dict[str, int]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, role: str, reply: Any) -> None:
+        with self._lock:
+            row = self._counts.setdefault(role, dict.fromkeys(self.FIELDS, 0))
+            row["calls"] += 1
+            row["prompt_tokens"] += int(reply.prompt_tokens)
+            row["completion_tokens"] += int(reply.completion_tokens)
+
+    def to_json(self) -> dict[str, dict[str, int]]:
+        """Role -> {calls, prompt_tokens, completion_tokens}, roles in :data:`ROLES` order."""
+        with self._lock:
+            return {role: dict(self._counts[role]) for role in sorted(self._counts, key=_role_rank)}
+
+
+def _role_rank(role: str) -> tuple[int, str]:
+    return (ROLES.index(role) if role in ROLES else len(ROLES), role)
+
+
+def no_wait() -> AbstractContextManager[None]:
+    return nullcontext()
+
+
+class LLMSession:
+    """A chat client plus the induction prompts, the affordance asked about and its tally."""
+
+    def __init__(self, client: Any, *, waiting: Callable[[], AbstractContextManager[Any]] = no_wait,
+                 affordance: str = "", tally: CallTally | None = None,
+                 prompts: Mapping[str, Any] | None = None) -> None:
         self.client = client
-        self.prompts = {role: load_prompt(role) for role in ROLES}
+        self.prompts = dict(prompts) if prompts is not None else {name: load_prompt(name) for name in PROMPTS}
+        self.waiting = waiting
+        self.affordance = affordance
+        self.tally = tally if tally is not None else CallTally()
+
+    def for_affordance(self, affordance: str) -> LLMSession:
+        """The same client and prompts, asking about ``affordance`` with a tally of its own."""
+        return LLMSession(self.client, waiting=self.waiting, affordance=affordance, prompts=self.prompts)
 
     def prompt_versions(self) -> dict[str, str]:
         """Prompt name -> version (recorded in the run manifest)."""
@@ -46,27 +94,32 @@ class LLMSession:
         feedback: Sequence[str] = (),
         max_tokens: int = DEFAULT_MAX_TOKENS,
         schema: Mapping[str, Any] | None = None,
+        prompt: str | None = None,
     ) -> JSONReply:
-        """Send the role's system prompt, ``request`` and any repair ``feedback``; parse one JSON object."""
-        reply = self.client.chat(
-            self._messages(role, request, feedback),
-            max_tokens=max_tokens,
-            temperature=0.0,
-            json_schema=schema,
-            role=role,
-        )
+        """Send the system prompt of ``role`` (or of ``prompt``), ``request`` and any repair ``feedback``; parse
+        one JSON object."""
+        messages = self._messages(prompt or role, request, feedback)
+        with self.waiting():
+            reply = self.client.chat(messages, max_tokens=max_tokens, temperature=0.0, json_schema=schema, role=role,
+                                     tag=self.affordance)
+        self.tally.add(role, reply)
         return _parse(reply)
 
     def ask_json_many(
         self, role: str, requests: Sequence[str], *, max_tokens: int = DEFAULT_MAX_TOKENS,
-        schema: Mapping[str, Any] | None = None
+        schema: Mapping[str, Any] | None = None, prompt: str | None = None
     ) -> list[JSONReply]:
         """Several independent requests of one role (sent concurrently by the client)."""
-        batch = [ChatRequest(self._messages(role, r, ()), max_tokens, 0.0, schema, role) for r in requests]
-        return [_parse(reply) for reply in self.client.chat_many(batch)]
+        batch = [ChatRequest(self._messages(prompt or role, r, ()), max_tokens, 0.0, schema, role, self.affordance)
+                 for r in requests]
+        with self.waiting():
+            replies = self.client.chat_many(batch)
+        for reply in replies:
+            self.tally.add(role, reply)
+        return [_parse(reply) for reply in replies]
 
-    def _messages(self, role: str, request: str, feedback: Sequence[str]) -> list[dict[str, str]]:
-        messages = [{"role": "system", "content": self.prompts[role].text}, {"role": "user", "content": request}]
+    def _messages(self, prompt: str, request: str, feedback: Sequence[str]) -> list[dict[str, str]]:
+        messages = [{"role": "system", "content": self.prompts[prompt].text}, {"role": "user", "content": request}]
         return messages + [{"role": "user", "content": note} for note in feedback]
 
 

@@ -8,12 +8,18 @@ objects. Every proposal is parsed, checked add-only, audited, guarded (:mod:`kar
 exclusive values rejected, lifted up the taxonomy, subsumed branches rejected) and statically checked; a
 rejected one is retried with the reasons fed back (at most ``repair_attempts`` times), then dropped and
 recorded. The finished rule is tidied (subsumed branches dropped) and every branch records its evidence.
+
+Every affordance is audited against the vocabulary as the run started: the values and synonyms the Auditor adds
+for one affordance go into its own copy of the vocabulary (``Components.fork``), so that its later rounds see
+them and no other affordance does. The run merges every affordance's additions afterwards, in affordance order
+(:func:`replay_vocabulary`): the rules do not depend on the order in which the affordances were induced, nor on
+how many were induced at once.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,13 +44,15 @@ from kari.solver import covered_by_labels
 
 @dataclass
 class Components:
-    """The three roles of one run."""
+    """The three roles of one run. ``fork(vocab)`` builds the same roles on another vocabulary (a copy the
+    affordance's own additions go into); without it, additions go into ``vocab`` itself."""
 
     proposer: Proposer
     validator: Validator
     auditor: Auditor
     vocab: Vocabulary
     guard: Guard | None = None  # None: the default guards (Guard(vocab)); a proposal is never unguarded
+    fork: Callable[[Vocabulary], Components] | None = None
 
 
 @dataclass
@@ -153,17 +161,18 @@ def _propose(
     config: InduceConfig,
     affordances: Sequence[str],
     timers: Timers,
-) -> tuple[str, int]:
-    """Run the propose/repair cycle for one round; returns (outcome, attempts)."""
+) -> tuple[str, int, Components]:
+    """Run the propose/repair cycle for one round; returns (outcome, attempts, the roles from now on: on their own
+    copy of the vocabulary once the Auditor added to it)."""
     feedback: list[str] = []
     for attempt in range(1, config.repair_attempts + 2):
         with timers("propose"):
             proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback)))
         if proposal.exhausted:
-            return "no-branch", attempt
+            return "no-branch", attempt, comps
         body, problems, audit, changes = _check(state, comps, proposal, task, affordances, timers)
         if body is not None:
-            audit.commit()
+            comps = _committed(comps, audit)
             state.events += audit.events
             state.body = body
             for change in changes:
@@ -176,12 +185,24 @@ def _propose(
                         **({"guard": change} if change else {}),
                     }
                 )
-            return "accepted", attempt
+            return "accepted", attempt, comps
         state.dropped.append(
             {"round": task.round, "attempt": attempt, "problems": problems, "reply": proposal.raw[:2000]}
         )
         feedback.append(summarise_feedback(problems))
-    return "dropped", config.repair_attempts + 1
+    return "dropped", config.repair_attempts + 1, comps
+
+
+def _committed(comps: Components, audit: Any) -> Components:
+    """The roles after an accepted proposal's vocabulary changes: applied to a copy of the vocabulary, with the
+    roles built on it (the first time this affordance changes it), so the run's vocabulary stays as it started."""
+    if not audit.pending or comps.fork is None:
+        audit.commit()
+        return comps
+    own = comps.fork(comps.vocab.copy())
+    apply_events(own.vocab, [e.to_json() for e in audit.events])
+    audit.pending.clear()
+    return own
 
 
 def induce_affordance(
@@ -191,7 +212,7 @@ def induce_affordance(
     *,
     affordances: Sequence[str] = (),
     timers: Timers | None = None,
-) -> dict[str, Any]:
+) -> InductionResult:
     """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
@@ -220,7 +241,7 @@ def induce_affordance(
         if targets:
             task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets,
                                 tuple(seen_negatives), seen=tuple(seen))
-            record["outcome"], record["attempts"] = _propose(state, comps, task, config, affordances, timers)
+            record["outcome"], record["attempts"], comps = _propose(state, comps, task, config, affordances, timers)
         else:
             record["outcome"], record["attempts"] = ("skipped", 0)
         _labels(state, comps, seen, timers)
@@ -244,7 +265,7 @@ def _result(
     to_json: Any,
     seconds: float,
     timers: Timers,
-) -> dict[str, Any]:
+) -> InductionResult:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
     (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
@@ -335,13 +356,20 @@ def checked_names(chosen: Sequence[Evidence]) -> list[str]:
 
 
 def replay_vocabulary(vocab: Vocabulary, results: Mapping[str, InductionResult]) -> None:
-    """Re-apply the vocabulary changes of finished affordances (on resume) in affordance order."""
+    """Apply the vocabulary changes of finished affordances, in affordance order (the run's merge of what each
+    affordance's Auditor added)."""
     for aff in sorted(results):
-        for event in results[aff].vocab_events or ():
-            if event["decision"] == "new":
-                vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
-            elif event["decision"] in ("embedding", "llm-synonym"):
-                vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
+        apply_events(vocab, results[aff].vocab_events or ())
+
+
+def apply_events(vocab: Vocabulary, events: Sequence[Mapping[str, Any]]) -> None:
+    """Apply Auditor decisions (their JSON form) to ``vocab``: a ``new`` value is added, an ``embedding`` or
+    ``llm-synonym`` decision adds a synonym; exact and normalised matches change nothing."""
+    for event in events:
+        if event["decision"] == "new":
+            vocab.add_value(event["predicate"], event["value"], event.get("provenance", ""))
+        elif event["decision"] in ("embedding", "llm-synonym"):
+            vocab.add_synonym(event["predicate"], normalise_term(event["raw"]), event["value"])
 
 
 def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Rule | None:

@@ -80,21 +80,7 @@ class LLMProposer:
         self.max_tokens = max_tokens
 
     def propose(self, task: ProposalTask) -> Proposal:
-        objects = "\n".join(describe_object(o) for o in task.targets[: self.max_objects])
-        if task.seeding:
-            request = (
-                f"Affordance: {task.affordance}"
-                + (f" ({task.description})" if task.description else "")
-                + f"\nRound {task.round}: draft the seed rule from these positive objects.\n{objects}"
-            )
-        else:
-            current = json.dumps(to_json(task.current), separators=(",", ":"))
-            request = (
-                f"Affordance: {task.affordance}"
-                + (f" ({task.description})" if task.description else "")
-                + f"\nRound {task.round}. Current rule (keep every branch unchanged):\n{current}\n"
-                + f"These positive objects are not covered yet; append ONE new OR branch for them.\n{objects}"
-            )
+        request = proposal_request(task, self.max_objects)
         reply = self.session.ask_json(
             "proposer", request, feedback=task.feedback, max_tokens=self.max_tokens, schema=RULE_SCHEMA
         )
@@ -106,6 +92,18 @@ class LLMProposer:
         except Exception as exc:  # noqa: BLE001 - any parse failure is fed back to the model
             return Proposal(None, reply.text, f"the rule does not parse: {exc}")
         return Proposal(body, reply.text)
+
+
+def proposal_request(task: ProposalTask, max_objects: int = 20) -> str:
+    """The user message asking for the seed rule (``task.current`` None) or for one more branch of it, with the
+    first ``max_objects`` target objects."""
+    objects = "\n".join(describe_object(o) for o in task.targets[:max_objects])
+    head = f"Affordance: {task.affordance}" + (f" ({task.description})" if task.description else "")
+    if task.seeding:
+        return head + f"\nRound {task.round}: draft the seed rule from these positive objects.\n{objects}"
+    current = json.dumps(to_json(task.current), separators=(",", ":"))
+    return (head + f"\nRound {task.round}. Current rule (keep every branch unchanged):\n{current}\n"
+            + f"These positive objects are not covered yet; append ONE new OR branch for them.\n{objects}")
 
 
 def summarise_feedback(messages: Sequence[str]) -> str:

@@ -19,7 +19,8 @@ class InductionResult(JsonRecord):
     provenance and training evidence of each branch, the counts, the Validator's recall, the whole rule's
     training evidence counts (None without a rule), what stayed unanswered, the rounds, the dropped proposals,
     the vocabulary events and the time it took; for a KB verb group (KB input only) the grouping method with its
-    member verbs (``group``) and the group's KB positive objects (``kb_positives``)."""
+    member verbs (``group``) and the group's KB positive objects (``kb_positives``); with an LLM, the calls and
+    tokens it took per role (``llm``: role -> calls, prompt_tokens, completion_tokens, cache hits included)."""
 
     affordance: str
     evidence: str
@@ -38,12 +39,13 @@ class InductionResult(JsonRecord):
     seconds: float
     group: Mapping[str, Any] | None = None
     kb_positives: Sequence[str] | None = None
+    llm: Mapping[str, Mapping[str, int]] | None = None
     layout: Layout | None = None
 
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "evidence_counts", "unanswered", "rounds", "dropped", "vocab_events", "seconds", "group",
-            "kb_positives")
-    OPTIONAL = ("group", "kb_positives")
+            "kb_positives", "llm")
+    OPTIONAL = ("group", "kb_positives", "llm")
 
     @property
     def body(self) -> Node | None:

@@ -10,6 +10,7 @@ from typing import Any
 from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence
 from kari.induce.records import InductionResult
+from kari.induce.llmio import ROLES
 from kari.io.escape import md
 from kari.rules.ast import Rule
 from kari.vocab.vocabulary import Vocabulary
@@ -218,16 +219,65 @@ def render_report(
     lines += [
         f"- {md(aff)} round {d['round']} attempt {d['attempt']}: {md('; '.join(d['problems'])[:300])}" for aff, d in drops[:50]
     ]
+    lines += render_llm_costs(results)
     lines += ["", "## Timers", "", "| operation | calls | total s | max s |", "| --- | ---: | ---: | ---: |"]
     lines += [f"| {t['operation']} | {t['calls']} | {t['total_s']:.3f} | {t['max_s']:.3f} |" for t in timers]
     if usage:
-        lines += [
-            "",
-            "## LLM calls",
-            "",
-            "| calls | cache hits | prompt tokens | completion tokens | latency s |",
-            "| ---: | ---: | ---: | ---: | ---: |",
-            (f"| {usage.get('calls', 0)} | {usage.get('cache_hits', 0)} | {usage.get('prompt_tokens', 0)} | "
-            f"{usage.get('completion_tokens', 0)} | {usage.get('latency_s', 0)} |"),
-        ]
+        lines += ["", SESSIONS_LINE.format(calls=usage.get("calls", 0), hits=usage.get("cache_hits", 0),
+                                           latency=usage.get("latency_s", 0))]
     return "\n".join(lines) + "\n"
+
+
+SESSIONS_LINE = ("LLM calls of this run directory's sessions: {calls} ({hits} cache hits; live latency {latency} s; a "
+                 "resumed run repeats the unfinished rules' calls, from the cache).")
+"""The report's one line that depends on how the run went (sessions, cache state), beside its timers."""
+COST_FIELDS = ("calls", "prompt_tokens", "completion_tokens")
+
+
+def llm_costs(results: Mapping[str, InductionResult]) -> tuple[dict[str, dict[str, int]], int]:
+    """Role -> calls, prompt and completion tokens summed over the rules' own counts (``llm``), and how many rules
+    have counts."""
+    totals: dict[str, dict[str, int]] = {}
+    counted = 0
+    for res in results.values():
+        if res.llm is None:
+            continue
+        counted += 1
+        for role, row in res.llm.items():
+            total = totals.setdefault(role, dict.fromkeys(COST_FIELDS, 0))
+            for name in COST_FIELDS:
+                total[name] += int(row.get(name, 0))
+    return totals, counted
+
+
+def render_llm_costs(results: Mapping[str, InductionResult]) -> list[str]:
+    """The report's section of LLM calls and tokens per role and per rule (none for an offline run)."""
+    totals, counted = llm_costs(results)
+    if not counted:
+        return []
+    roles = [r for r in ROLES if r in totals] + sorted(set(totals) - set(ROLES))
+    lines = ["", "## LLM calls and tokens", "",
+             f"Every call the {counted} rules took, cache hits included: the same for any --concurrency, shard "
+             "split or resume.", "",
+             "| role | calls | prompt tokens | completion tokens | calls per rule | tokens per rule |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    every = dict.fromkeys(COST_FIELDS, 0)
+    for role in roles:
+        row = totals[role]
+        every = {k: every[k] + row[k] for k in COST_FIELDS}
+        lines.append(_cost_row(role, row, counted))
+    lines += [_cost_row("all", every, counted), "",
+              "| affordance | " + " | ".join(f"{r} calls" for r in roles) + " | prompt tokens | completion tokens |",
+              "| --- |" + " ---: |" * (len(roles) + 2)]
+    for aff in sorted(results):
+        own = results[aff].llm or {}
+        cells = [str(own.get(r, {}).get("calls", 0)) for r in roles]
+        tokens = [sum(int(own.get(r, {}).get(k, 0)) for r in own) for k in ("prompt_tokens", "completion_tokens")]
+        lines.append(f"| {aff} | " + " | ".join(cells) + f" | {tokens[0]} | {tokens[1]} |")
+    return lines
+
+
+def _cost_row(name: str, row: Mapping[str, int], rules: int) -> str:
+    tokens = row["prompt_tokens"] + row["completion_tokens"]
+    return (f"| {name} | {row['calls']} | {row['prompt_tokens']} | {row['completion_tokens']} | "
+            f"{row['calls'] / rules:.2f} | {tokens / rules:.1f} |")

@@ -32,5 +32,5 @@ def components(config: InduceConfig, vocab: Vocabulary, session: LLMSession | No
                                          time_limit=config.solver_time_limit)
         return Components(proposer, KBValidator(vocab), auditor, vocab, guard(config, vocab))
 
-    return Components(LLMProposer(session), LLMValidator(session, repair_attempts=config.repair_attempts), auditor,
-                      vocab, guard(config, vocab))
+    validator = LLMValidator(session, repair_attempts=config.repair_attempts, batch=config.validator_batch)
+    return Components(LLMProposer(session), validator, auditor, vocab, guard(config, vocab))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -18,6 +19,7 @@ from kari.errors import ExitCode, KariError
 from kari.core.benchmark import ObjectRecord
 from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, cv_dir, evidence_objects, fold_rules_path, restrict_all
+from kari.io.plan import Plan, Shard
 from kari.io.outputs import Output, OutputKind, check_outputs
 from kari.induce.inputs import Evidence, from_bench, from_db, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
@@ -28,7 +30,10 @@ from kari.core.terms import PREDICATES
 from kari.induce.auditor import Auditor, make_embedder
 from kari.induce.grouping import group_evidence
 from kari.induce.heldout import branch_checks, cv_summary, heldout_scores, render_heldout
-from kari.induce.llmio import LLMSession
+from kari.induce.cost import CostModel, render
+from kari.induce.llmio import PROMPTS, LLMSession
+from kari.induce.workers import LocalWork, induce_all
+from kari.llm.limits import BudgetSpent
 from kari.induce.partkb import from_part_kb
 from kari.induce.report import rare_branches, render_report, score_rules
 from kari.induce.roles import components
@@ -99,20 +104,18 @@ def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
         con.close()
 
 
-def _components(config: InduceConfig, vocab: Vocabulary, session: Any) -> Components:
+def _components(config: InduceConfig, vocab: Vocabulary, session: Any, forkable: bool = True) -> Components:
+    """The roles of one run on ``vocab``; ``fork`` builds them again on an affordance's own copy of it."""
     auditor = Auditor(
         vocab, embedder=make_embedder, session=session, accept=config.embed_accept, reject=config.embed_reject
     )
-    return components(config, vocab, session, auditor)
+    roles = components(config, vocab, session, auditor)
+    return replace(roles, fork=(lambda own: _components(config, own, session, False)) if forkable else None)
 
 
 def _prompt_info() -> dict[str, Any]:
     """Version and digest of the three induction prompts (recorded even offline, where they are not used)."""
-    return {
-        n: {"version": p.version, "sha256": p.sha256[:16]}
-        for n in ("proposer", "validator", "auditor")
-        for p in (load_prompt(n),)
-    }
+    return {n: {"version": p.version, "sha256": p.sha256[:16]} for n in PROMPTS for p in (load_prompt(n),)}
 
 
 def _usage(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -141,28 +144,65 @@ def induce(
     argv: list[str] | None = None,
     cv: int | None = None,
     fold: int | None = None,
+    shard: Shard | None = None,
 ) -> InduceOutcome:
     """Induce one rule per affordance (method.md 2) and write the rules, their JSONL form and the run directory.
 
-    ``llm`` is a :class:`kari.llm.LLMConfig` for the ``openai`` backend (None for ``offline``). A run directory
-    that already holds finished affordances of the same settings is resumed. With ``cv`` = K, the rules are
+    ``llm`` is a :class:`kari.llm.LLMConfig` for the ``openai`` backend (None for ``offline``): its
+    ``concurrency`` affordances are induced at once (:mod:`kari.induce.workers`; offline, one at a time), and its
+    budget stops the run cleanly (:class:`kari.llm.limits.BudgetSpent`, resumable). A run directory that already
+    holds finished affordances of the same settings is resumed. With ``shard`` K/N only the affordances the shard
+    owns (:meth:`kari.io.plan.Plan.owns`: a fixed split by name) are induced, into a run of their own that
+    :func:`kari.induce.merge.merge_shards` joins with the other shards'; a shard does not write the grown
+    vocabulary back to the database (the merge does). With ``cv`` = K, the rules are
     also induced K times, each time without one fold of the objects, and judged on the held-out fold
     (:mod:`kari.induce.folds`, :mod:`kari.induce.heldout`). With ``fold`` = k as well, only fold k is induced
     (into ``RUN/cv/fold<k>/`` and ``RULES.cv/fold<k>.*``, e.g. as one job of a cluster array); the same command
     without ``fold`` then resumes every finished fold and writes the rules and ``cv.json``.
     """
     config, out, _ = _outputs(out, run_dir, config, llm, bench, db, cv)
+    vocab, evidence, input_info = read_inputs(db, bench, config)
+    return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
+                         fresh=fresh, progress=progress, argv=argv, cv=cv, fold=fold, shard=shard)
+
+
+def dry_run(*, db: str | Path | None = None, bench: str | Path | None = None, config: InduceConfig | None = None,
+            llm: Any = None, shard: Shard | None = None) -> str:
+    """``kari induce --dry-run``: the affordances (verb groups) the run would induce (the shard's share) and the
+    LLM requests and tokens per role expected from the evidence's counts (:mod:`kari.induce.cost`), as text. No
+    call is made and nothing is written."""
+    config = config or InduceConfig()
+    if (config.backend == Backend.OPENAI) != (llm is not None):
+        raise KariError("the openai backend needs an LLM configuration (--model, --base-url)", code="induce-config")
+    _, evidence, info = read_inputs(db, bench, config)
+    config = config.for_input(info.get("kind", InputKind.BENCH))
+    chosen = select(evidence, config.affordances, config.limit, source=info["path"])
+    share = shard_share(chosen, shard)
+    model = CostModel(config, {name: load_prompt(name).text for name in PROMPTS})
+    costs = [model.estimate(ev) for ev in share]
+    part = f" (shard {shard}: {len(share)})" if shard is not None else ""
+    where = f"{info['kind']} {info['path']}"
+    header = (f"kari induce --dry-run: {len(chosen)} affordances{part} from {where}; backend {config.backend}, "
+              f"{config.rounds} round{'s' if config.rounds != 1 else ''}"
+              + (f", {config.validator_batch} object{'s' if config.validator_batch != 1 else ''} per Validator "
+                 f"request; no request was sent" if llm is not None else ""))
+    return render(costs, header=header, llm=llm is not None, concurrency=llm.concurrency if llm is not None else 1)
+
+
+def read_inputs(db: str | Path | None, bench: str | Path | None,
+                config: InduceConfig) -> tuple[Vocabulary, dict[str, Evidence], dict[str, str]]:
+    """The vocabulary (the database's, or the shipped one for a benchmark whose vocabulary store is new), the
+    evidence and the input's description (:func:`load_evidence`)."""
     new_store = bench is not None and db is not None and not Path(db).exists()
     vocab = Vocabulary.load() if new_store else open_vocabulary(db=db)
     evidence, input_info = load_evidence(db, bench, vocab, config)
-    return induce_loaded(evidence, input_info, vocab, out=out, db=db, run_dir=run_dir, config=config, llm=llm,
-                         fresh=fresh, progress=progress, argv=argv, cv=cv, fold=fold)
+    return vocab, evidence, input_info
 
 
 def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
                   llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
-                  cv: int | None = None, fold: int | None = None) -> InduceOutcome:
+                  cv: int | None = None, fold: int | None = None, shard: Shard | None = None) -> InduceOutcome:
     """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
     ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
@@ -173,10 +213,13 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], voc
     config = config.for_input(kind)
     inputs = _Inputs(evidence, input_info, select(evidence, config.affordances, config.limit,
                                                   source=input_info["path"]), vocab)
+    if shard is not None and (cv is not None or fold is not None):
+        raise KariError("--shard splits the affordances of one induction; --cv and --fold split its folds: give "
+                        "one or the other", code="induce-config")
     if fold is not None:
         return _induce_one_fold(out, run, config, llm, inputs, fresh, progress, cv, fold)
     with output_folder(run.path):
-        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv)
+        return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv, shard)
 
 
 def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
@@ -216,11 +259,12 @@ class _Inputs(NamedTuple):
 
 
 def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
-            fresh: bool, progress: bool, argv: list[str] | None, cv: int | None) -> InduceOutcome:
+            fresh: bool, progress: bool, argv: list[str] | None, cv: int | None,
+            shard: Shard | None = None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
     evidence, input_info, chosen, vocab = inputs
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
-    key, models, prompts = _run_key(config, llm, evidence)
+    key, models, prompts = run_key(config, llm, evidence)
     manifest = {
         "kari_version": __version__,
         "command": argv if argv is not None else sys.argv[1:],
@@ -231,7 +275,10 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         "prompts": prompts,
         "cache_key": key,
         "input": input_info,
+        "db": None if db is None else str(db),
         "vocabulary_rows": len(vocab.rows()),
+        "start_vocabulary": vocabulary_digest(vocab),
+        **({"shard": str(shard), "plan": affordance_plan(chosen).to_json()} if shard is not None else {}),
         "llm": None
         if llm is None
         else {
@@ -243,10 +290,11 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         "outputs": {"rules": str(out), "jsonl": str(jsonl_path(out))},
     }
     finished = _matching(run.open(manifest, fresh=fresh), evidence)
+    share = shard_share(chosen, shard)
     with run.recording_failure(), _resumable_stop(run):
         timers = Timers()
         job = _Job(config, vocab, llm, progress)
-        results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key)
+        results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key, share)
 
         with timers("score"):
             scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
@@ -261,7 +309,8 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             run.vocabulary_path,
             [{"affordance": a, **e} for a in sorted(results) for e in results[a].vocab_events],
         )
-        _persist_vocabulary(db, vocab)
+        if shard is None:  # a shard's additions reach the database through kari merge
+            _persist_vocabulary(db, vocab)
         usage = _usage(run.calls() + [c for fold in sorted((run.path / "cv").glob("fold*"))
                                       for c in RunDir(fold).calls()])
         sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
@@ -281,8 +330,27 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
                              cv_summary)
 
 
-def _run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
-                                                                                    dict[str, Any]]:
+def affordance_plan(chosen: Sequence[Evidence]) -> Plan:
+    """The affordances of one induction as a plan (the ids shards are split by)."""
+    names = tuple(ev.affordance for ev in chosen)
+    return Plan("affordance", names, 1, names)
+
+
+def shard_share(chosen: list[Evidence], shard: Shard | None) -> list[Evidence]:
+    """The chosen affordances ``shard`` owns (all of them without a shard)."""
+    if shard is None:
+        return chosen
+    plan = affordance_plan(chosen)
+    return [ev for ev in chosen if plan.owns(shard, ev.affordance)]
+
+
+def vocabulary_digest(vocab: Vocabulary) -> str:
+    """A digest of every row of ``vocab`` (the vocabulary a run started from; shards merged must share it)."""
+    return hashlib.sha256(json.dumps(vocab.rows(), sort_keys=True).encode()).hexdigest()[:20]
+
+
+def run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
+                                                                                   dict[str, Any]]:
     """The run's cache key (everything that determines its rules), with the models and prompts it names."""
     models = (
         {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
@@ -309,7 +377,7 @@ def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inp
     if not 0 <= fold < k:
         raise KariError(f"--fold must be one of 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
     evidence, _, chosen, vocab = inputs
-    key, _, _ = _run_key(config, llm, evidence)
+    key, _, _ = run_key(config, llm, evidence)
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
     timers = Timers()
     rules, _ = _induce_fold(k, fold, fold_of, [ev.affordance for ev in chosen], evidence,
@@ -364,14 +432,18 @@ class _Job:
 
 
 def _induce_set(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
-                timers: Timers, key: str) -> tuple[dict[str, InductionResult], list[Rule], dict[str, Any] | None]:
-    """Induce the chosen affordances (resuming the finished ones) in one run directory, with the offline settings
-    chosen by inner cross-validation first (kept in the run directory's ``tuning.json``)."""
-    replay_vocabulary(job.vocab, finished)
+                timers: Timers, key: str, share: list[Evidence] | None = None
+                ) -> tuple[dict[str, InductionResult], list[Rule], dict[str, Any] | None]:
+    """Induce the chosen affordances (``share`` of them: a shard's; resuming the finished ones) in one run
+    directory, with the offline settings chosen by inner cross-validation on all the chosen ones first (kept in
+    the run directory's ``tuning.json``), every affordance audited against the vocabulary as it is now; their
+    additions are merged into it afterwards, in affordance order (:func:`kari.induce.loop.replay_vocabulary`)."""
+    share = chosen if share is None else share
     config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
-    results = _run_loop(chosen, finished, replace(job, config=config), run, timers)
+    results = _run_loop(share, checked_names(chosen), finished, replace(job, config=config), run, timers)
+    replay_vocabulary(job.vocab, results)
     meta = {"run": key, "backend": config.backend, "input": "kb" if any(ev.members for ev in chosen) else "bench"}
-    rules = [r for ev in chosen if (r := rule_from_result(results[ev.affordance], meta))]
+    rules = [r for ev in share if (r := rule_from_result(results[ev.affordance], meta))]
     return results, rules, tuning
 
 
@@ -451,9 +523,10 @@ def _induce_fold(k: int, fold: int, fold_of: dict[str, int], names: list[str], e
     return rules, tuning
 
 
-def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job: _Job, run: RunDir,
-              timers: Timers) -> dict[str, InductionResult]:
-    """Induce every chosen affordance not finished yet, saving each as soon as it is done."""
+def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, InductionResult], job: _Job,
+              run: RunDir, timers: Timers) -> dict[str, InductionResult]:
+    """Induce every chosen affordance not finished yet (``job.llm.concurrency`` at once with an LLM), saving each
+    as soon as it is done; ``names``: the affordances no rule value may be (:func:`checked_names`)."""
     config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
@@ -461,13 +534,30 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job:
     if llm is not None and todo:
         log = CallLog(run.call_log_path())
         client = make_chat_client(llm, log=log)
+    local = LocalWork()
+    session = LLMSession(client, waiting=local.waiting) if client is not None else None
+    shared = _components(config, vocab, None) if session is None else None  # offline: one set of roles
+    bar = tqdm(total=len(todo), desc="induce", unit="affordance", disable=not job.progress)
+
+    def induce_one(ev: Evidence) -> InductionResult:
+        with local.held():
+            if session is None:
+                assert shared is not None
+                return induce_affordance(ev, shared, config, affordances=names, timers=timers)
+            asking = session.for_affordance(ev.affordance)
+            result = induce_affordance(ev, _components(config, vocab, asking), config, affordances=names,
+                                       timers=timers)
+            return replace(result, llm=asking.tally.to_json())
+
+    def done(result: InductionResult) -> None:
+        results[result.affordance] = result
+        run.save(result)
+        bar.update(1)
+        interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
+
     try:
-        comps = _components(config, vocab, LLMSession(client) if client is not None else None)
-        names = checked_names(chosen)
-        for ev in tqdm(todo, desc="induce", unit="affordance", disable=not job.progress):
-            results[ev.affordance] = induce_affordance(ev, comps, config, affordances=names, timers=timers)
-            run.save(results[ev.affordance])
-            interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
+        induce_all(todo, induce_one, llm.concurrency if client is not None else 1, done,
+                   client.stop if client is not None else _nothing)
     except KeyboardInterrupt:
         raise KariError(
             f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
@@ -475,7 +565,19 @@ def _run_loop(chosen: list[Evidence], finished: dict[str, InductionResult], job:
             code="interrupted",
             exit_code=ExitCode.INTERRUPTED,
         ) from None
+    except BudgetSpent as exc:
+        raise BudgetSpent(f"stopped: {exc.message}; {len(results)} of {len(chosen)} affordances are saved in "
+                          f"{run.path}: rerun the same command to go on (each run spends at most its own "
+                          "budget; replies already recorded are free)") from None
     finally:
+        bar.close()
+        if client is not None:
+            client.stop()
+            client.close()
         if log is not None:
             log.close()
     return results
+
+
+def _nothing() -> None:
+    """No client to stop (offline)."""

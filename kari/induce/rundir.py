@@ -2,16 +2,18 @@
 
 Layout::
 
-    manifest.json            config, seed, model ids, prompt versions, cache key, status
+    manifest.json            config, seed, model ids, prompt versions, cache key, status (a shard: its K/N)
     affordances/<aff>.json   one finished affordance (written atomically: a crash never loses finished ones)
-    calls/<session>.jsonl    every LLM call of one session (a resumed run adds a session)
+    calls/<session>.jsonl    every LLM call of one session (a resumed run adds a session; a merged run holds
+                             the shards' as calls/shard<K>-<session>.jsonl)
     coverage.jsonl           per-round coverage of every affordance
     vocabulary.jsonl         every Auditor decision (with provenance)
     tuning.json              the offline settings chosen by inner cross-validation (kari.induce.tuning)
     cv/fold<k>/              with --cv: one run directory per fold (rules induced without fold k's objects)
     report.md                the summary
 
-A run directory belongs to one cache key; resuming with different settings is an error, not a silent mix.
+A run directory belongs to one cache key (and, for a shard, to one K/N); resuming with different settings or
+as another shard is an error, not a silent mix.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class RunDir:
         self.report_path = self.path / "report.md"
         self.tuning_path = self.path / "tuning.json"
 
-    def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, dict[str, Any]]:
+    def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, InductionResult]:
         """Start or resume the run; returns the finished affordances (empty when starting fresh)."""
         if self.path.exists() and not self.path.is_dir():
             raise KariError("run directory is a file", file=str(self.path), code="induce-run-dir")
@@ -61,6 +63,16 @@ class RunDir:
             raise KariError(
                 f"holds a run with other settings (cache key {previous.get('cache_key')}, now "
                 f"{manifest['cache_key']}); use another --run-dir or --fresh",
+                file=str(self.path),
+                code="induce-run-dir",
+            )
+        if previous is not None and not fresh and previous.get("shard") != manifest.get("shard"):
+            def name(shard: Any) -> str:
+                return f"shard {shard}" if shard else "a run that is not a shard"
+
+            raise KariError(
+                f"holds {name(previous.get('shard'))} of this run, not {name(manifest.get('shard'))}; use another "
+                "--run-dir or --fresh",
                 file=str(self.path),
                 code="induce-run-dir",
             )
@@ -89,15 +101,16 @@ class RunDir:
 
     @contextmanager
     def recording_failure(self) -> Iterator[None]:
-        """Mark the manifest ``failed`` (with the error) or ``interrupted`` when the block raises, so that a run
-        never stays "running" after it ended; the exception goes on unchanged."""
+        """Mark the manifest ``failed`` (with the error), ``interrupted`` or ``budget-spent`` when the block raises,
+        so that a run never stays "running" after it ended; the exception goes on unchanged."""
         try:
             yield
         except BaseException as exc:
-            stopped = isinstance(exc, KeyboardInterrupt) or getattr(exc, "code", None) == "interrupted"
+            code = getattr(exc, "code", None)
+            stopped = isinstance(exc, KeyboardInterrupt) or code in ("interrupted", "budget")
+            status = "budget-spent" if code == "budget" else "interrupted" if stopped else "failed"
             try:
-                self.update_manifest(status="interrupted" if stopped else "failed",
-                                     error=None if stopped else " ".join(str(exc).split())[:500])
+                self.update_manifest(status=status, error=None if stopped else " ".join(str(exc).split())[:500])
             except Exception:  # noqa: BLE001 - never hide the original failure behind a manifest problem
                 pass
             raise

@@ -2,6 +2,11 @@
 
 Coverage is then decided in code from the labels (``kari.solver.covered_by_labels``), never by the Validator.
 An atom the Validator could not answer (a junk LLM reply, after repairs) counts as NO and is recorded.
+
+The LLM Validator asks about one object per request by default. With ``batch`` = K > 1 it asks about up to K
+objects per request (the prompt ``validator_batch``: the same question, each object judged on its own, the labels
+keyed by object id); an object the reply leaves without a YES or NO for some property is asked again on its own
+(the one-object request and its repairs), so every label still answers the one-object question.
 """
 
 from __future__ import annotations
@@ -15,11 +20,9 @@ from kari.induce.llmio import LLMSession
 from kari.induce.proposer import describe_object
 from kari.rules.ast import Atom
 
-LABEL_SCHEMA = {
-    "type": "object",
-    "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string", "enum": ["YES", "NO"]}}},
-    "required": ["labels"],
-}
+LABELS: dict[str, object] = {"type": "object", "additionalProperties": {"type": "string", "enum": ["YES", "NO"]}}
+"""Property -> YES or NO."""
+LABEL_SCHEMA = {"type": "object", "properties": {"labels": LABELS}, "required": ["labels"]}
 
 
 @dataclass(frozen=True)
@@ -47,23 +50,64 @@ def _answer(value: object) -> bool | None:
     return True if text in ("YES", "Y", "TRUE") else False if text in ("NO", "N", "FALSE") else None
 
 
+BATCH_SCHEMA = {
+    "type": "object",
+    "properties": {"labels": {"type": "object", "additionalProperties": LABELS}},
+    "required": ["labels"],
+}
+"""The reply shape of a request about several objects: object id -> property -> YES/NO."""
+
+
 class LLMValidator:
-    """Asks a chat model about each object (one call per object, all atoms of the rule at once)."""
+    """Asks a chat model about each object (all atoms of the rule at once), one object per request or ``batch``
+    objects per request."""
 
     name = "llm"
 
-    def __init__(self, session: LLMSession, repair_attempts: int = 1, max_tokens: int = 256) -> None:
+    def __init__(self, session: LLMSession, repair_attempts: int = 1, max_tokens: int = 256, batch: int = 1,
+                 max_tokens_per_object: int = 128) -> None:
         self.session = session
         self.repair_attempts = repair_attempts
         self.max_tokens = max_tokens
+        self.batch = batch
+        self.max_tokens_per_object = max_tokens_per_object
 
     def label_many(self, affordance: str, objects: Sequence[ObjectRecord], atoms: Sequence[Atom]) -> list[AtomLabels]:
         keys = sorted({a.key for a in atoms})
+        found = self._batched(objects, keys) if self.batch > 1 and len(objects) > 1 else {}
+        alone = [obj for obj in objects if len(found.get(obj.id, {})) < len(keys)]
+        labelled = dict(zip((o.id for o in alone), self._one_by_one(alone, keys, found)))
+        out = []
+        for obj in objects:
+            answers = labelled.get(obj.id, found.get(obj.id, {}))
+            labels = {a: answers.get(a.key, False) for a in atoms}
+            out.append(AtomLabels(labels, tuple(k for k in keys if k not in answers)))
+        return out
+
+    def _batched(self, objects: Sequence[ObjectRecord], keys: Sequence[str]) -> dict[str, dict[str, bool]]:
+        """Object id -> the labels the requests about ``batch`` objects each gave (possibly incomplete)."""
+        chunks = [objects[i: i + self.batch] for i in range(0, len(objects), self.batch)]
+        requests = [self._batch_request(chunk, keys) for chunk in chunks]
+        budget = max(self.max_tokens, self.max_tokens_per_object * self.batch)
+        replies = self.session.ask_json_many("validator", requests, max_tokens=budget, schema=BATCH_SCHEMA,
+                                             prompt="validator_batch")
+        found: dict[str, dict[str, bool]] = {}
+        for chunk, reply in zip(chunks, replies):
+            labels = (reply.data or {}).get("labels")
+            by_id = {str(k).strip(): v for k, v in labels.items()} if isinstance(labels, dict) else {}
+            for obj in chunk:
+                entry = by_id.get(obj.id)
+                found[obj.id] = self._answers({"labels": entry}, keys) if isinstance(entry, dict) else {}
+        return found
+
+    def _one_by_one(self, objects: Sequence[ObjectRecord], keys: Sequence[str],
+                    known: dict[str, dict[str, bool]]) -> list[dict[str, bool]]:
+        """Each object's labels from a request about it alone (and its repairs), on top of those ``known``."""
         requests = [self._request(obj, keys) for obj in objects]
         replies = self.session.ask_json_many("validator", requests, max_tokens=self.max_tokens, schema=LABEL_SCHEMA)
         out = []
         for obj, request, reply in zip(objects, requests, replies):
-            answers = self._answers(reply.data, keys)
+            answers = {**self._answers(reply.data, keys), **known.get(obj.id, {})}
             for _ in range(self.repair_attempts):
                 missing = [k for k in keys if k not in answers]
                 if not missing:
@@ -77,8 +121,7 @@ class LLMValidator:
                     "validator", request, feedback=(note,), max_tokens=self.max_tokens, schema=LABEL_SCHEMA
                 )
                 answers.update({k: v for k, v in self._answers(reply.data, keys).items() if k not in answers})
-            labels = {a: answers.get(a.key, False) for a in atoms}
-            out.append(AtomLabels(labels, tuple(k for k in keys if k not in answers)))
+            out.append(answers)
         return out
 
     @staticmethod
@@ -87,6 +130,17 @@ class LLMValidator:
             "Object:\n"
             + describe_object(obj)
             + "\nLabel each property YES or NO for this object:\n"
+            + "\n".join(f"- {k}" for k in keys)
+        )
+
+    @staticmethod
+    def _batch_request(objects: Sequence[ObjectRecord], keys: Sequence[str]) -> str:
+        return (
+            "Objects:\n"
+            + "\n".join(describe_object(obj) for obj in objects)
+            + "\nLabel each property YES or NO for each object (keys: the object ids "
+            + ", ".join(obj.id for obj in objects)
+            + "):\n"
             + "\n".join(f"- {k}" for k in keys)
         )
 

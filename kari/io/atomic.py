@@ -127,6 +127,40 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         raise
 
 
+def create_once(path: str | os.PathLike[str], text: str) -> bool:
+    """Write ``text`` to ``path`` unless a file is there already: the first writer wins, on one machine or on many
+    sharing a network file system. A temporary sibling is written whole and hard-linked into place, which fails
+    when ``path`` exists (``link`` is atomic on NFS too, where ``O_EXCL`` on the file itself was not always);
+    where hard links are not supported, the sibling is renamed into place unless ``path`` exists by then.
+    Returns whether this call created ``path``."""
+    target = check_output_file(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = _create_temp(target)
+    except OSError as exc:
+        raise _os_error(exc, path, "write") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(tmp, target)
+            return True
+        except FileExistsError:
+            return False
+        except OSError:             # no hard links on this file system
+            if os.path.lexists(target):
+                return False
+            os.replace(tmp, target)
+            return True
+    except OSError as exc:
+        raise _os_error(exc, path, "write") from None
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_open(path) as handle:

@@ -53,6 +53,14 @@ class Joined(Generic[R]):
 
 def join_shards(dirs: Sequence[str | os.PathLike[str]], log: RunLog[R]) -> Joined[R]:
     """Read and check the shards ``dirs`` of one run (see the module docstring) and join their records."""
+    distinct_dirs(dirs)
+    with ExitStack() as stack:
+        runs = [_read_shard(Path(d), log, stack) for d in dirs]
+        return _join(runs, log.key)
+
+
+def distinct_dirs(dirs: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The shard folders given, refused when there are none or one is given twice (under any name)."""
     if not dirs:
         raise KariError("give the run directories of the shards to merge", code="merge-shards")
     seen: dict[Path, Path] = {}
@@ -61,9 +69,7 @@ def join_shards(dirs: Sequence[str | os.PathLike[str]], log: RunLog[R]) -> Joine
             raise KariError(f"given twice (also as {seen[given.resolve()]}): each shard is merged once", file=str(given),
                             code="merge-shards")
         seen[given.resolve()] = given
-    with ExitStack() as stack:
-        runs = [_read_shard(Path(d), log, stack) for d in dirs]
-        return _join(runs, log.key)
+    return list(seen.values())
 
 
 def _read_shard(folder: Path, log: RunLog[R], stack: ExitStack) -> LoggedRun[R]:
@@ -187,25 +193,33 @@ def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[A
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what
     ``finish`` returned."""
-    target = check_output_dir(out)
-    given = {Path(s).resolve() for s in shards}
-    if target.resolve() in given:
-        raise KariError("--out is one of the shards; the merged run goes to a new folder", file=str(target),
-                        code="output-is-input")
-    check_outputs([Output(target, "--out", OutputKind.FOLDER, names=(CONFIG_FILE, PLAN_FILE, log.file))],
-                  [Input(Path(s) / name, f"a shard's {name}") for s in shards for name in (CONFIG_FILE, PLAN_FILE, log.file)])
-    if target.exists() and any(target.iterdir()):
-        raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
-                        code="output-kind")
-    with _staging(target) as folder:
+    target = merge_target(out, shards, (CONFIG_FILE, PLAN_FILE, log.file))
+    with staging(target) as folder:
         atomic_write_json(folder / CONFIG_FILE, joined.config)
         atomic_write_json(folder / PLAN_FILE, joined.plan.to_json())
         atomic_write_jsonl(folder / log.file, [r.to_json() for r in joined.records])
         return finish(folder)
 
 
+def merge_target(out: str | os.PathLike[str], shards: Sequence[str | os.PathLike[str]],
+                 names: Sequence[str]) -> Path:
+    """The merged run's folder ``out``, checked: none of the ``shards``, none of the ``names`` it writes a file of
+    a shard (:func:`~kari.io.outputs.check_outputs`), and new or an empty folder."""
+    target = check_output_dir(out)
+    given = {Path(s).resolve() for s in shards}
+    if target.resolve() in given:
+        raise KariError("--out is one of the shards; the merged run goes to a new folder", file=str(target),
+                        code="output-is-input")
+    check_outputs([Output(target, "--out", OutputKind.FOLDER, names=tuple(names))],
+                  [Input(Path(s) / name, f"a shard's {name}") for s in shards for name in names])
+    if target.exists() and any(target.iterdir()):
+        raise KariError("exists and is not empty; the merged run goes to a new folder", file=str(target),
+                        code="output-kind")
+    return target
+
+
 @contextmanager
-def _staging(target: Path) -> Iterator[Path]:
+def staging(target: Path) -> Iterator[Path]:
     """A new folder beside ``target``, renamed to ``target`` when the block succeeds and removed otherwise."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -226,4 +240,4 @@ def _staging(target: Path) -> Iterator[Path]:
         raise
 
 
-__all__ = ["Joined", "add_counts", "join_shards", "write_merged"]
+__all__ = ["Joined", "add_counts", "distinct_dirs", "join_shards", "merge_target", "staging", "write_merged"]

@@ -1,12 +1,16 @@
 """Content-addressed on-disk cache of chat replies, so a rerun is free and the same inputs give the same output.
 
 The key is the sha256 of the canonical JSON of everything that can change the answer: the backend and the
-server (base URL), the model, the messages, max_tokens, temperature, the JSON schema and the configured JSON
-mode (structured output constrains what the model may say). Another server or port, even with the same model
+server (base URL), the model, the messages, max_tokens, temperature, the sampling seed when one is sent, the JSON
+schema and the configured JSON mode (structured output constrains what the model may say). An entry also keeps
+the model id the server reported. Another server or port, even with the same model
 name, is another key: a run never replays replies recorded against a different server.
 
-Entries live at ``<root>/<key[:2]>/<key>.json`` and are written atomically. An unreadable or inconsistent entry
-is a miss (logged once per file), never a crash or a hang; the next live reply replaces it. An entry that is not a
+Entries live at ``<root>/<key[:2]>/<key>.json`` and are written once, atomically: the first reply recorded for a
+key stays, and a later writer (another thread, process, or a machine sharing the folder on a network file
+system) gets the reply already there (:func:`kari.io.atomic.create_once`), so every shard and every rerun that
+shares a cache folder replays the same reply. An unreadable or inconsistent entry is a miss (logged once per
+file), never a crash or a hang; the next live reply replaces it. An entry that is not a
 regular file (a symbolic link, a FIFO, a device) or is larger than :data:`MAX_ENTRY_BYTES` is never read.
 """
 
@@ -25,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.errors import KariError
-from kari.io.atomic import atomic_write_text
+from kari.io.atomic import atomic_write_text, create_once
 
 from .types import Message, without_surrogates
 
@@ -50,9 +54,11 @@ def request_fingerprint(
     base_url: str,
     json_mode: str,
     backend: str = "openai",
+    seed: int | None = None,
 ) -> dict[str, Any]:
-    """Everything about a request that determines its reply (what the cache key hashes)."""
-    return {
+    """Everything about a request that determines its reply (what the cache key hashes); a sampling ``seed``
+    is part of it only when one is sent, so requests without one keep the keys they always had."""
+    fingerprint = {
         "format": CACHE_FORMAT,
         "backend": backend,
         "base_url": base_url.rstrip("/"),
@@ -63,6 +69,9 @@ def request_fingerprint(
         "json_schema": json_schema,
         "json_mode": json_mode,
     }
+    if seed is not None:
+        fingerprint["seed"] = int(seed)
+    return fingerprint
 
 
 def cache_key(fingerprint: Mapping[str, Any]) -> str:
@@ -79,6 +88,7 @@ class CachedReply:
     completion_tokens: int
     latency_s: float
     finish_reason: str = ""
+    model: str = ""  # the model id the server reported ('' in entries of an older kari)
 
 
 class ReplyCache:
@@ -97,17 +107,21 @@ class ReplyCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> CachedReply | None:
-        """The stored reply for ``key``, or None (missing or corrupt)."""
+        """The stored reply for ``key``, or None (missing or corrupt: counted and reported once per file)."""
+        return self._read(key, report=True)
+
+    def _read(self, key: str, *, report: bool) -> CachedReply | None:
         path = self.path(key)
+        complain = self._report if report else (lambda path, why: None)
         try:
             raw = _read_entry(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            self._report(path, f"cannot read it ({exc.strerror or exc})")
+            complain(path, f"cannot read it ({exc.strerror or exc})")
             return None
         except ValueError as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         try:
             data = json.loads(raw)
@@ -119,33 +133,40 @@ class ReplyCache:
                 completion_tokens=_typed(data, "completion_tokens", int),
                 latency_s=float(_typed(data, "latency_s", (int, float))),
                 finish_reason=str(data.get("finish_reason") or ""),
+                model=str(data.get("model") or ""),
             )
         except (ValueError, TypeError, AttributeError) as exc:
-            self._report(path, str(exc))
+            complain(path, str(exc))
             return None
         return reply
 
-    def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> Path:
-        """Store ``reply`` for ``key`` atomically (with the request, for auditing); returns the file path. A cache
-        that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on uncached. An
-        entry larger than :data:`MAX_ENTRY_BYTES` (which :meth:`get` would never read back) is not written."""
-        path = self.path(key)
-        text = self._entry(key, fingerprint, reply)
+    def put(self, key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> CachedReply:
+        """Store ``reply`` for ``key`` (with the request, for auditing) unless a readable entry is there already,
+        and return the reply the cache holds for ``key``: the first one recorded (by this or another process)
+        wins. A cache that cannot be written (a read-only folder, a full disk) is a warning, once: the run goes on
+        uncached, with ``reply``. An entry larger than :data:`MAX_ENTRY_BYTES` (which :meth:`get` would never read
+        back) is not written."""
+        path, text = self.path(key), self._entry(key, fingerprint, reply)
         if len(text.encode("utf-8")) > MAX_ENTRY_BYTES:
             with self._lock:
                 self.oversized += 1
             LOG.warning("kari: an LLM reply of %s characters is not cached: its entry would be larger than %s bytes",
                         f"{len(reply.text):,}", f"{MAX_ENTRY_BYTES:,}")
-            return path
+            return reply
         try:
             _clear_odd_entry(path)
-            atomic_write_text(path, text)
+            if not path.exists() and create_once(path, text):
+                return reply
+            stored = self._read(key, report=False)  # an entry that cannot be read was reported when it was missed
+            if stored is not None:
+                return stored
+            atomic_write_text(path, text)  # in place of an entry that cannot be read
         except (KariError, OSError) as exc:
             with self._lock:
                 first, self.write_failed = not self.write_failed, True
             if first:
                 LOG.warning("kari: the LLM reply cache cannot be written (%s); replies are not recorded", exc)
-        return path
+        return reply
 
     @staticmethod
     def _entry(key: str, fingerprint: Mapping[str, Any], reply: CachedReply) -> str:
@@ -159,6 +180,7 @@ class ReplyCache:
                 "completion_tokens": reply.completion_tokens,
                 "latency_s": round(reply.latency_s, 6),
                 "finish_reason": reply.finish_reason,
+                **({"model": reply.model} if reply.model else {}),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "request": dict(fingerprint),
             },

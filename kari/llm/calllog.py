@@ -23,8 +23,9 @@ class CallLog:
     """Records calls in memory and, when ``path`` is given, appends them to a JSONL file.
 
     A line: ``{"ts", "role", "model", "cache_key", "cached", "prompt_tokens", "completion_tokens", "latency_s",
-    "retries", "json_mode", "finish_reason"}``; a call that failed: ``{"ts", "role", "model", "cache_key",
-    "latency_s", "error"}`` (:meth:`record_failure`).
+    "retries", "json_mode", "finish_reason"}``, ``"tag"`` (what the call was about, e.g. the affordance) when the
+    caller gave one, and ``served_model`` (the model id the server reported) when the reply named one; a call that
+    failed: ``{"ts", "role", "model", "cache_key", "latency_s", "error"}`` (:meth:`record_failure`).
     """
 
     def __init__(self, path: str | Path | None = None) -> None:
@@ -41,7 +42,8 @@ class CallLog:
                 raise KariError(f"cannot write: {exc.strerror or exc}", file=str(self.path),
                                 code="output-write") from None
 
-    def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "") -> None:
+    def record(self, reply: ChatReply, *, role: str, model: str, retries: int = 0, json_mode: str = "",
+               tag: str = "") -> None:
         """Log one finished call."""
         entry = {
             "ts": round(time.time(), 3),
@@ -55,6 +57,8 @@ class CallLog:
             "retries": retries,
             "json_mode": json_mode,
             "finish_reason": reply.finish_reason,
+            **({"tag": tag} if tag else {}),
+            **({"served_model": reply.model} if reply.model else {}),
         }
         with self._lock:
             self._usage.add(reply, role, retries)

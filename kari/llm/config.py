@@ -75,6 +75,8 @@ class LLMConfig:
     a :class:`KariError` (code ``llm-replay-miss``), no server and no key are needed.
     ``backoff_base`` / ``backoff_max`` (seconds) shape the retry delays: attempt *n* waits a random time in
     ``[d/2, d]`` with ``d = min(backoff_max, backoff_base * 2**n)``, or the server's ``Retry-After`` when longer.
+    ``concurrency`` bounds the calls in flight at once. ``budget_calls`` / ``budget_tokens`` bound what one client
+    spends on live calls (:mod:`kari.llm.limits`; None: no bound).
     """
 
     base_url: str
@@ -90,6 +92,8 @@ class LLMConfig:
     backend: str = "openai"
     backoff_base: float = 1.0
     backoff_max: float = 30.0
+    budget_calls: int | None = None
+    budget_tokens: int | None = None
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
@@ -102,6 +106,8 @@ class LLMConfig:
         if self.concurrency < 1 or self.max_retries < 0 or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise KariError("concurrency must be >= 1, max_retries >= 0 and timeout finite and > 0",
                             code="llm-config")
+        if any(b is not None and (isinstance(b, bool) or b < 1) for b in (self.budget_calls, self.budget_tokens)):
+            raise KariError("a budget of calls or tokens must be >= 1", code="llm-config")
         if not 1 <= self.max_reply_bytes <= MAX_REPLY_BYTES:
             raise KariError(f"max_reply_bytes must be in [1, {MAX_REPLY_BYTES}]", code="llm-config")
         check_base_url(self.base_url)

@@ -8,13 +8,14 @@ retries are off: :mod:`kari.llm.retry` retries timeouts, connection errors, 429 
 jitter, never other 4xx.
 
 ``config.timeout`` bounds each attempt as a whole (headers and body), not each read: a server that sends its
-headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon
-thread while the caller waits at most that long; an abandoned attempt stops reading at its next chunk (and at
-the client's next read timeout at the latest). ``config.max_reply_bytes`` bounds the body: a server that sends
-more (a never-ending body) is cut off there, the attempt fails and the connection is closed, so memory never
-grows past the limit. The body is decoded here (JSON nested too deeply to read names the server). A reply's
-lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can always be written as
-UTF-8.
+headers and then one byte every few seconds is cut off at the deadline. An attempt runs in its own daemon thread
+while the caller waits at most that long; an abandoned attempt stops reading at its next chunk (and at the
+client's next read timeout at the latest). When the client is stopped (its ``stopped`` event), the wait and the
+backoff between attempts end at once with :class:`~kari.llm.limits.Cancelled`. ``config.max_reply_bytes`` bounds
+the body: a server that sends more (a never-ending body) is cut off there, the attempt fails and the connection
+is closed, so memory never grows past the limit. The body is decoded here (JSON nested too deeply to read names
+the server). A reply's lone UTF-16 surrogates (``"\\ud800"`` in the JSON body) become U+FFFD, so the text can
+always be written as UTF-8.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from kari.errors import KariError
 
 from .cache import CachedReply, canonical_json
 from .config import LLMConfig
+from .limits import POLL_S, Cancelled
 from .retry import RetriesExhausted, Transient, call_with_retries
 from .types import ChatRequest, without_surrogates
 
@@ -53,8 +55,9 @@ class OpenAIBackend:
 
     name = "openai"
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, stopped: threading.Event | None = None) -> None:
         self.config = config
+        self.stopped = stopped if stopped is not None else threading.Event()
         self._client: Any = None
         self._lock = threading.Lock()
         self._mode_for_schema: dict[str, str] = {}
@@ -92,6 +95,7 @@ class OpenAIBackend:
                     max_retries=self.config.max_retries,
                     base=self.config.backoff_base,
                     cap=self.config.backoff_max,
+                    sleep=self._pause,
                 )
             except _FormatRejected as exc:
                 nxt = _next_mode(mode) if self.config.json_mode == "auto" else None
@@ -108,6 +112,11 @@ class OpenAIBackend:
                     self._mode_for_schema[_schema_id(request.json_schema)] = mode
             return outcome.value, outcome.retries, mode
 
+    def _pause(self, seconds: float) -> None:
+        """The backoff before a retry, cut short (:class:`Cancelled`) when the client is stopped."""
+        if self.stopped.wait(seconds):
+            raise Cancelled("the LLM client was stopped")
+
     def _where(self) -> str:
         return f"LLM server {self.config.base_url} (model {self.config.model}):"
 
@@ -120,12 +129,15 @@ class OpenAIBackend:
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
         }
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
         if request.json_schema is not None and mode != "off":
             kwargs["response_format"] = response_format(mode, request.json_schema)
         started = time.perf_counter()
         stop = threading.Event()
         try:
-            content_type, body = _within(self.config.timeout, lambda: self._read(client, kwargs, stop), stop)
+            content_type, body = _within(self.config.timeout, lambda: self._read(client, kwargs, stop), stop,
+                                         self.stopped)
         except openai.APITimeoutError:
             raise Transient(f"timed out after {self.config.timeout:g} s (the whole reply)") from None
         except openai.APIConnectionError as exc:
@@ -155,6 +167,7 @@ class OpenAIBackend:
             completion_tokens=_count(usage.get("completion_tokens", 0)),
             latency_s=latency,
             finish_reason=str(finish_reason or ""),
+            model=_served_model(completion),
         )
 
     def _read(self, client: Any, kwargs: dict[str, Any], stop: threading.Event) -> tuple[str, bytes]:
@@ -211,10 +224,11 @@ class OpenAIBackend:
         return without_surrogates(content or "").replace("\0", "\ufffd"), choices[0].get("finish_reason", "")
 
 
-def _within(seconds: float, call: Any, stop: threading.Event | None = None) -> Any:
+def _within(seconds: float, call: Any, stop: threading.Event | None = None,
+            stopped: threading.Event | None = None) -> Any:
     """``call()`` run in a daemon thread; its result, or its exception re-raised here, or
-    :class:`~kari.llm.retry.Transient` once ``seconds`` have passed (``stop`` is then set, for the thread to end
-    its reads; it is left to end on its own)."""
+    :class:`~kari.llm.retry.Transient` once ``seconds`` have passed, or :class:`Cancelled` as soon as ``stopped``
+    is set (either way ``stop`` is then set, for the thread to end its reads; it is left to end on its own)."""
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -227,15 +241,26 @@ def _within(seconds: float, call: Any, stop: threading.Event | None = None) -> A
             done.set()
 
     threading.Thread(target=run, name="kari-llm-attempt", daemon=True).start()
-    if not done.wait(seconds):
-        if stop is not None:
-            stop.set()
-        raise Transient(f"timed out after {seconds:g} s (the whole reply)")
+    deadline = time.monotonic() + seconds
+    while not done.wait(min(POLL_S, max(0.0, deadline - time.monotonic()))):
+        cancelled = stopped is not None and stopped.is_set()
+        if cancelled or time.monotonic() >= deadline:
+            if stop is not None:
+                stop.set()
+            if cancelled:
+                raise Cancelled("the LLM client was stopped")
+            raise Transient(f"timed out after {seconds:g} s (the whole reply)")
     if "error" in box:
         raise box["error"]
     return box["value"]
 
 
+
+
+def _served_model(completion: Mapping[str, Any]) -> str:
+    """The model id a decoded chat completion names (its ``model`` field; '' when it has none)."""
+    model = completion.get("model")
+    return model if isinstance(model, str) else ""
 
 
 def _count(value: Any) -> int:

@@ -22,13 +22,16 @@ Message = Mapping[str, str]
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """One chat call, as given to :meth:`ChatClient.chat_many`."""
+    """One chat call, as given to :meth:`ChatClient.chat_many`; ``tag`` (e.g. the affordance asked about) goes to
+    the call log only, never into the cache key."""
 
     messages: Sequence[Message]
     max_tokens: int
     temperature: float = 0.0
     json_schema: Mapping[str, Any] | None = None
     role: str = ""
+    tag: str = ""
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,8 @@ class ChatReply:
     cached: bool
     cache_key: str = ""
     finish_reason: str = ""
+    model: str = ""
+    """The model id the server reported in its reply (the chat completion's ``model``; '' when it gave none)."""
 
 
 @dataclass
@@ -50,6 +55,8 @@ class Usage:
 
     ``prompt_tokens`` / ``completion_tokens`` count every call, cached or not, so a rerun reports the same
     footprint; ``live_*`` count only calls that reached the server. ``latency_s`` sums live calls only.
+    ``served_models`` counts the replies per model id the server reported (left out of :meth:`as_dict` when no
+    reply named one).
     """
 
     calls: int = 0
@@ -61,6 +68,7 @@ class Usage:
     latency_s: float = 0.0
     retries: int = 0
     by_role: dict[str, int] = field(default_factory=dict)
+    served_models: dict[str, int] = field(default_factory=dict)
 
     @property
     def live_calls(self) -> int:
@@ -79,6 +87,8 @@ class Usage:
         self.completion_tokens += reply.completion_tokens
         self.retries += retries
         self.by_role[role] = self.by_role.get(role, 0) + 1
+        if reply.model:
+            self.served_models[reply.model] = self.served_models.get(reply.model, 0) + 1
         if reply.cached:
             self.cache_hits += 1
         else:
@@ -100,4 +110,5 @@ class Usage:
             "latency_s": round(self.latency_s, 4),
             "retries": self.retries,
             "by_role": dict(sorted(self.by_role.items())),
+            **({"served_models": dict(sorted(self.served_models.items()))} if self.served_models else {}),
         }

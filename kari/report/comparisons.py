@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kari.core.game_names import RuleColumn, RuleOrigin
-from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, wilson
+from kari.report.budget import budget_curve, run_budget
+from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, t_interval, wilson
 
 if TYPE_CHECKING:
     from kari.report.inputs import CoverageSource
@@ -254,12 +255,23 @@ SOURCE_LABELS = {RuleColumn.KB: "KB rules", RuleColumn.RULES: "benchmark rules"}
 cross-fitted ``RULES.cv`` of ``kari induce --bench --cv``, or any other rules file)."""
 
 
+def table_key(run: RunData) -> tuple[str, str]:
+    """A run's Table 1 row: (player, model). Runs of one player with different models are different rows, each
+    paired with its own model's run without rules."""
+    return run.questioner, run.model.label
+
+
+def player_label(run: RunData) -> str:
+    """The player as a comparison names it: ``llm [m1]`` when an LLM played, else the player alone."""
+    return f"{run.questioner} [{run.model.label}]" if run.model.llm else run.questioner
+
+
 def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
-    """``(without rules, with rules, source)`` per questioner and rule source (:data:`SOURCE_LABELS`) that has
-    both: the first run of each kind (Table 1)."""
-    first: dict[str, dict[str | None, RunData]] = {}
+    """``(without rules, with rules, source)`` per (player, model) and rule source (:data:`SOURCE_LABELS`) that
+    has both: the first run of each kind (Table 1)."""
+    first: dict[tuple[str, str], dict[str | None, RunData]] = {}
     for run in runs:
-        first.setdefault(run.questioner, {}).setdefault(run.table_source, run)
+        first.setdefault(table_key(run), {}).setdefault(run.table_source, run)
     return [(cells[None], cells[src], src) for cells in first.values() for src in SOURCE_LABELS
             if None in cells and src in cells]
 
@@ -284,8 +296,8 @@ def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings
     done = {(id(a), id(b)) for a, b, _ in table}
     kb_evidence = source.kb_evidence if source is not None else {}
     for a, b, src in table:
-        entry = {"kind": "rules", "source": src, "label": f"{a.questioner}: +{SOURCE_LABELS[src]}", "a": a.label,
-                 "b": b.label, **paired(a.records, b.records, settings)}
+        entry = {"kind": "rules", "source": src, "label": f"{player_label(a)}: +{SOURCE_LABELS[src]}",
+                 "model": a.model.label, "a": a.label, "b": b.label, **paired(a.records, b.records, settings)}
         entry["by_rule_coverage"] = _split(a, b, _rule_flags(b, "target_has_rule"), ("covered", "uncovered"),
                                            settings)
         entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, "target_rule_covers_object"),
@@ -302,15 +314,34 @@ def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings
     return out
 
 
+def over_runs(records: Sequence[Record], settings: Settings) -> dict[str, Any] | None:
+    """SR of each repeat (``run`` index) over its games, their mean and the t interval over the repeats (None
+    for a run of one repeat): how much the result moves from one sampling of the same games to the next."""
+    groups: dict[int, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[int(record.get("run", 0))].append(record)
+    if len(groups) < 2:
+        return None
+    rates = [sum(bool(r["success"]) for r in groups[k]) / len(groups[k]) for k in sorted(groups)]
+    interval = t_interval(rates, settings.level)
+    return {"runs": len(rates), "success_rate_by_run": [_rounded(v) for v in rates],
+            "mean": _rounded(sum(rates) / len(rates)), "ci": _interval(interval)}
+
+
 def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> dict[str, Any]:
     """One run's row of ``report.json``."""
     cfg = run.config
+    model = run.model
     row: dict[str, Any] = {
         "run": run.label, "path": str(run.path), "questioner": cfg.get("questioner"), "player": run.questioner,
+        "model": model.label, "served_model": model.served_label or None, "model_info": model.to_json(),
+        "tokens": run.tokens,
         "rules": run.with_rules, "oracle": cfg.get("oracle"), "checker": cfg.get("checker"),
         "runs_per_game": max((len(rs) for rs in by_game(run.records).values()), default=0),
         **row_scores(run.records, settings),
     }
+    row["success_rate_over_runs"] = over_runs(run.records, settings)
+    row["sr_by_budget"] = budget_curve(run.records, run_budget(cfg), settings.level)
     covered = source.covered if source else None
     row["by_rule_coverage"] = grouped_scores(run.records, split_key(covered, "covered", "uncovered"), settings) \
         if covered else None

@@ -51,21 +51,27 @@ def _level(data: Mapping[str, Any]) -> str:
 def rows_table(data: Mapping[str, Any]) -> list[str]:
     """Every run with SR and turns and their intervals, overall and on covered / uncovered games."""
     lines = [f"## Every run with {_level(data)} intervals", "",
-             "| run | games | SR % [CI] | turns [CI] | SR % covered [CI] | SR % uncovered [CI] | turns covered [CI] "
-             "| turns uncovered [CI] |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| run | model | games | SR % [CI] | turns [CI] | SR % covered [CI] | SR % uncovered [CI] | turns covered "
+             "[CI] | turns uncovered [CI] | SR % over runs [CI] |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in data["runs"]:
         split = row.get("by_rule_coverage") or {}
         cov, unc = split.get("covered", {}), split.get("uncovered", {})
-        lines.append(f"| {md(row['run'])} | {row['games']} | {pct_ci(row['success_rate'], row['success_rate_ci'])} | "
+        repeats = row.get("success_rate_over_runs")
+        lines.append(f"| {md(row['run'])} | {md(row.get('model', '-'))} | {row['games']} | "
+                     f"{pct_ci(row['success_rate'], row['success_rate_ci'])} | "
                      f"{turns_ci(row['avg_turns_solved'], row['avg_turns_solved_ci'])} | "
                      f"{pct_ci(cov.get('success_rate'), cov.get('success_rate_ci'))} | "
                      f"{pct_ci(unc.get('success_rate'), unc.get('success_rate_ci'))} | "
                      f"{turns_ci(cov.get('avg_turns_solved'), cov.get('avg_turns_solved_ci'))} | "
-                     f"{turns_ci(unc.get('avg_turns_solved'), unc.get('avg_turns_solved_ci'))} |")
+                     f"{turns_ci(unc.get('avg_turns_solved'), unc.get('avg_turns_solved_ci'))} | "
+                     + (f"{pct_ci(repeats['mean'], repeats['ci'])} ({repeats['runs']} runs)" if repeats else "-")
+                     + " |")
     lines += ["", f"SR intervals are Wilson score intervals over games; turn intervals are percentile bootstraps "
                   f"over games ({data['resamples']:,} resamples, seed {data['seed']}); a player with several runs "
-                  "per game (fix20q) counts each game once, with its SR averaged over the runs."]
+                  "per game (fix20q, or any player with --runs R) counts each game once, with its SR averaged over "
+                  "the runs. **SR % over runs**: the mean of the runs' SRs with the t interval over the runs (the "
+                  "spread from one run of the same games to the next, e.g. LLM sampling with --llm-temperature)."]
     people = [row for row in data["runs"] if row.get("participants")]
     if people:
         lines += ["", "Runs played by people (`kari serve`): a participant's games are not independent, so these "
@@ -74,7 +80,7 @@ def rows_table(data: Mapping[str, Any]) -> list[str]:
                   "| run | participants | records | SR % [CI over participants] | turns [CI over participants] |",
                   "|---|---:|---:|---:|---:|"]
         for row in people:
-            lines.append(f"| {row['run']} | {row['participants']} | {row['records']} | "
+            lines.append(f"| {md(row['run'])} | {row['participants']} | {row['records']} | "
                          f"{pct_ci(row['success_rate'], row.get('success_rate_ci_participants'))} | "
                          f"{turns_ci(row['avg_turns_solved'], row.get('avg_turns_solved_ci_participants'))} |")
     covers = [row for row in data["runs"] if row.get("by_rule_covers_object")]
@@ -110,9 +116,9 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
     title = (f"## Table 1 with {_level(data)} intervals and paired tests" if subset is None else
              "## Table 1 without the games whose hidden object is KB evidence of its target's rule")
     lines = [title, "",
-             "| questioner | SR % [CI] | SR % +KB rules [CI] | delta KB (points) [CI] | McNemar p | SR % +benchmark "
-             "rules [CI] | delta benchmark (points) [CI] | McNemar p |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| questioner | model | SR % [CI] | SR % +KB rules [CI] | delta KB (points) [CI] | McNemar p | SR % "
+             "+benchmark rules [CI] | delta benchmark (points) [CI] | McNemar p |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     by_base: dict[str, dict[str, Mapping[str, Any]]] = {}
     for comp in deltas:
         by_base.setdefault(comp["a"], {})[comp.get("source", "rules")] = comp
@@ -132,7 +138,7 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
             b = rows[comp["b"]]
             sr = pct(cell["b_success_rate"]) if subset is not None else pct_ci(b["success_rate"], b["success_rate_ci"])
             cells += [sr, points_ci(cell["delta"], cell["delta_ci"]), p_value(cell["mcnemar_p"])]
-        lines.append(f"| {md(a['player'])} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(a['player'])} | {md(a.get('model', '-'))} | " + " | ".join(cells) + " |")
     if subset is None:
         for row in data["runs"]:
             if row["run"] not in paired:
@@ -141,7 +147,7 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
                 source = {"kb": 1, None: 0}.get(row.get("rule_source"), 2) if row["rules"] else 0
                 cells = ["-"] * 7
                 cells[[0, 1, 4][source]] = cell
-                lines.append(f"| {md(name)} | " + " | ".join(cells) + " |")
+                lines.append(f"| {md(name)} | {md(row.get('model', '-'))} | " + " | ".join(cells) + " |")
         lines += ["", "**SR %**: without rules; **+KB rules**: with the KB-anchored rules (induced from the KB's "
                       "positives, matched to each candidate by sentence similarity: the paper's KARI); **+benchmark "
                       "rules**: with the benchmark-supervised rules (cross-fitted: each game gets the rules induced "

@@ -1,6 +1,8 @@
 """The leaderboard of ``kari report``: one flat row per run, ranked by SR, for other tools (CSV and JSON).
 
-Columns (:data:`COLUMNS`): rank (1 = best SR; ties share a rank), the run and its players, games and records,
+Columns (:data:`COLUMNS`): rank (1 = best SR; ties share a rank), the run and its players, the model (its name,
+``symbolic`` or ``not recorded``; the id the server reported), the rule source, the tokens its LLM calls used,
+games and records,
 SR and turns (solved) with their 95% interval bounds, SR on covered / uncovered games, and for a run played
 with rules that has a partner run without them (Table 1), the paired rules delta with its interval, McNemar's
 p and the discordant counts b and c. Rates are fractions 0..1; an empty cell (CSV) or null (JSON) means
@@ -17,7 +19,8 @@ from typing import Any
 from kari.io.escape import csv_row
 
 COLUMNS = (
-    "rank", "run", "player", "questioner", "rules", "oracle", "checker", "games", "records",
+    "rank", "run", "player", "questioner", "model", "served_model", "rule_source", "rules", "oracle", "checker",
+    "tokens", "games", "records",
     "success_rate", "success_rate_low", "success_rate_high",
     "avg_turns_solved", "avg_turns_solved_low", "avg_turns_solved_high",
     "success_rate_covered", "success_rate_uncovered",
@@ -41,7 +44,9 @@ def leaderboard_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
         d_low, d_high = _bounds(delta["delta_ci"] if delta else None)
         rows.append({
             "rank": None, "run": row["run"], "player": row["player"], "questioner": row["questioner"],
-            "rules": row["rules"], "oracle": row["oracle"], "checker": row["checker"], "games": row["games"],
+            "model": row.get("model"), "served_model": row.get("served_model"), "rule_source": row.get("rule_source"),
+            "rules": row["rules"], "oracle": row["oracle"], "checker": row["checker"], "tokens": row.get("tokens"),
+            "games": row["games"],
             "records": row["records"], "success_rate": row["success_rate"], "success_rate_low": low,
             "success_rate_high": high, "avg_turns_solved": row["avg_turns_solved"], "avg_turns_solved_low": t_low,
             "avg_turns_solved_high": t_high,

@@ -29,14 +29,15 @@ from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, wri
 from kari.rules.rulefile import rule_file_inputs
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.core.game_names import RuleColumn
-from kari.game.plots import plot_ig, run_title
+from kari.game.plots import budget_figure, plot_ig, run_title, save_figure
 from kari.game.run import checked_records
 from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
 from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import read_rule_sets
 from kari.io.atomic import atomic_write_json, atomic_write_text
 from kari.io.text import load_json, read_text
-from kari.report.comparisons import Settings, report_data
+from kari.report.budget import BUDGET_FIGURE, budget_section, budget_series
+from kari.report.comparisons import Settings, report_data, table_key
 from kari.report.html.page import render_html
 from kari.report.intervals import sections
 from kari.report.leaderboard import leaderboard_csv, leaderboard_rows
@@ -79,7 +80,10 @@ def _turns(value: float | None) -> str:
 COLUMNS = (
     ("run", "the run directory's name"),
     ("questioner / oracle / checker", "the three players (docs/method.md, section 3)"),
-    ("rules", "yes when the questioner saw matched rules (llm, rules or greedy-ig run with --rules)"),
+    ("model", "the model the run recorded (its name; `symbolic`: no LLM played; `not recorded`: an LLM run of an "
+              "older kari)"),
+    ("rules", "the source of the matched rules the questioner saw (kb, cross-fitted, bench or file; 'no' without "
+              "rules)"),
     ("games", "distinct games played (a fix20q run plays each game 5 times and its SR is the mean over the runs)"),
     ("SR %", "success rate: the share of games whose final guess was the target, in percent"),
     ("turns", "mean number of question turns (accepted or rejected; the final guess not counted) over the "
@@ -115,17 +119,17 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
         data = report_data(runs, source, Settings())
     covered = source.covered if source else None
     lines = ["# Affordance20Q runs", "",
-             "| run | questioner | oracle | checker | rules | games | SR % | turns | SR % covered | SR % uncovered "
-             "| turns covered | turns uncovered |",
-             "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| run | questioner | model | oracle | checker | rules | games | SR % | turns | SR % covered "
+             "| SR % uncovered | turns covered | turns uncovered |",
+             "|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         overall = score(run.records)
         split = coverage_split(run.records, covered) if covered else None
         cov = (split or {}).get("covered", {})
         unc = (split or {}).get("uncovered", {})
         cfg = run.config
-        lines.append(f"| {md(run.label)} | {md(cfg.get('questioner'))} | {md(cfg.get('oracle'))} | "
-                     f"{md(cfg.get('checker'))} | {'yes' if run.with_rules else 'no'} | {len({r.game for r in run.records})} | "
+        lines.append(f"| {md(run.label)} | {md(cfg.get('questioner'))} | {md(run.model.label)} | {md(cfg.get('oracle'))} | "
+                     f"{md(cfg.get('checker'))} | {md(run.rule_source or 'no')} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
@@ -133,29 +137,37 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     lines.append(source.describe() if source else
                  "Coverage split: none of these runs was played with a rules file (--rules), so the covered / "
                  "uncovered columns are empty.")
-    lines += ["", "## SR and turns per questioner, without rules and with each rule source (Table 1 layout)", "",
-              "| questioner | SR % | turns | SR % +KB rules | turns +KB rules | delta (points) | SR % +benchmark "
-              "rules | turns +benchmark rules | delta (points) |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    table: dict[str, dict[str | None, dict[str, Any]]] = {}
+    lines += ["", "## SR and turns per questioner and model, without rules and with each rule source (Table 1 "
+                  "layout)", "",
+              "| questioner | model | SR % | turns | SR % +KB rules | turns +KB rules | delta (points) | SR % +benchmark "
+              "rules | turns +benchmark rules | delta (points) | tokens |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    table: dict[tuple[str, str], dict[str | None, RunData]] = {}
     for run in runs:
-        table.setdefault(run.questioner, {}).setdefault(run.table_source, score(run.records))
-    for name, cells in table.items():
-        base = cells.get(None, {})
-        row = [md(name), _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
+        table.setdefault(table_key(run), {}).setdefault(run.table_source, run)
+    for (name, model), cells in table.items():
+        base = score(cells[None].records) if None in cells else {}
+        row = [md(name), md(model), _pct(base.get("success_rate")), _turns(base.get("avg_turns_solved"))]
         for column in RuleColumn:
-            ruled = cells.get(column, {})
+            ruled = score(cells[column].records) if column in cells else {}
             delta = ("-" if base.get("success_rate") is None or ruled.get("success_rate") is None
                      else f"{100 * (ruled['success_rate'] - base['success_rate']):+.1f}")
             row += [_pct(ruled.get("success_rate")), _turns(ruled.get("avg_turns_solved")), delta]
+        tokens = [run.tokens for run in cells.values() if run.tokens is not None]
+        row.append(f"{sum(tokens):,}" if tokens else "-")
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "SR % / turns: runs of that questioner without rules; +KB rules: runs given the KB-anchored rules "
+    lines += ["", "One row per questioner and model (the model the run recorded: its name, `symbolic` when no LLM "
+                  "played, `not recorded` for an LLM run of an older kari); each model's runs with rules are "
+                  "paired with that model's own run without them. SR % / turns: runs of that questioner without "
+                  "rules; +KB rules: runs given the KB-anchored rules "
                   "(induced from the KB's positives, matched to the candidates by sentence similarity); +benchmark "
                   "rules: runs given benchmark-supervised rules (the cross-fitted RULES.cv, or another rules file); "
                   "the first run of each kind counts. **delta** is SR with those rules minus SR without, in "
                   "percentage points; '-' unless both runs exist (the `rules` player always sees rules, `optimal` "
-                  "and `fix20q` never do)."]
+                  "and `fix20q` never do). **tokens**: prompt and completion tokens of the row's LLM calls."]
     lines += sections(data)
+    budget = budget_section(data, BUDGET_FIGURE if figure else None)
+    lines += ["", *budget] if budget else []
     if "kb_gaps" in data:
         gaps = markdown_section(data["kb_gaps"], data.get("kb_gaps_note", ""))
         lines += ["", *gaps] if gaps else []
@@ -181,7 +193,7 @@ def report_figures(runs: Sequence[RunData], options: ReportOptions = ReportOptio
         raise KariError("give at least one run directory", code="report-run")
     if options.resamples < 1:
         raise KariError(f"--resamples must be >= 1 (got {options.resamples})", code="bad-option")
-    runs = list(runs)
+    runs = RunData.unique_labels(runs)
     source = coverage_source(runs)
     data = report_data(runs, source, Settings(resamples=options.resamples, seed=options.seed))
     ledger, note = report_ledger(runs, source, options, inputs)
@@ -212,8 +224,8 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
 def report_output(out: str | Path, options: ReportOptions) -> Output:
     """The report folder as :func:`kari.io.outputs.check_outputs` sees it: the files a report writes there."""
     return Output(Path(out), "--out", OutputKind.FOLDER,
-                  names=(REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE, LEDGER_FILE,
-                         *((HTML_FILE,) if options.html else ())))
+                  names=(REPORT_FILE, JSON_FILE, LEADERBOARD_CSV, LEADERBOARD_JSON, FIGURE_FILE, BUDGET_FIGURE,
+                         LEDGER_FILE, *((HTML_FILE,) if options.html else ())))
 
 
 def report_inputs(run_dirs: Sequence[str | Path], options: ReportOptions) -> list[Input]:
@@ -271,6 +283,7 @@ def _write_report_loaded(runs: Sequence[RunData], out: str | Path | None, option
         atomic_write_text(folder / LEADERBOARD_CSV, leaderboard_csv(made.leaderboard))
         atomic_write_json(folder / LEADERBOARD_JSON, made.leaderboard)
         plot_ig(series, folder / FIGURE_FILE, title="Information gain over turns, per run")
+        save_figure(budget_figure(budget_series(made.data)), folder / BUDGET_FIGURE)
         if html is not None:
             atomic_write_text(folder / HTML_FILE, html)
         if made.ledger is not None:

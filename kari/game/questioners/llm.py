@@ -1,5 +1,6 @@
 """The LLM Questioner, prompted as in the paper (``kari/llm/prompts/questioner.md``), with matched rules
-verbalised at the end of its system prompt. Temperature 0, at most 512 tokens a turn.
+verbalised at the end of its system prompt. Temperature 0 (``--llm-temperature``), at most 512 tokens a turn;
+above temperature 0 every request of run k sends the sampling seed ``seed + k``.
 
 Replies are read leniently: ``FINAL_GUESS: x`` is a guess, anything else is the question (its first line with a
 question mark, else its first line). The engine rejects junk and a guess outside the candidates fails the game.
@@ -14,6 +15,7 @@ from typing import Any
 from kari.game.questioners.base import Questioner
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn
 from kari.core.game_names import Player
+from kari.core.run_model import sampling_seed
 from kari.errors import KariError
 from kari.llm import load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
@@ -69,19 +71,24 @@ class LLMQuestioner(Questioner):
     sees_rules = True
     name = Player.LLM
 
-    def __init__(self, client: Any, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(self, client: Any, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
+                 seed: int | None = None) -> None:
         self.client = client
         self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.run_seed: int | None = None
 
     @classmethod
     def from_options(cls, options: Any) -> LLMQuestioner:
         if options.client is None:
             raise KariError("the llm questioner needs an LLM endpoint (--model / --base-url)", code="game-config")
-        return cls(options.client, options.max_tokens)
+        return cls(options.client, options.max_tokens, options.llm_temperature, options.llm_seed)
 
     def start(self, setup: GameSetup) -> None:
         super().start(setup)
         self.system = system_prompt(setup.candidates, setup.descriptions, setup.budget, setup.rules)
+        self.run_seed = sampling_seed(self.seed, setup.run)
 
     def _messages(self, state: GameState) -> list[dict[str, str]]:
         messages = [{"role": "system", "content": self.system},
@@ -93,7 +100,8 @@ class LLMQuestioner(Questioner):
         return messages
 
     def _call(self, messages: list[dict[str, str]]) -> str:
-        return self.client.chat(messages, max_tokens=self.max_tokens, temperature=0.0, role="questioner").text
+        return self.client.chat(messages, max_tokens=self.max_tokens, temperature=self.temperature, role="questioner",
+                                seed=self.run_seed).text
 
     def act(self, state: GameState) -> Action:
         return parse_reply(self._call(self._messages(state)))

@@ -30,7 +30,8 @@ QUESTIONERS: dict[str, str] = {
 
 @dataclass
 class QuestionerOptions:
-    """Everything a player may be configured with; each player reads the fields it needs."""
+    """Everything a player may be configured with; each player reads the fields it needs (``temperature``:
+    Fix20Q's softmax temperature; ``llm_temperature`` and ``llm_seed``: the LLM questioner's sampling)."""
 
     vocab: Vocabulary
     threshold: float = THRESHOLD
@@ -39,6 +40,8 @@ class QuestionerOptions:
     time_limit: float = OPTIMAL_TIME_LIMIT
     client: Any = None
     max_tokens: int = DEFAULT_MAX_TOKENS
+    llm_temperature: float = 0.0
+    llm_seed: int | None = None  # the sampling seed of run 0 (run k: + k); None: none sent
     read: Callable[[str], str] = input
     write: Callable[[str], None] = print
     settings: PlayerSettings = field(default_factory=PlayerSettings)

@@ -116,9 +116,60 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
     return None, "no run was played with rules and no --rules was given"
 
 
-def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str, Any]]:
+def played_matches(runs: Sequence[RunData], path: str) -> dict[str, dict[str, Any]]:
+    """Each benchmark affordance's best matched rule as the games recorded it (``rule``, ``verb``,
+    ``similarity``, ``match``), over the runs played with the rules of ``path`` (or the cross-fitted sets
+    beside it); an affordance that was a candidate but got no rule maps to ``{}``."""
+    shown = Path(path)
+    given = {str(shown), str(shown.with_suffix(".cv")), str(shown.with_suffix(".jsonl")), str(shown.with_suffix(".kari"))}
+    found: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        if str(run.config.get("rules")) not in given:
+            continue
+        for record in run.records:
+            for candidate, matches in ((record.rules or {}).get("matched") or {}).items():
+                if matches:
+                    found.setdefault(candidate, dict(matches[0]))
+                else:
+                    found.setdefault(candidate, {})
+    return found
+
+
+def affordance_rules(matches: Mapping[str, Mapping[str, Any]], rules: Sequence[Any], rows: Sequence[Any],
+                     labels: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every benchmark affordance with the rule matched to it by similarity (as the games recorded it) and that
+    rule's recall and precision on the affordance's own labelled objects (the solver's coverage rows)."""
+    by_name = {rule.affordance: n for n, rule in enumerate(rules)}
+    covered = {(r.rule, r.object) for r in rows if r.covered}
+    out = []
+    for affordance in sorted({lab.affordance for lab in labels} | set(matches)):
+        match = matches.get(affordance)
+        positives = [lab.object for lab in labels if lab.affordance == affordance and lab.label]
+        negatives = [lab.object for lab in labels if lab.affordance == affordance and not lab.label]
+        row: dict[str, Any] = {"affordance": affordance, "rule": None, "verb": None, "similarity": None,
+                               "match": None, "positives": len(positives), "negatives": len(negatives),
+                               "covered_positives": None, "recall": None, "false_positives": None, "precision": None,
+                               "played": match is not None}
+        index = by_name.get(str(match.get("rule"))) if match else None
+        if match:
+            row.update(rule=match.get("rule"), verb=match.get("verb"), similarity=match.get("similarity"),
+                       match=match.get("match"))
+        if index is not None:
+            hits = [o for o in positives if (index, o) in covered]
+            wrong = [o for o in negatives if (index, o) in covered]
+            row.update(covered_positives=len(hits), false_positives=len(wrong),
+                       recall=round(len(hits) / len(positives), 4) if positives else None,
+                       precision=round(len(hits) / (len(hits) + len(wrong)), 4) if hits or wrong else None)
+        out.append(row)
+    return out
+
+
+def rules_section(path: str, source: ObjectSource, bench: str,
+                  matches: Mapping[str, Mapping[str, Any]] | None = None) -> tuple[list[dict[str, Any]],
+                                                                            list[dict[str, Any]]]:
     """Every rule with its coverage of the benchmark's objects (the solver's, any-part reading), its recall and
-    precision on the labelled objects, and the proof of each labelled positive and each covered negative."""
+    precision on the labelled objects of its own affordance and the proof of each labelled positive and each
+    covered negative; and every benchmark affordance with its matched rule (:func:`affordance_rules`)."""
     rules = canonical_rules(load_rules(path), source.vocab)
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels
@@ -149,7 +200,7 @@ def rules_section(path: str, source: ObjectSource, bench: str) -> list[dict[str,
             "precision": round(len(hits) / (len(hits) + len(wrong)), 4) if hits or wrong else None,
             "proofs": proofs,
         })
-    return out
+    return out, affordance_rules(matches or {}, rules, rows, labels)
 
 
 def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportOptions,
@@ -164,15 +215,17 @@ def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportO
     try:
         proofs = game_proofs(runs, games, source, read)
         path, origin = rules_file(runs, options)
-        rules = rules_section(path, source, bench) if path and source is not None and bench else []
+        rules, matched = (rules_section(path, source, bench, played_matches(runs, path))
+                          if path and source is not None and bench else ([], []))
     finally:
         if source is not None and opened is None:
             source.close()
     return {
         "report": data,
         "runs": [{"label": run.label, "player": run.questioner, "rules": run.with_rules,
+                  "rule_source": run.rule_source, "model": run.model.label,
                   "questioner": run.config.get("questioner"), "oracle": run.config.get("oracle"),
                   "checker": run.config.get("checker")} for run in runs],
-        "games": games, "proofs": proofs, "rules": rules,
+        "games": games, "proofs": proofs, "rules": rules, "affordance_rules": matched,
         "rules_origin": origin if rules else (note or origin), "bench": bench,
     }

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from kari.game.plots import figure_svg, ig_figure
+from kari.game.plots import budget_figure, figure_svg, ig_figure
 from kari.io.escape import script_json
+from kari.report.budget import budget_series
 from kari.report.html.data import page_data
 
 if TYPE_CHECKING:
@@ -47,7 +48,9 @@ def render_html(runs: Sequence[RunData], data: Mapping[str, Any],
     """The whole page as one string (``opened``, ``read``: as in :func:`kari.report.html.data.page_data`)."""
     encoding, payload = embed_data(page_data(runs, data, options, opened, read))
     figure = figure_svg(ig_figure(series, title="Information gain over turns, per run"))
+    budget = figure_svg(budget_figure(budget_series(data)))
     names = ", ".join(run.label for run in runs)
     parts = {"TITLE": html.escape(f"kari report: {names}"), "CSS": _asset("report.css"), "FIGURE": figure,
+             "BUDGET": budget,
              "ENCODING": encoding, "DATA": payload, "JS": _script_safe(_asset("report.js"))}
     return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: parts[m.group(1)], _asset("template.html"))  # one pass

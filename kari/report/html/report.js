@@ -45,49 +45,134 @@ async function loadData() {
   return JSON.parse(await new Response(stream).text());
 }
 
+const SOURCES = [["kb", "+KB rules"], ["rules", "+benchmark rules"]];
+
+function table1Rows(report, subset) {
+  // one row per (player, model): without rules, then each rule source with its delta (as report.md's Table 1)
+  const rows = Object.fromEntries(report.runs.map((r) => [r.run, r]));
+  const deltas = report.comparisons.filter((c) => c.kind === "rules" && (!subset || c[subset]));
+  const byBase = new Map();
+  for (const c of deltas) {
+    if (!byBase.has(c.a)) byBase.set(c.a, {});
+    byBase.get(c.a)[c.source || "rules"] = c;
+  }
+  const body = [];
+  for (const [base, comps] of byBase) {
+    const a = rows[base];
+    const first = Object.values(comps)[0];
+    const cells = [a.player, a.model || "-", subset ? `${pct(first[subset].a_success_rate)} (${first[subset].pairs})`
+                                                    : pctCI(a.success_rate, a.success_rate_ci)];
+    for (const [source] of SOURCES) {
+      const c = comps[source];
+      if (!c) { cells.push("-", "-", "-"); continue; }
+      const cell = subset ? c[subset] : c, b = rows[c.b];
+      cells.push(subset ? pct(cell.b_success_rate) : pctCI(b.success_rate, b.success_rate_ci),
+        pointsCI(cell.delta, cell.delta_ci), pValue(cell.mcnemar_p));
+    }
+    body.push(cells);
+  }
+  if (!subset) {
+    const paired = new Set(deltas.flatMap((c) => [c.a, c.b]));
+    for (const r of report.runs) {
+      if (paired.has(r.run)) continue;
+      const name = r.player === r.run ? r.player : `${r.player} (${r.run})`;
+      const cells = [name, r.model || "-", "-", "-", "-", "-", "-", "-", "-"];
+      const column = !r.rules ? 2 : r.rule_source === "kb" ? 3 : 6;
+      cells[column] = pctCI(r.success_rate, r.success_rate_ci);
+      body.push(cells);
+    }
+  }
+  return [body, deltas];
+}
+
+function sentence(c, report) {
+  if (c.delta === null || c.delta === undefined) return el("p", { class: "sentence", text: `${c.label}: the two runs share no game, so there is no delta.` });
+  const verdict = c.excludes_zero ? el("span", { class: "yes", text: "the interval excludes zero: distinguishable from zero" })
+                                  : el("span", { class: "no", text: "the interval includes zero: not distinguishable from zero" });
+  return el("p", { class: "sentence" }, `${c.label} (${c.b} vs ${c.a}): delta SR ${pointsCI(c.delta, c.delta_ci)} points over ${c.pairs} paired games (McNemar p = ${pValue(c.mcnemar_p)}, b = ${c.discordant.b}, c = ${c.discordant.c}); `, verdict, ` at the ${100 * report.level}% level.`);
+}
+
+const TABLE1_HEAD = ["questioner", "model", "SR % [CI]", "SR % +KB rules [CI]", "delta KB (points) [CI]", "McNemar p",
+  "SR % +benchmark rules [CI]", "delta benchmark (points) [CI]", "McNemar p"];
+
 function renderTable1(data) {
   const report = data.report;
-  const rows = Object.fromEntries(report.runs.map((r) => [r.run, r]));
-  const deltas = report.comparisons.filter((c) => c.kind === "rules");
-  const paired = new Set(deltas.flatMap((c) => [c.a, c.b]));
-  const body = deltas.map((c) => {
-    const a = rows[c.a], b = rows[c.b];
-    return [a.player, pctCI(a.success_rate, a.success_rate_ci), turnsCI(a.avg_turns_solved, a.avg_turns_solved_ci),
-      pctCI(b.success_rate, b.success_rate_ci), turnsCI(b.avg_turns_solved, b.avg_turns_solved_ci),
-      pointsCI(c.delta, c.delta_ci), pValue(c.mcnemar_p), c.discordant.b, c.discordant.c];
-  });
-  for (const r of report.runs) {
-    if (paired.has(r.run)) continue;
-    const name = r.player === r.run ? r.player : `${r.player} (${r.run})`;
-    const cells = [pctCI(r.success_rate, r.success_rate_ci), turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci)];
-    body.push([name, ...(r.rules ? ["-", "-", ...cells] : [...cells, "-", "-"]), "-", "-", "-", "-"]);
-  }
+  const [body, deltas] = table1Rows(report, null);
   const target = document.querySelector("#table1 .body");
-  target.append(table(["questioner", "SR % [CI]", "turns [CI]", "SR % +rules [CI]", "turns +rules [CI]",
-    "delta SR (points) [CI]", "McNemar p", "b", "c"], body));
-  for (const c of deltas) {
-    const verdict = c.excludes_zero ? el("span", { class: "yes", text: "the interval excludes zero: distinguishable from zero" })
-                                    : el("span", { class: "no", text: "the interval includes zero: not distinguishable from zero" });
-    target.append(el("p", { class: "sentence" }, `${c.label} (${c.b} vs ${c.a}): delta SR ${pointsCI(c.delta, c.delta_ci)} points over ${c.pairs} paired games (McNemar p = ${pValue(c.mcnemar_p)}, b = ${c.discordant.b}, c = ${c.discordant.c}); `, verdict, "."));
-  }
-  target.append(el("p", { class: "note", text: "b: games solved without rules and lost with them; c: the reverse. Intervals at 95%; bootstrap: " + report.resamples + " resamples, seed " + report.seed + "." }));
+  target.append(table(TABLE1_HEAD, body, 2));
+  for (const c of deltas) target.append(sentence(c, report));
+  target.append(el("p", { class: "note", text: "One row per questioner and model (symbolic: no LLM played; not recorded: an LLM run of an older kari); each model's runs with rules are paired with its own run without them. +KB rules: the KB-anchored rules; +benchmark rules: the benchmark-supervised (cross-fitted) rules. b: games solved without rules and lost with them; c: the reverse. Intervals at 95%; bootstrap: " + report.resamples + " resamples, seed " + report.seed + "." }));
+}
+
+function renderTable1WithoutKB(data) {
+  const report = data.report;
+  const [body, deltas] = table1Rows(report, "without_kb_evidence");
+  const target = document.querySelector("#table1-kb .body");
+  if (!deltas.length) { target.append(el("p", { class: "note", text: "No run was played with KB-anchored rules that name a hidden object as KB evidence: no such table." })); return; }
+  target.append(table(TABLE1_HEAD.map((h) => h.replace(" [CI]", "").replace(" (points)", " (points) [CI]")), body, 2));
+  for (const c of deltas) target.append(sentence({ ...c, ...c.without_kb_evidence }, report));
+  target.append(el("p", { class: "note", text: "The same deltas on the games left when every game whose hidden object is one of the KB's positive objects of its target's matched KB rule is removed; the games left in brackets." }));
+}
+
+function renderCoverage(data) {
+  const kb = data.report.kb_coverage;
+  const target = document.querySelector("#coverage .body");
+  if (!kb) { target.append(el("p", { class: "note", text: "No run was played with KB-anchored rules: no KB coverage." })); return; }
+  const share = (n, d) => (d ? `${n} of ${d} (${(100 * n / d).toFixed(1)}%)` : `${n} of 0`);
+  const how = kb.match === "exact" ? "identical verb ids" : `sentence similarity >= ${kb.threshold} (all-MiniLM-L6-v2)`;
+  target.append(el("p", { text: `Rules: ${kb.rules_file} (${kb.rules} KB-anchored rules), matched to candidates by ${how}. Target affordances with a matched rule: ${share(kb.affordances_covered, kb.affordances)}; games whose target has one: ${share(kb.games_covered, kb.games)} (the paper: 67.4%); of those, games whose hidden object is itself a KB positive of the target's rule: ${kb.games_kb_positive}.` + (kb.uncovered_affordances.length ? ` Uncovered: ${kb.uncovered_affordances.join(", ")}.` : "") }));
+  target.append(table(["run", "model", "SR % covered [CI] (games)", "SR % uncovered [CI] (games)"], data.report.runs.map((r) => {
+    const cov = (r.by_rule_coverage || {}).covered || {}, unc = (r.by_rule_coverage || {}).uncovered || {};
+    return [r.run, r.model || "-", `${pctCI(cov.success_rate, cov.success_rate_ci)} (${cov.games || 0})`,
+      `${pctCI(unc.success_rate, unc.success_rate_ci)} (${unc.games || 0})`];
+  }), 2));
 }
 
 function renderRuns(data) {
   const rows = data.report.runs.map((r) => {
     const cov = (r.by_rule_coverage || {}).covered || {}, unc = (r.by_rule_coverage || {}).uncovered || {};
     const yes = (r.by_rule_covers_object || {}).covers || {}, no = (r.by_rule_covers_object || {}).does_not_cover || {};
+    const repeats = r.success_rate_over_runs;
     const people = r.participants ? ` · ${r.participants} participants: ${pctCI(r.success_rate, r.success_rate_ci_participants)}` : "";
     const peopleTurns = r.participants ? ` · participants: ${turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci_participants)}` : "";
-    return [r.run, r.rules ? "yes" : "no", r.games, pctCI(r.success_rate, r.success_rate_ci) + people,
-      turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci) + peopleTurns, pctCI(cov.success_rate, cov.success_rate_ci),
-      pctCI(unc.success_rate, unc.success_rate_ci), pctCI(yes.success_rate, yes.success_rate_ci),
-      pctCI(no.success_rate, no.success_rate_ci)];
+    return [r.run, r.model || "-", r.served_model || "-", r.rule_source || "none", r.games,
+      pctCI(r.success_rate, r.success_rate_ci) + people, turnsCI(r.avg_turns_solved, r.avg_turns_solved_ci) + peopleTurns,
+      pctCI(cov.success_rate, cov.success_rate_ci), pctCI(unc.success_rate, unc.success_rate_ci),
+      pctCI(yes.success_rate, yes.success_rate_ci), pctCI(no.success_rate, no.success_rate_ci),
+      repeats ? `${pctCI(repeats.mean, repeats.ci)} (${repeats.runs} runs)` : "-",
+      r.tokens === null || r.tokens === undefined ? "-" : r.tokens.toLocaleString("en")];
   });
   const body = document.querySelector("#runs .body");
-  body.append(table(["run", "rules", "games", "SR % [CI]", "turns [CI]", "SR % covered [CI]", "SR % uncovered [CI]",
-    "SR % rule covers object [CI]", "SR % rule does not [CI]"], rows));
-  body.append(el("p", { class: "note", text: "Covered: the game's target has a matched rule; 'rule covers object': that rule holds for the hidden object. SR intervals: Wilson over games; turns: bootstrap over games; runs played by people (kari serve) also show both over participants (a cluster bootstrap)." }));
+  body.append(table(["run", "model", "served as", "rule source", "games", "SR % [CI]", "turns [CI]", "SR % covered [CI]",
+    "SR % uncovered [CI]", "SR % rule covers object [CI]", "SR % rule does not [CI]", "SR % over runs [CI]", "tokens"], rows, 4));
+  body.append(el("p", { class: "note", text: "Covered: the game's target has a matched rule; 'rule covers object': that rule holds for the hidden object. Served as: the model id the server reported. SR intervals: Wilson over games; turns: bootstrap over games; over runs: the t interval of the runs' SRs; runs played by people (kari serve) also show both over participants (a cluster bootstrap)." }));
+}
+
+function renderBudget(data) {
+  const rows = data.report.runs.filter((r) => r.sr_by_budget);
+  const body = document.querySelector("#budget .body");
+  if (!rows.length) return;
+  const top = Math.max(...rows.map((r) => r.sr_by_budget.t.length - 1));
+  const shown = [...new Set([1, 2, 3, 5, 8, 10, 15, 20].filter((t) => t < top).concat([top]))];
+  body.append(table(["run", "model", ...shown.map((t) => `t = ${t}`)], rows.map((r) => {
+    const c = r.sr_by_budget, last = c.t.length - 1;
+    return [r.run, r.model || "-", ...shown.map((t) => { const i = Math.min(t, last); return pctCI(c.success_rate[i], c.ci[i]); })];
+  }), 2));
+  body.append(el("p", { class: "note", text: "SR % within t: the share of games solved with at most t question turns, from the recorded turn counts (no game replayed with a smaller budget); Wilson intervals over games." }));
+}
+
+function renderMatched(data) {
+  const body = document.querySelector("#matched .body");
+  const rows = data.affordance_rules || [];
+  if (!rows.length) { body.append(el("p", { class: "note", text: data.rules_origin })); return; }
+  body.append(el("p", { class: "note", text: data.rules_origin }));
+  const shown = rows.filter((r) => state.affordance === "" || r.affordance === state.affordance);
+  body.append(table(["benchmark affordance", "matched rule", "verb", "similarity", "recall on its positives", "precision", "positives"],
+    shown.map((r) => [r.affordance, r.rule === null ? (r.played ? "none (below the threshold)" : "not a candidate in these games") : r.rule,
+      r.verb || "-", r.similarity === null ? "-" : r.similarity.toFixed(3),
+      r.recall === null ? "-" : `${pct(r.recall)}% (${r.covered_positives}/${r.positives})`,
+      r.precision === null ? "-" : `${pct(r.precision)}% (${r.false_positives} covered negatives)`, r.positives]), 3));
+  body.append(el("p", { class: "note", text: "Each benchmark affordance with the rule the games matched to it (the best match recorded by the runs played with these rules: its verb and sentence similarity), and that rule's recall on the benchmark's positives of the affordance and its precision on its labelled objects (the solver's any-part coverage)." }));
 }
 
 function renderPairs(data) {
@@ -201,9 +286,10 @@ function renderGaps(data) {
 }
 
 function renderRulesFiltered(data) {
-  const body = document.querySelector("#rules .body");
-  body.replaceChildren();
+  document.querySelector("#rules .body").replaceChildren();
   renderRules(data);
+  document.querySelector("#matched .body").replaceChildren();
+  renderMatched(data);
 }
 
 function setupFilters(data) {
@@ -234,8 +320,9 @@ async function main() {
   const report = data.report;
   document.getElementById("summary").textContent = `${data.runs.length} runs, ${data.games.length} game records` +
     (data.bench ? ` on the benchmark ${data.bench}` : "") + `; ${report.comparisons.length} paired comparisons.`;
-  renderTable1(data); renderRuns(data); renderPairs(data);
-  setupFilters(data); renderGames(data); renderAffordances(data); renderRules(data); renderGaps(data);
+  renderTable1(data); renderTable1WithoutKB(data); renderCoverage(data); renderRuns(data); renderBudget(data);
+  renderPairs(data);
+  setupFilters(data); renderGames(data); renderAffordances(data); renderMatched(data); renderRules(data); renderGaps(data);
   document.body.dataset.ready = "1";
 }
 
