@@ -1,18 +1,26 @@
-"""How grouping KB verbs before induction changes KB coverage and the matched rules' precision (issue 18).
+"""The KB-anchored rules judged on a benchmark's labels: KB coverage, the matched rules' held-out F1, how many rules
+rest on one KB positive, how many are flagged (issues 18 and 25).
 
-    python benchmarks/bench_grouping.py [--pair bundled|outside|both] [--methods lemma,wordnet,embedding,none]
+    python benchmarks/bench_grouping.py [--pair bundled|outside|both|KB:BENCH] [--methods wordnet,lemma,embedding,none]
+                                        [--ablations] [--json FILE]
 
-For each KB / benchmark pair (bundled: data/kb + data/bench; outside: tests/data/outside_kb + tests/data/outside_bench)
-and each grouping method, ``kari induce --db`` (offline, its defaults: the settings search included) induces one
-rule per verb group; every benchmark affordance is matched to its best rule verb by sentence similarity (0.7), and
+For each KB / benchmark pair (bundled: data/kb + data/bench; outside: tests/data/outside_kb + tests/data/outside_bench;
+or any ``KB_FILE:BENCH_DIR``) and each grouping method, ``kari induce --db`` (offline, its defaults: the settings
+search, completion, pooling and the held-out precision included) induces one rule per verb group (the KB
+induction never reads a benchmark label); every benchmark affordance is matched to its best rule verb by sentence
+similarity (0.7), flagged rules included (they count in every figure), and
 
-* coverage: the share of benchmark affordances, and of games, whose target gets a matched rule;
+* coverage: the benchmark affordances, and games, whose target gets a matched rule;
 * precision / recall / F1 of each matched rule on the benchmark's labels, held out: the labelled objects that are
   not KB positives of that rule (the rule never saw them as positives); macro over the covered affordances and,
-  counting an uncovered affordance as F1 0, over all of them;
+  counting an uncovered affordance as F1 0, over all of them; the same over the rules players use by default
+  (flagged ones skipped: an affordance whose matches are all flagged matches the next unflagged rule or none);
+* rules resting on one KB positive: its group names one KB positive (stated), and with the pooled KB kin counted;
+* flagged rules (held-out precision within the KB no better than the base rate, or not estimable);
 * time of the induction, rules and groups.
 
-Prints a Markdown table (the README's figures); ``--json FILE`` writes the rows.
+``--ablations`` adds the wordnet rows without completion, without pooling, and without either. Prints a Markdown
+table (docs/results.md's figures); ``--json FILE`` writes the rows.
 """
 
 from __future__ import annotations
@@ -24,35 +32,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PAIRS = {"bundled": (ROOT / "data" / "kb" / "kari_kb.tsv", ROOT / "data" / "bench"),
          "outside": (ROOT / "tests" / "data" / "outside_kb" / "outside_kb.tsv", ROOT / "tests" / "data" / "outside_bench")}
+ABLATIONS = {"": {}, "no completion": {"complete": False}, "no pooling": {"pool": False},
+             "neither": {"complete": False, "pool": False}}
 
 
-def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path) -> dict[str, object]:
-    """One pair x method: induce, match, score."""
-    from kari.bench.reader import load_benchmark
+def _scores(rules: list[Any], bench: Any, vocab: Any) -> list[dict[str, Any]]:
+    """Each benchmark affordance's matched rule and its held-out precision / recall / F1 on the labels."""
     from kari.domain.objects import rule_holds
-    from kari.vocab.vocabulary import open_vocabulary
-    from kari.game.kb_coverage import kb_coverage
     from kari.game.match import RuleMatcher
     from kari.rules.anchors import kb_positives
-    from kari.core.induce_config import InduceConfig
-    from kari.induce.run import induce
-    from kari.kb import load_into
 
-    db = work / f"{method}.duckdb"
-    load_into(db, [kb_file])
-    started = time.perf_counter()
-    outcome = induce(out=work / f"{method}.kari", db=db, config=InduceConfig(grouping=method), fresh=True)
-    seconds = time.perf_counter() - started
-    vocab = open_vocabulary(db=db)
-    bench = load_benchmark(bench_dir, vocab)
-    rules = outcome.rules
-    cover = kb_coverage(rules, sorted(bench.affordances), bench.games)
     matched = RuleMatcher(rules).match(sorted(bench.affordances))
     scores = []
     for affordance, found in matched.items():
@@ -68,50 +64,106 @@ def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path) -> dict[st
         recall = tp / len(pos) if pos else 0.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         scores.append({"affordance": affordance, "rule": rule.affordance, "verb": found[0].verb,
-                       "similarity": round(found[0].similarity, 4), "tp": tp, "fp": fp, "positives": len(pos),
+                       "similarity": round(found[0].similarity, 4), "flagged": bool((rule.metadata or {}).get("flagged")),
+                       "kb_positives": len(seen), "tp": tp, "fp": fp, "positives": len(pos),
                        "precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)})
-    covered = len(scores)
-    mean = (lambda key, n: sum(s[key] for s in scores) / n if n else 0.0)  # type: ignore[operator]
+    return scores
+
+
+def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path, settings: dict[str, Any] | None = None
+             ) -> dict[str, object]:
+    """One pair x method: induce, match, score."""
+    from kari.bench.reader import load_benchmark
+    from kari.core.induce_config import InduceConfig
+    from kari.game.kb_coverage import kb_coverage
+    from kari.game.match import usable_rules
+    from kari.induce.run import induce
+    from kari.kb import load_into
+    from kari.rules.anchors import kb_positives
+    from kari.vocab.vocabulary import open_vocabulary
+
+    db = work / f"{method}.duckdb"
+    load_into(db, [kb_file])
+    started = time.perf_counter()
+    outcome = induce(out=work / f"{method}.kari", db=db, config=InduceConfig(grouping=method, **(settings or {})),
+                     fresh=True)
+    seconds = time.perf_counter() - started
+    vocab = open_vocabulary(db=db)
+    bench = load_benchmark(bench_dir, vocab)
+    rules = outcome.rules
+    cover = kb_coverage(rules, sorted(bench.affordances), bench.games)
+    scores = _scores(rules, bench, vocab)
+    used = usable_rules(rules)
+    used_scores = _scores(used, bench, vocab)
+    used_cover = kb_coverage(used, sorted(bench.affordances), bench.games)
+    n = cover.affordances
+    mean = (lambda rows, key, k: sum(s[key] for s in rows) / k if k else 0.0)  # noqa: E731
+    one = sum(len(kb_positives(r)) <= 1 for r in rules)
+    one_pooled = sum(len(kb_positives(r)) + len((r.metadata or {}).get("kb_pooled") or ()) <= 1 for r in rules)
+    flagged = sum(bool((r.metadata or {}).get("flagged")) for r in rules)
     return {"method": method, "kb_verbs": int(outcome.results and sum(len(r.get("group", {}).get("members", ()))
                                                                       for r in outcome.results.values())),
             "groups": len(outcome.results), "rules": len(rules), "induce_s": round(seconds, 1),
-            "affordances": cover.affordances, "affordances_covered": cover.affordances_covered,
+            "affordances": n, "affordances_covered": cover.affordances_covered,
             "games": cover.games, "games_covered": cover.games_covered, "games_kb_positive": cover.games_kb_positive,
-            "precision_covered": round(mean("precision", covered), 4), "recall_covered": round(mean("recall", covered), 4),
-            "f1_covered": round(mean("f1", covered), 4), "f1_all": round(mean("f1", cover.affordances), 4),
-            "matches": scores}
+            "precision_covered": round(mean(scores, "precision", len(scores)), 4),
+            "recall_covered": round(mean(scores, "recall", len(scores)), 4),
+            "f1_covered": round(mean(scores, "f1", len(scores)), 4), "f1_all": round(mean(scores, "f1", n), 4),
+            "one_positive": one, "one_positive_pooled": one_pooled, "flagged": flagged,
+            "unflagged_affordances_covered": used_cover.affordances_covered,
+            "unflagged_games_covered": used_cover.games_covered,
+            "f1_unflagged_covered": round(mean(used_scores, "f1", len(used_scores)), 4),
+            "f1_unflagged_all": round(mean(used_scores, "f1", n), 4), "matches": scores,
+            "unflagged_matches": used_scores}
+
+
+def _pairs(spec: str) -> list[tuple[str, Path, Path]]:
+    if spec == "both":
+        return [(name, *PAIRS[name]) for name in ("bundled", "outside")]
+    if spec in PAIRS:
+        return [(spec, *PAIRS[spec])]
+    kb, _, bench = spec.partition(":")
+    return [(Path(bench).name, Path(kb), Path(bench))]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / max(whole, 1):.1f}%)"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pair", choices=("bundled", "outside", "both"), default="both")
-    parser.add_argument("--methods", default="lemma,wordnet,embedding,none")
+    parser.add_argument("--pair", default="both", help="bundled, outside, both or KB_FILE:BENCH_DIR")
+    parser.add_argument("--methods", default="wordnet")
+    parser.add_argument("--ablations", action="store_true", help="wordnet without completion / pooling / both too")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    pairs = ["bundled", "outside"] if args.pair == "both" else [args.pair]
     rows = []
     with tempfile.TemporaryDirectory(prefix="kari-grouping-") as tmp:
-        for pair in pairs:
-            kb_file, bench_dir = PAIRS[pair]
-            for method in args.methods.split(","):
-                work = Path(tmp) / pair / method
+        for pair, kb_file, bench_dir in _pairs(args.pair):
+            runs = [(m, "", {}) for m in args.methods.split(",")]
+            if args.ablations:
+                runs += [("wordnet", name, s) for name, s in ABLATIONS.items() if name]
+            for method, variant, settings in runs:
+                work = Path(tmp) / pair / f"{method}-{variant.replace(' ', '_')}"
                 work.mkdir(parents=True)
-                row = {"pair": pair, **evaluate(kb_file, bench_dir, method, work)}
+                row = {"pair": pair, "variant": variant, **evaluate(kb_file, bench_dir, method, work, settings)}
                 rows.append(row)
-                print(f"{pair} {method}: {row['groups']} groups, {row['rules']} rules in {row['induce_s']} s; "
-                      f"affordances {row['affordances_covered']}/{row['affordances']}, games "
-                      f"{row['games_covered']}/{row['games']}; F1 covered {row['f1_covered']:.3f}, all "
-                      f"{row['f1_all']:.3f}", file=sys.stderr)
+                print(f"{pair} {method} {variant}: {row['groups']} groups, {row['rules']} rules in {row['induce_s']} s; "
+                      f"affordances {row['affordances_covered']}/{row['affordances']}; F1 covered "
+                      f"{row['f1_covered']:.3f}, all {row['f1_all']:.3f}", file=sys.stderr)
     print("| pair | grouping | KB verbs -> groups | rules | affordances covered | games covered | precision | recall "
-          "| F1 (covered) | F1 (all affordances) | induce s |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| F1 (covered) | F1 (all affordances) | rules on one KB positive (stated / with pooled kin) | flagged "
+          "| unflagged only: affordances, F1 covered / all | induce s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['pair']} | {r['method']} | {r['kb_verbs']} -> {r['groups']} | {r['rules']} | "
-              f"{r['affordances_covered']}/{r['affordances']} ({100 * r['affordances_covered'] / r['affordances']:.1f}%) | "
-              f"{r['games_covered']}/{r['games']} ({100 * r['games_covered'] / max(r['games'], 1):.1f}%) | "
+        name = r["method"] + (f" ({r['variant']})" if r["variant"] else "")
+        print(f"| {r['pair']} | {name} | {r['kb_verbs']} -> {r['groups']} | {r['rules']} | "
+              f"{_share(r['affordances_covered'], r['affordances'])} | {_share(r['games_covered'], r['games'])} | "
               f"{r['precision_covered']:.3f} | {r['recall_covered']:.3f} | {r['f1_covered']:.3f} | {r['f1_all']:.3f} | "
-              f"{r['induce_s']} |")
+              f"{_share(r['one_positive'], r['rules'])} / {_share(r['one_positive_pooled'], r['rules'])} | "
+              f"{_share(r['flagged'], r['rules'])} | {r['unflagged_affordances_covered']}/{r['affordances']}, "
+              f"{r['f1_unflagged_covered']:.3f} / {r['f1_unflagged_all']:.3f} | {r['induce_s']} |")
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 

@@ -6,7 +6,7 @@ Shaped like the real KB kari reads (data/kb/kari_kb.tsv): ConceptNet-style node 
 ``MadeOf`` / ``HasProperty`` / ``HasA`` property and part edges whose values are the vocabulary's own words (so
 every property is typed), shared part nodes with properties of their own (``handle``, ``blade``), and ``UsedFor`` / ``CapableOf`` affordance edges
 with free-text verb phrases the way the sources write them (``cutting``, ``cut bread``, ``used to cut wood``):
-``--verbs`` distinct phrases built from about a tenth as many head verbs, with a skewed number of positive
+``--verbs`` distinct phrases built from about a tenth as many head verbs (WordNet verb lemmas), with a skewed number of positive
 objects per phrase (about 70% one, 20% two to four, 10% five to forty, as in CSKG and ATOMIC-2020). Each head
 verb has a hidden enabling profile (two or three property values); its positives are drawn mostly among objects
 that have the profile, so a rule exists to be found, with noise. No negative edges (sources state none).
@@ -35,6 +35,14 @@ def _values() -> dict[str, list[str]]:
         if value not in ("material",):
             out.setdefault(predicate, []).append(value)
     return out
+
+
+def _verbs() -> list[str]:
+    """One-word WordNet verb lemmas with a tagged sense (``data/wordnet/verb_senses.tsv``): KB phrases must name an
+    action to become rule targets (kari.induce.targets), so the heads are real verbs."""
+    lines = (ROOT / "data" / "wordnet" / "verb_senses.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return sorted({lemma for lemma, _, _, tags in (line.split("\t") for line in lines)
+                   if int(tags) >= 3 and "_" not in lemma and lemma.isalpha()})
 
 
 def _gerund(verb: str) -> str:
@@ -76,8 +84,7 @@ def generate(path: Path, verbs: int = 2000, objects: int = 3000, seed: int = 0) 
                          f"part-whole\tsynthetic\t\n")
             held |= part_facts[part]
         facts[name] = held
-    heads = sorted({"".join(rng.choice(syllables) for _ in range(2)) + rng.choice(("t", "n", "p", "ve", "re"))
-                    for _ in range(max(verbs // 10, 1) * 2)})[: max(verbs // 10, 1)]
+    heads = sorted(rng.sample(_verbs(), max(verbs // 10, 1)))
     profiles = {h: {(p, rng.choice(values[p])) for p in rng.sample(sorted(values), rng.choice((2, 3)))}
                 for h in heads}
     phrases: set[str] = set()

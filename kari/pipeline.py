@@ -302,7 +302,7 @@ def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: Mapping[str, Pat
     rules = None
     if path is not None:
         rules = RuleSource.of(study.rules(path), vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
-                              embedder=study.shared_embedder())
+                              embedder=study.shared_embedder(), flagged=config.flagged)
         rules.match_all(sorted({c for game in bench.games for c in game.candidates}))  # here: no job embeds
     return _Prepared(config, bench, vocab, rules, endpoints.get(model.folder) if model else None,
                      model.concurrency if model else 1)

@@ -8,6 +8,8 @@
 --   kind 'isa'       : term is-a value (both canonical values of predicate)
 --   kind 'banned'    : term may never be a value; value = 'dynamic' or 'affordance_adjective'; predicate NULL
 --   kind 'exclusive' : term belongs to the mutually exclusive group named by value (small / medium / large)
+--   kind 'part'      : term = value = a SHAPE value read from a part's name (a part noun such as 'opening' or
+--                      'cover': a shape, never the affordance verb it resembles); predicate 'SHAPE'
 CREATE TABLE IF NOT EXISTS vocabulary (
     kind       VARCHAR NOT NULL,
     predicate  VARCHAR,

@@ -79,7 +79,7 @@ def test_induce_db_on_a_part_level_kb_writes_part_rules_with_edge_ids(tmp_path: 
     out = tmp_path / "rules.kari"
     assert run(["induce", "--db", str(part_kb), "--out", str(out)]) == 0
     rules = {r["affordance"]: r for r in map(json.loads, out.with_suffix(".jsonl").read_text().splitlines())}
-    assert set(rules) == {"cut", "scoop"}                  # the KB's actions, grouped by their verb
+    assert set(rules) == {"cut", "scoop_up"}     # the KB's actions, grouped by their verb (WordNet's 'scoop up')
     assert out.read_text().count(":= PART(x, ") == 2
     cut = rules["cut"]
     assert cut["rule"]["op"] == "PART" and "SHAPE:sharp_edge" in out.read_text()
@@ -120,7 +120,7 @@ def test_goals_match_rules_by_similarity_and_below_the_threshold_fall_back(tmp_p
     assert answer["proof"]["branch_text"] == "PART(x, SHAPE:sharp_edge)"
     assert "SHAPE:sharp_edge" in answer["how_to_use"] and "'sharp edge'" in answer["how_to_use"]  # rule, attribute
     assert phone["goal"]["fallback"] is True and phone["goal"]["similarity"] < 0.5      # no rule is near enough
-    assert phone["goal"]["affordance"] in ("cut", "scoop")                               # the nearest one is used
+    assert phone["goal"]["affordance"] in ("cut", "scoop_up")                               # the nearest one is used
     assert phone["samples"][0]["answer"]["gold_entity"] in ("box cutter", "mug")         # and it answers
     summary = json.loads((out / "summary.json").read_text())
     assert summary["goal_rules"] == {"above_threshold": 1, "fallback": 1, "fallback_share": 0.5,
@@ -144,11 +144,11 @@ def test_when_no_candidate_meets_the_nearest_rule_the_next_nearest_is_tried(tmp_
     assert run([*solve, "--out", str(tmp_path / "two")]) == 0
     record = _records(tmp_path / "two")["cut"]
     goal = record["goal"]
-    assert goal["tried"] == ["cut", "scoop"] and goal["rank"] == 2 and goal["affordance"] == "scoop"
-    assert goal["verb"] in ("scoop", "scoop_up_water") and goal["fallback"] is True
+    assert goal["tried"] == ["cut", "scoop_up"] and goal["rank"] == 2 and goal["affordance"] == "scoop_up"
+    assert goal["verb"] in ("scoop_up", "scoop_up_water") and goal["fallback"] is True
     assert 0 < goal["similarity"] < alone["goal"]["similarity"]          # the second nearest, by the matcher
     answer = record["samples"][0]["answer"]
-    assert (answer["gold_entity"], answer["gold_part"]) == ("mug", "cup") and answer["proof"]["rule"] == "scoop"
+    assert (answer["gold_entity"], answer["gold_part"]) == ("mug", "cup") and answer["proof"]["rule"] == "scoop_up"
     assert "SHAPE:hollow" in answer["proof"]["branch_text"]
     summary = json.loads((tmp_path / "two" / "summary.json").read_text())
     assert summary["goal_rules"]["rank"] == {"2": 1}

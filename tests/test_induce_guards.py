@@ -132,3 +132,19 @@ def test_llm_proposals_pass_the_same_guards(vocab: Vocabulary) -> None:
     assert meta["guard"] == ["simplified"] and meta["evidence"]["support"] == 2
     assert meta["evidence"]["negatives_covered"] == 0 and meta["evidence"]["precision"] == 1.0
     assert to_text(And((sharp, sharp))) == "AND(SHAPE:sharp_edge, SHAPE:sharp_edge)"
+
+
+@pytest.mark.parametrize("pair", [("heavy", "light"), ("hand_sized", "larger_than_hand"), ("hand_sized", "large")])
+def test_the_vectorised_search_never_combines_exclusive_values(vocab: Vocabulary, pair: tuple[str, str]) -> None:
+    """The whole-object search (``fastsearch``) blocks exclusive pairs as ``solver/exclusive.lp`` does, also when
+    each value is the only member of its group above it (hand_sized / larger_than_hand: a KB object stating both
+    made the search propose a branch the guard then refused, attempt after attempt)."""
+    from kari.induce.fastsearch import VectorBranchSearch
+
+    first, second = pair
+    positives = [obj(f"p{i}", ("SIZE", first), ("SIZE", second)) for i in range(3)]
+    negatives = [obj("n1", ("SIZE", first)), obj("n2", ("SIZE", second))]
+    exact = ProposerSettings(min_support=1, min_objects=1, min_precision=1.0, m_estimate=0)
+    assert VectorBranchSearch(positives, negatives, vocab, exact).best(positives) is None
+    loose = VectorBranchSearch(positives, negatives, vocab, replace(exact, min_precision=0.5)).best(positives)
+    assert loose is not None and len(list(loose.branch.atoms())) == 1  # type: ignore[attr-defined]

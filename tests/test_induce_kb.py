@@ -195,6 +195,29 @@ def test_vectorised_branch_search_reaches_clingos_optimum(seed: int, vocab: Voca
             assert b.covers == tuple(sorted(o.id for o in positives if rule_holds(rule, o, vocab)))  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_both_searches_skip_refused_values_and_branches_alike(seed: int, vocab: Vocabulary) -> None:
+    """A refused branch (and, separately, a refused value) is never chosen again: clingo and the vectorised
+    search then reach the same next best answer."""
+    from kari.induce.refusals import Refusals
+
+    rng = random.Random(1000 + seed)
+    positives, negatives = _random_objects(rng, rng.randint(2, 7), "p"), _random_objects(rng, rng.randint(3, 25), "n")
+    settings = ProposerSettings(max_atoms=rng.choice([1, 2]), min_support=1, min_coverage=0.0, min_objects=1,
+                                m_estimate=0.0, min_precision=rng.choice([0.0, 0.3]))
+    first = VectorBranchSearch(positives, negatives, vocab, settings).best(positives)
+    if first is None:
+        return
+    atoms = list(first.branch.atoms())  # type: ignore[attr-defined]
+    for refused in (Refusals().plus(branches=[first.branch]),  # type: ignore[attr-defined]
+                    Refusals().plus(values=[(atoms[0].predicate, atoms[0].value)])):
+        a = BranchSearch(positives, negatives, vocab, settings, refused=refused).best(positives)
+        b = VectorBranchSearch(positives, negatives, vocab, settings, refused=refused).best(positives)
+        assert _key(a, positives, [], 0.5, vocab) == _key(b, positives, [], 0.5, vocab)
+        for choice in (a, b):
+            assert choice is None or refused.allows(choice.branch)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_vectorised_guard_agrees_with_branch_lp(seed: int, vocab: Vocabulary) -> None:
     rng = random.Random(100 + seed)

@@ -2,7 +2,9 @@
 other sources, and the census the docs report is the one the files give.
 
 - kari's bundled KB (data/kb/kari_kb.tsv) against data/bench;
-- the outside KB (tests/data/outside_kb/outside_kb.tsv) against tests/data/outside_bench.
+- the outside KB (tests/data/outside_kb/outside_kb.tsv) against tests/data/outside_bench;
+- the ATOMIC KB (tests/data/atomic_kb/atomic_kb.tsv: ATOMIC-2020 affordance evidence only) against the same
+  benchmark (the third pair, issue 25).
 """
 
 from __future__ import annotations
@@ -25,7 +27,11 @@ OUTSIDE_KB = ROOT / "tests" / "data" / "outside_kb"
 OUTSIDE = (OUTSIDE_KB / "outside_kb.tsv", ROOT / "tests" / "data" / "outside_bench",
            OUTSIDE_KB / "affordance_words.tsv", ROOT / "benchmarks" / "outside" / "README.md")
 KB_SOURCES = {"ConceptNet", "CSKG", "ATOMIC-2020", "WordNet-3.0", "WordNet-morphosemantic"}
+ATOMIC_KB = ROOT / "tests" / "data" / "atomic_kb"
+ATOMIC = (ATOMIC_KB / "atomic_kb.tsv", ROOT / "tests" / "data" / "outside_bench", ATOMIC_KB / "affordance_words.tsv",
+          ATOMIC_KB / "README.md")
 PAIRS = pytest.mark.parametrize("pair", [BUNDLED, OUTSIDE], ids=["bundled", "outside"])
+ALL_PAIRS = pytest.mark.parametrize("pair", [BUNDLED, OUTSIDE, ATOMIC], ids=["bundled", "outside", "atomic"])
 
 
 Loaded = tuple[list[dict[str, str]], list[str], list[str], list[tuple[str, str, bool]], kb_census.Matcher]
@@ -38,7 +44,7 @@ def _load(pair: tuple) -> Loaded:
     return edges, objects, affordances, labels, kb_census.Matcher(affordances, kb_census.read_heads(heads))
 
 
-@PAIRS
+@ALL_PAIRS
 def test_no_label_is_a_kb_edge_with_the_same_verb(pair: tuple) -> None:
     edges, _, _, labels, matcher = _load(pair)
     overlap = kb_census.overlap(edges, labels, matcher)
@@ -67,7 +73,7 @@ def test_affordance_evidence_comes_from_the_kb_sources_only(pair: tuple) -> None
     assert set(objects) <= described
 
 
-@PAIRS
+@ALL_PAIRS
 def test_the_docs_report_this_census(pair: tuple) -> None:
     kb, bench, heads, readme = pair
     table = kb_census.report(kb, bench, heads)
@@ -103,3 +109,23 @@ def test_outside_kb_rebuilds_byte_identically(tmp_path: Path) -> None:
     for name in ("outside_kb.tsv", "affordance_words.tsv"):
         assert (tmp_path / name).read_bytes() == (OUTSIDE_KB / name).read_bytes(), name
     assert kb_census.report(tmp_path / "outside_kb.tsv", OUTSIDE[1], OUTSIDE[2]) in out.stdout
+
+
+def test_the_atomic_kb_states_atomic_2020_uses_only() -> None:
+    """The third pair's affordance evidence is ATOMIC-2020's alone; its objects are described by the benchmark's
+    own rows, never by its labels."""
+    edges, objects, _, _, _ = _load(ATOMIC)
+    aff = kb_census.affordance_edges(edges)
+    assert aff and {s for *_, sources in aff for s in sources.split("|")} == {"ATOMIC-2020"}
+    assert {e["source"] for e in edges} == {"ATOMIC-2020", "outside-bench-objects"}
+    described = {e["node1"].split("/")[0] for e in edges if e["relation"] in ("MadeOf", "HasProperty")}
+    assert set(objects) <= described
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs the public data sets the ATOMIC KB is built from")
+def test_atomic_kb_rebuilds_byte_identically(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "outside" / "build_kb.py"), "--sources", str(SHARED),
+                    "--out", str(tmp_path), "--only", "ATOMIC-2020", "--name", "atomic_kb.tsv"], check=True,
+                   capture_output=True, text=True)
+    for name in ("atomic_kb.tsv", "affordance_words.tsv"):
+        assert (tmp_path / name).read_bytes() == (ATOMIC_KB / name).read_bytes(), name

@@ -127,13 +127,16 @@ def affordance_statements(sources_dir: Path, wn: WordNet, world: Universe) -> tu
     return edges, unresolved
 
 
-def build(sources_dir: Path, bench: Path) -> tuple[list[tuple[str, ...]], dict[str, object]]:
-    """The KB's KGTK rows and the build's figures."""
+def build(sources_dir: Path, bench: Path, only: frozenset[str] | None = None
+          ) -> tuple[list[tuple[str, ...]], dict[str, object]]:
+    """The KB's KGTK rows and the build's figures; ``only``: keep the affordance edges of these sources only."""
     objects = read_jsonl(bench / "objects.jsonl")
     labels = [(r["object"], r["affordance"], r["label"]) for r in read_jsonl(bench / "labels.jsonl")]
     wn = WordNet(sources_dir)
     world = universe(objects, wn)
     edges, unresolved = affordance_statements(sources_dir, wn, world)
+    if only is not None:
+        edges = [f for f in edges if f.source in only]
     by_object: dict[str, list[tuple[str, bool]]] = {}
     for o, a, t in labels:
         by_object.setdefault(o, []).append((a, t))
@@ -155,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, default=ROOT / "tests" / "data" / "outside_bench",
                         help="the outside benchmark directory")
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "data" / "outside_kb", help="output folder")
+    parser.add_argument("--only", default=None, help="keep the affordance edges of these sources only (comma-separated,"
+                        " e.g. ATOMIC-2020: the ATOMIC pair of tests/data/atomic_kb)")
+    parser.add_argument("--name", default="outside_kb.tsv", help="the KB file's name in --out")
     args = parser.parse_args(argv)
     for folder in (args.sources, args.bench):
         if not folder.is_dir():
@@ -165,13 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"build_kb: no key words for the affordance {missing[0]!r} (AFFORDANCE_WORDS)", file=sys.stderr)
         return 2
-    rows, figures = build(args.sources, args.bench)
-    write_text(args.out / "outside_kb.tsv", tsv(KGTK_HEADER, rows))
+    rows, figures = build(args.sources, args.bench, frozenset(args.only.split(",")) if args.only else None)
+    write_text(args.out / args.name, tsv(KGTK_HEADER, rows))
     write_text(args.out / "affordance_words.tsv",
                tsv(("affordance", "key_words"), ((a, " ".join(AFFORDANCE_WORDS[a])) for a in affordances)))
     for key, value in figures.items():
         print(f"{key}\t{value}")
-    print(kb_census.report(args.out / "outside_kb.tsv", args.bench, args.out / "affordance_words.tsv"), end="")
+    print(kb_census.report(args.out / args.name, args.bench, args.out / "affordance_words.tsv"), end="")
     return 0
 
 

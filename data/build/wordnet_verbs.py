@@ -19,22 +19,24 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HEADERS = {"verbs.tsv": "lemma\tsynset", "verb_forms.tsv": "form\tlemma", "noun_verbs.tsv": "noun\tverb"}
 
 
-def _index(path: Path) -> dict[str, list[str]]:
+def data_lines(path: Path) -> list[str]:
+    """The data lines of a WordNet file (the licence header lines start with two spaces)."""
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith(" ")]
+
+
+def index_offsets(path: Path) -> dict[str, list[str]]:
     """``lemma -> synset offsets`` in sense order, from an ``index.<pos>`` file."""
     out: dict[str, list[str]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line or line.startswith(" "):
-            continue  # the licence header lines start with two spaces
+    for line in data_lines(path):
         fields = line.split()
-        lemma, pointers = fields[0], int(fields[3])
-        synsets = int(fields[2])
-        offsets = fields[4 + pointers + 2:]
-        out[lemma] = offsets[:synsets]
+        synsets, pointers = int(fields[2]), int(fields[3])
+        out[fields[0]] = fields[4 + pointers + 2:][:synsets]
     return out
 
 
@@ -76,13 +78,13 @@ def _noun_derivations(path: Path, verb_words: dict[str, list[str]]) -> dict[str,
 
 def build(wordnet: Path) -> dict[str, list[tuple[str, str]]]:
     """The rows of the three files."""
-    verb_index = _index(wordnet / "index.verb")
+    verb_index = index_offsets(wordnet / "index.verb")
     verbs = sorted((lemma, offsets[0]) for lemma, offsets in verb_index.items() if offsets)
     forms = sorted({tuple(line.split()[:2]) for line in (wordnet / "verb.exc").read_text(encoding="utf-8").splitlines()
                     if len(line.split()) >= 2})
     derived = _noun_derivations(wordnet / "data.noun", _verb_words(wordnet / "data.verb"))
     noun_verbs = []
-    for noun, offsets in sorted(_index(wordnet / "index.noun").items()):
+    for noun, offsets in sorted(index_offsets(wordnet / "index.noun").items()):
         for offset in offsets:  # the first sense with a derivationally related verb of this very word
             verbs_of = sorted({v for n, v in derived.get(offset, ()) if n == noun})
             if verbs_of:
@@ -91,24 +93,33 @@ def build(wordnet: Path) -> dict[str, list[tuple[str, str]]]:
     return {"verbs.tsv": verbs, "verb_forms.tsv": forms, "noun_verbs.tsv": noun_verbs}  # type: ignore[dict-item]
 
 
-def _write(path: Path, header: str, rows: list[tuple[str, str]]) -> None:
-    text = header + "\n" + "".join(f"{a}\t{b}\n" for a, b in rows)
+def write_table(path: Path, header: str, rows: list[tuple[str, ...]]) -> None:
+    """One sorted TSV table, written to a temporary file and renamed."""
+    text = header + "\n" + "".join("\t".join(row) + "\n" for row in rows)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(text)
     os.replace(tmp, path)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_tables(description: str, files: str, headers: dict[str, str],
+                 build_from: Callable[[Path], dict[str, list[tuple[str, ...]]]]) -> None:
+    """The command line of a WordNet table builder: ``--wordnet`` (the database folder, reading ``files``) and
+    ``--out``; writes each table ``build_from`` makes."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"),
-                        help="WordNet 3.0 database folder (index.verb, data.verb, verb.exc, index.noun, data.noun)")
+                        help=f"WordNet 3.0 database folder ({files})")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "wordnet")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, rows in build(args.wordnet).items():
-        _write(args.out / name, HEADERS[name], rows)
+    for name, rows in build_from(args.wordnet).items():
+        write_table(args.out / name, headers[name], rows)
         print(f"{args.out / name}: {len(rows)} rows")
+
+
+def main() -> None:
+    build_tables(__doc__.splitlines()[0], "index.verb, data.verb, verb.exc, index.noun, data.noun", HEADERS,
+                 build)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -65,9 +65,16 @@ def induce(
     groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
     grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help="KB input: how verbs that mean the same "
-                                 "are grouped before induction (one rule per group): wordnet (head word's first "
-                                 "WordNet sense), lemma (head word in base form), embedding (MiniLM clusters; needs "
-                                 "kari[embed]) or none."),
+                                 "are grouped before induction (one rule per group): wordnet (the WordNet sense of "
+                                 "the head verb chosen from the phrase, its sentences and positives; thin groups "
+                                 "pooled into their sense's hypernym), lemma (head word in base form), embedding "
+                                 "(MiniLM clusters; needs kari[embed]) or none."),
+    complete: bool = typer.Option(True, "--complete/--no-complete", help="KB input: complete each object's "
+                                  "properties from what the KB says of its classes (WordNet hypernyms, IsA edges), "
+                                  "each inferred fact marked inferred with its source edges."),
+    pool: bool = typer.Option(True, "--pool/--no-pool", help="KB input: pool each verb group's positives with "
+                              "their KB kin (is-a parents, siblings, parts) as weighed positives, and weigh its "
+                              "implicit negatives by how well the KB describes them (positive-unlabelled)."),
     group_threshold: float = number(DEFAULTS.group_threshold, "--group-threshold", low=0, high=1,
                                     help="--group embedding: the cosine a verb needs to join a cluster."),
     tune_min_positives: int = count(DEFAULTS.tune_min_positives, "--tune-min-positives", high=MAX_ITEMS,
@@ -149,6 +156,8 @@ def induce(
         grouping=grouping,
         group_threshold=group_threshold,
         tune_min_positives=tune_min_positives,
+        complete=complete,
+        pool=pool,
         validator_batch=validator_batch,
         **{k: v for k, v in given.items() if v is not None},
     )
@@ -191,6 +200,10 @@ def induce(
         + (f" (resumed {len(outcome.resumed)})" if outcome.resumed else "")
         + (f" (shard {shard}: merge the {shard.count} shards with kari merge)" if shard is not None else "")
     )
+    missing = sorted(a for a, r in outcome.results.items() if r.body is None)
+    if missing:
+        typer.echo(f"{len(missing)} without a rule ({', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}):"
+                   " why is in the report")
     typer.echo(
         f"mean recall {mean([s.recall for s in scores]):.3f}, mean precision "
         f"{mean([s.precision or 0.0 for s in scores]):.3f}; report: {outcome.run_dir / 'report.md'}"

@@ -14,7 +14,7 @@ from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
 from kari.core import game_defaults as defaults
-from kari.core.game_names import CheckerKind, MatchMode, OracleKind, Player, RuleWeighting
+from kari.core.game_names import CheckerKind, FlaggedRules, MatchMode, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
 
@@ -23,6 +23,10 @@ MATCH_HELP = "Rule matching: embedding (MiniLM sentence similarity; needs kari[e
 WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (precision and support; docs/method.md) or "
                 f"fixed ({defaults.RULE_SATISFIED:g} satisfied / {defaults.RULE_FALSIFIED:g} falsified for every rule); "
                 f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
+
+
+FLAGGED_HELP = (f"KB rules kari induce --db flagged (held-out precision within the KB no better than the base rate, "
+                f"or not estimable): {one_of(FlaggedRules)} them (default {defaults.FLAGGED_RULES}).")
 
 
 def play(
@@ -40,6 +44,7 @@ def play(
     top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
     match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
     rule_weights: Optional[str] = typer.Option(None, "--rule-weights", help=WEIGHTS_HELP),
+    flagged_rules: Optional[str] = typer.Option(None, "--flagged-rules", help=FLAGGED_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
     softmax_temperature: float = number(1.0, "--softmax-temperature", low=0, high=1e6, low_open=True,
                                         help="fix20q: temperature of the guess."),
@@ -109,7 +114,7 @@ def play(
         bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
         rules=rules.resolve() if rules else None, rule_threshold=match_threshold, rule_top_k=top_k,
-        rule_match=match, rule_weights=rule_weights,
+        rule_match=match, rule_weights=rule_weights, flagged_rules=flagged_rules,
         questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,

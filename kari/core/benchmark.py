@@ -19,12 +19,17 @@ BENCH_FILES = ("objects.jsonl", "affordances.jsonl", "labels.jsonl", "games.json
 @dataclass(frozen=True, slots=True)
 class Property:
     """``predicate:value`` holding of ``part`` (``"whole"`` or a part name) of an object; ``raw`` is the word as
-    the input wrote it when it differs from the canonical ``value``."""
+    the input wrote it when it differs from the canonical ``value``. A fact read from a KB carries the ids of the
+    edges that state it (``edges``: the property edge, and for a part's property the edge that makes it a part);
+    an ``inferred`` fact was not stated but completed from other facts, ``edges`` naming those it came from.
+    Neither takes part in equality: the same fact from two sources is one fact."""
 
     part: str
     predicate: str
     value: str
     raw: str | None = None
+    edges: tuple[str, ...] = field(default=(), compare=False)
+    inferred: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,11 @@ class ObjectRecord:
     properties: tuple[Property, ...] = ()
     ignored: tuple[Property, ...] = ()  # read but never facts (banned terms), kept for the record
     source: str = field(default="", compare=False)  # FILE:LINE the object came from
+    part_edges: tuple[tuple[str, tuple[str, ...]], ...] = field(default=(), compare=False)  # part -> KB edge ids
+
+    def edges_of_part(self, part: str) -> tuple[str, ...]:
+        """The KB edges that make ``part`` a part of the object (HasA / PartOf; empty outside a KB)."""
+        return next((edges for name, edges in self.part_edges if name == part), ())
 
     def values(self, predicate: str) -> frozenset[str]:
         """Every value of ``predicate`` on any part (the paper's any-part reading)."""

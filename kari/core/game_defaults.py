@@ -3,7 +3,7 @@
 Cheap to import: no numpy, no clingo (the guessing threshold is the solver's record of the paper's figure).
 """
 
-from kari.core.game_names import RuleWeighting
+from kari.core.game_names import FlaggedRules, RuleWeighting
 from kari.core.solver_types import THRESHOLD as SOLVER_THRESHOLD
 
 BUDGET = 20
@@ -49,6 +49,9 @@ add what the player does not know (README)."""
 RULE_WEIGHTING = RuleWeighting.EVIDENCE
 """+rules players: each rule's factors from its own evidence, at most RULE_SATISFIED / RULE_FALSIFIED
 (:mod:`kari.game.rule_weights`)."""
+
+FLAGGED_RULES = FlaggedRules.SKIP
+"""Players skip the KB rules ``kari induce --db`` flagged (``kari play --flagged-rules use`` uses them)."""
 
 MATCH_THRESHOLD = 0.7
 """Least verb similarity of a rule matched to a candidate (the paper's 0.7)."""

@@ -54,6 +54,14 @@ class RuleWeighting(StrEnum):
     FIXED = "fixed"
 
 
+class FlaggedRules(StrEnum):
+    """What a player does with a KB rule ``kari induce --db`` flagged (its precision held out within the KB is no
+    better than the base rate, or cannot be estimated: :mod:`kari.induce.kbweights`): skip it or use it."""
+
+    SKIP = "skip"
+    USE = "use"
+
+
 class RuleOrigin(StrEnum):
     """Where the rules a player was given come from (a game record's ``rules.source``): induced from a KB,
     induced from a benchmark's labels, the cross-fitted sets of ``kari induce --cv``, or any other file."""

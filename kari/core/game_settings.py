@@ -15,7 +15,7 @@ from typing import Any
 
 from kari.errors import KariError, one_of
 from kari.core import game_defaults as defaults
-from kari.core.game_names import CheckerKind, MatchMode, OracleKind, RuleWeighting
+from kari.core.game_names import CheckerKind, FlaggedRules, MatchMode, OracleKind, RuleWeighting
 from kari.io.runlog import paths_as_paths, settings_json
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 from kari.core.records import JsonRecord, Layout
@@ -77,7 +77,8 @@ class PlayConfig:
     temperature of an LLM questioner (not ``temperature``: Fix20Q's softmax temperature), likewise: None is 0 and
     unnamed. Above 0 each run k of ``runs`` sends the sampling seed ``seed + k``
     (:func:`kari.core.run_model.sampling_seed`). ``model`` is the model name resolved (``--model`` or
-    ``$KARI_LLM_MODEL``) when an LLM plays a part."""
+    ``$KARI_LLM_MODEL``) when an LLM plays a part. ``flagged_rules`` left None is left out too
+    (:class:`~kari.core.game_names.FlaggedRules`, default :data:`~kari.core.game_defaults.FLAGGED_RULES`)."""
 
     bench: Path
     questioner: str
@@ -92,6 +93,7 @@ class PlayConfig:
     rule_top_k: int = defaults.TOP_K
     rule_match: str = MatchMode.EMBEDDING
     rule_weights: str | None = None  # None: defaults.RULE_WEIGHTING, and config.json does not name it
+    flagged_rules: str | None = None  # None: defaults.FLAGGED_RULES, and config.json does not name it
     questions: Path | None = None
     temperature: float = 1.0
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -116,6 +118,11 @@ class PlayConfig:
         object.__setattr__(self, "extra", PlayerSettings.from_json(self.extra))
 
     @property
+    def flagged(self) -> str:
+        """What players do with flagged KB rules (:attr:`flagged_rules`, else the default: skip them)."""
+        return defaults.FLAGGED_RULES if self.flagged_rules is None else self.flagged_rules
+
+    @property
     def sampling_temperature(self) -> float:
         """The LLM questioner's sampling temperature (:attr:`llm_temperature`, else 0)."""
         return 0.0 if self.llm_temperature is None else float(self.llm_temperature)
@@ -133,7 +140,8 @@ class PlayConfig:
 
     def identity(self) -> dict[str, Any]:
         """The fields a resumed run must share with the original, as ``config.json`` writes them."""
-        unset = tuple(name for name in ("rule_weights", "llm_temperature") if getattr(self, name) is None)
+        unset = tuple(name for name in ("rule_weights", "llm_temperature", "flagged_rules")
+                      if getattr(self, name) is None)
         return {**settings_json(self, drop=("games", "game_ids", "extra", *unset)), "extra": self.extra.to_json()}
 
     def to_json(self) -> dict[str, Any]:
@@ -155,6 +163,9 @@ def uses_llm(config: PlayConfig) -> bool:
 def check_settings_values(config: PlayConfig) -> None:
     """A :class:`KariError` for a setting out of its range or an unknown name (before anything is read)."""
     check_weighting(config.weighting)
+    if config.flagged not in tuple(FlaggedRules):
+        raise KariError(f"unknown --flagged-rules {config.flagged!r} (expected {one_of(FlaggedRules)})",
+                        code="game-config")
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
         raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
                         code="game-config")

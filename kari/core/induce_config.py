@@ -124,7 +124,10 @@ class InduceConfig:
 
     ``grouping`` / ``group_threshold``: how KB verbs that mean the same are grouped before induction
     (:mod:`kari.induce.grouping`; KB input only). ``lift`` / ``lift_tolerance``: the guard that
-    lifts every proposed branch up the taxonomy while its precision holds (both backends).
+    lifts every proposed branch up the taxonomy while its precision holds (both backends). ``complete`` /
+    ``pool`` (KB input only): complete each object's properties from its KB classes
+    (:mod:`kari.induce.completion`); pool each verb group's positives with their KB kin and weigh its implicit
+    negatives (:mod:`kari.induce.pooling`).
 
     ``validator_batch``: objects per request of the LLM Validator (1: one object per request, the paper's loop).
     """
@@ -153,6 +156,8 @@ class InduceConfig:
     grouping: str = DEFAULT_GROUPING
     group_threshold: float = GROUP_THRESHOLD
     tune_min_positives: int = TUNE_MIN_POSITIVES
+    complete: bool = True
+    pool: bool = True
     affordances: tuple[str, ...] = ()
     limit: int | None = None
     validator_batch: int = 1

@@ -4,7 +4,8 @@ Every property value goes through :meth:`Vocabulary.canonicalise`: a known value
 its canonical value with the word as written in ``Property.raw``; an unknown word becomes a new value of its
 predicate (provenance: the object's FILE:LINE); a banned term (dynamic behaviour, an affordance adjective) is
 kept in ``ObjectRecord.ignored`` and is never a fact. Every part name is read as a SHAPE value too (parts are
-SHAPE facts: :func:`kari.domain.objects.part_shape`), so "does it have a handle?" has a canonical question.
+SHAPE facts: :func:`kari.domain.objects.part_shape`), so "does it have a handle?" has a canonical question; the
+vocabulary records that value as a part noun (:meth:`Vocabulary.add_part_noun`).
 Rules are read the same way (:func:`canonical_rule`). :class:`CanonReport` counts what happened, for
 ``kari bench validate`` and the command summaries.
 """
@@ -20,6 +21,7 @@ from kari.core.terms import PREDICATES, WHOLE, Predicate, normalise_term
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import Atom, Rule
 from kari.rules.rewrite import map_atoms
+from kari.rules.values import MEND, apply_value, induced_by_kari, recorded_values
 
 HOWS = ("exact", "synonym", "variant", "added", "banned")
 """How a word was read (:class:`kari.vocab.vocabulary.Resolution`), in report order."""
@@ -68,7 +70,7 @@ class CanonReport:
 def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) -> ObjectRecord:
     """``obj`` with canonical values, its banned words moved to ``ignored``; ``vocab`` learns new words."""
     source = obj.source or obj.id
-    kept: list[Property] = []
+    kept: dict[Property, Property] = {}  # one per fact; a fact read from several words keeps every edge
     ignored: list[Property] = list(obj.ignored)
     for prop in obj.properties:
         if prop.predicate not in PREDICATES:  # not a kari predicate: never a fact (bench validate reports it)
@@ -78,16 +80,22 @@ def canonical_object(obj: ObjectRecord, vocab: Vocabulary, report: CanonReport) 
         found = vocab.canonicalise(prop.predicate, raw, source)
         report.events.append(WordEvent(source, obj.id, prop.part, prop.predicate, raw, found.value, found.how))
         if found.value is None:
-            ignored.append(Property(prop.part, prop.predicate, prop.value, raw))
+            ignored.append(replace(prop, raw=raw))
             continue
-        fact = Property(prop.part, prop.predicate, found.value, None if raw == found.value else raw)
-        if fact not in kept:
-            kept.append(fact)
+        fact = replace(prop, value=found.value, raw=None if raw == found.value else raw)
+        first = kept.get(fact)
+        if first is None:
+            kept[fact] = fact
+        elif fact.edges and not set(fact.edges) <= set(first.edges):
+            kept[fact] = replace(first, edges=tuple(dict.fromkeys([*first.edges, *fact.edges])),
+                                 inferred=first.inferred and fact.inferred)
     for part in dict.fromkeys((*obj.parts, *(p.part for p in obj.properties))):
         if part != WHOLE:
             found = vocab.canonicalise(Predicate.SHAPE, part, source)
             report.events.append(WordEvent(source, obj.id, part, Predicate.SHAPE, part, found.value, found.how))
-    return replace(obj, properties=tuple(kept), ignored=tuple(ignored))
+            if found.value is not None:
+                vocab.add_part_noun(found.value)
+    return replace(obj, properties=tuple(kept.values()), ignored=tuple(ignored))
 
 
 def canonical_objects(objects: Sequence[ObjectRecord], vocab: Vocabulary) -> tuple[list[ObjectRecord], CanonReport]:
@@ -101,21 +109,28 @@ def canonical_objects(objects: Sequence[ObjectRecord], vocab: Vocabulary) -> tup
 def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = None) -> Rule:
     """``rule`` with every atom value read through ``vocab`` like an object's words: a known value, synonym or
     word form becomes its canonical value; a word no predicate knows is added as a new value of the atom's
-    predicate (provenance: the rule's FILE:LINE). A value only another predicate knows (``MADE_OF:cylindrical``),
-    a banned term or an unknown predicate is an error naming the rule."""
+    predicate (provenance: the rule's FILE:LINE). A value the rule records as one of the vocabulary it was induced
+    in (:mod:`kari.rules.values`) is made a value of its predicate first. A value only another predicate knows
+    (``MADE_OF:cylindrical``), a banned term or an unknown predicate is an error naming the rule (an ill-typed
+    value of a rule ``kari induce`` wrote names the mend: the KB database as ``--db``, or the ``.jsonl`` twin)."""
     meta = rule.metadata or {}
     source = f"{meta['file']}:{meta.get('line', 0)}" if meta.get("file") else f"rule {rule.affordance}"
+    recorded = recorded_values(rule)
 
     def read(atom: Atom) -> Atom:
         if atom.predicate not in PREDICATES:
             raise rule.error(f"unknown predicate {atom.predicate!r} in {atom.key}", "unknown-predicate")
         if not normalise_term(atom.value):
             raise rule.error(f"{atom.key} names no value ({atom.value!r} has no letter or digit)", "empty-value")
+        brought = recorded.get((atom.predicate, atom.value))
+        if brought is not None:  # the rule says the vocabulary it was induced in holds this value
+            apply_value(vocab, brought, source)
         found = vocab.lookup(atom.predicate, atom.value)
         if found is None:
             others = sorted(vocab.predicates_of(atom.value))
             if others:
-                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value",
+                mend = f" here ({MEND})" if induced_by_kari(rule) else ""
+                raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value{mend}",
                                  "ill-typed-value")
             found = vocab.canonicalise(atom.predicate, atom.value, source)
             if found.value is None:

@@ -38,6 +38,7 @@ from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import ObjectView, base_facts, check_semantics, object_parts, object_view, part_shape
 from kari.core.terms import WHOLE
 from kari.vocab.vocabulary import Vocabulary
+from kari.explain.induced import InducedFrom, induced_from
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
 from kari.rules.printer import to_text
 
@@ -68,7 +69,7 @@ class Support:
     predicate: str
     value: str  # the stated (canonical) value
     isa: tuple[str, ...]  # is-a steps from ``value`` to the atom's value (just ``(value,)`` when they are equal)
-    origin: str  # 'property' (a stated property) or 'part-name' (the part's name read as a SHAPE value)
+    origin: str  # 'property' (a stated property), 'inferred' (a completed one) or 'part-name' (the part's name)
     raw: tuple[str, ...] = ()  # the words as written, when they differ from ``value``
     evidence: tuple[dict[str, Any], ...] = ()
 
@@ -142,17 +143,19 @@ class ProofNode:
 
 @dataclass(frozen=True)
 class BranchProof:
-    """One top-level OR branch: its text, whether it holds, the PART bindings of its proof, the proof tree."""
+    """One top-level OR branch: its text, whether it holds, the PART bindings of its proof, the proof tree, and
+    what the rules file records of its induction (:mod:`kari.explain.induced`)."""
 
     index: int
     text: str
     holds: bool
     tree: ProofNode
     binding: Mapping[str, str] = field(default_factory=dict)
+    induced: InducedFrom | None = None  # what the rules file records of the branch's origin (kari induce)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "text": self.text, "holds": self.holds, "binding": dict(self.binding),
-                "proof": self.tree.to_json()}
+                "proof": self.tree.to_json(), **({"induced": self.induced.to_json()} if self.induced else {})}
 
 
 @dataclass(frozen=True)
@@ -227,13 +230,12 @@ class _Facts:
 
     def _support(self, fact: tuple[str, str, str], target: str) -> Support:
         part, predicate, value = fact
-        origin = "part-name" if fact in self.part_facts and not self._is_property(fact) else "property"
+        stated = [p for p in self.obj.properties if (p.part, p.predicate, p.value) == fact]
+        origin = ("part-name" if fact in self.part_facts and not stated
+                  else "inferred" if stated and all(p.inferred for p in stated) else "property")
         return Support(part, predicate, value, self.isa_path(predicate, value, target), origin,
                        tuple(self._raw.get(fact, ())),
                        tuple(self.evidence.lookup(self.obj, part, predicate, value, origin)))
-
-    def _is_property(self, fact: tuple[str, str, str]) -> bool:
-        return any((p.part, p.predicate, p.value) == fact for p in self.obj.properties)
 
     def isa_path(self, predicate: str, start: str, goal: str) -> tuple[str, ...]:
         """The shortest is-a chain from ``start`` up to ``goal`` (both included)."""
@@ -378,7 +380,9 @@ def explain(rule: Rule, obj: ObjectRecord, vocab: Vocabulary, semantics: str = "
             holds = tree.holds
         else:
             tree, part, holds = _strict_branch(branch, facts)
-        branches.append(BranchProof(b, to_text(branch), holds, tree, _bindings(tree) if holds else {}))
+        meta = rule.branch_metadata[b] if b < len(rule.branch_metadata) else {}
+        branches.append(BranchProof(b, to_text(branch), holds, tree, _bindings(tree) if holds else {},
+                                    induced_from(meta, obj.id)))
         if holds and verdict is None:
             verdict = (b, part)
     return Proof(rule.affordance, obj.id, semantics, to_text(rule.body), verdict is not None,

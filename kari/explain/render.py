@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kari.explain.induced import InducedFrom
 from kari.explain.proof import Proof, ProofNode, Support
 
 REASONS = {
@@ -33,6 +34,24 @@ def support_line(s: Support) -> str:
     words = f" (written {', '.join(repr(w) for w in s.raw)})" if s.raw else ""
     evidence = "; ".join(_where(e) for e in s.evidence)
     return f"<- {where}: {fact}{origin}{words}" + (f"; {evidence}" if evidence else "")
+
+
+def induced_lines(induced: InducedFrom, object_id: str) -> list[str]:
+    """``induced from N positives (M KB edges); this object is one: ATOM <- part: value [edges]``."""
+    head = f"  induced from {induced.positives} positive(s)" + (f", citing {induced.edges} KB edge(s)"
+                                                               if induced.edges else "")
+    if induced.entry is None:
+        return [head + (f"; {object_id} is one (the file records no facts per positive)" if induced.member
+                        else f" ({object_id} is not one of them)")]
+    lines = [head + f"; {object_id} is one" + (f" (positive by {', '.join(induced.entry['edges'])})"
+                                              if induced.entry.get("edges") else "") + ", by:"]
+    for atom, supports in (induced.entry.get("atoms") or {}).items():
+        for s in supports:
+            where = "the whole" if s.get("part") == "whole" else f"part {s.get('part')}"
+            origin = {"inferred": " (inferred)", "part-name": " (the part's name)"}.get(str(s.get("origin")), "")
+            edges = f" [{', '.join(s['edges'])}]" if s.get("edges") else ""
+            lines.append(f"    {atom} <- {where}: {s.get('value')}{origin}{edges}")
+    return lines
 
 
 def node_lines(node: ProofNode, depth: int = 1) -> list[str]:
@@ -78,5 +97,7 @@ def proof_text(proof: Proof) -> str:
              f"rule: {proof.rule}"]
     for branch in proof.branches:
         lines.append(f"branch {branch.index}: {branch.text}  [{'holds' if branch.holds else 'fails'}]")
+        if branch.induced is not None:
+            lines += induced_lines(branch.induced, proof.object)
         lines += node_lines(branch.tree)
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from kari.domain.canon import canonical_objects, canonical_rules
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary, open_vocabulary
 from kari.errors import KariError
 from kari.explain.proof import Evidence, RecordEvidence
-from kari.rules import load_rules, parse_rule
+from kari.rules import load_rule_file, parse_rule
 from kari.rules.ast import Rule
 
 
@@ -137,7 +137,7 @@ def read_rules(vocab: Vocabulary, rules_file: str | Path | None = None, rule_tex
     if rule_text is not None:
         rules = [Rule(affordance or "rule", parse_rule(rule_text))]
     else:
-        rules = load_rules(rules_file)  # type: ignore[arg-type]
+        rules = load_rule_file(rules_file)  # type: ignore[arg-type]  # a .kari file with its .jsonl twin's metadata
         if affordance is not None:
             rules = [r for r in rules if r.affordance == affordance]
             if not rules:

@@ -9,7 +9,7 @@ extra: without it, matching stops with a one-line error (never a silent fallback
 candidate to a rule with an identical verb only, when asked for explicitly.
 
 :func:`match_goal` matches free text (a CreativityBench goal: "I need something to cut this rope") to rules
-the same way.
+the same way; :func:`rule_for` names the one rule a player gets for an affordance (``kari explain``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from kari.rules.ast import Node, Rule, any_of
 from kari.core.terms import normalise_term
 from kari.rules.anchors import kb_positives, rule_verbs
 from kari.vocab.vocabulary import Vocabulary
-from kari.core.game_defaults import MATCH_THRESHOLD, TOP_K
-from kari.core.game_names import MatchMode, RuleOrigin
+from kari.core.game_defaults import FLAGGED_RULES, MATCH_THRESHOLD, TOP_K
+from kari.core.game_names import FlaggedRules, MatchMode, RuleOrigin
 from kari.domain.canon import canonical_rules
 from kari.induce.folds import read_rule_sets
 from kari.rules.rulefile import load_rule_file
@@ -158,6 +158,21 @@ def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabula
     return RuleMatcher(rules, threshold, top_k, embedder=embedder, mode=mode).match_text(goal)
 
 
+def rule_for(name: str, rules: Sequence[Rule], *, threshold: float = DEFAULT_THRESHOLD,
+             mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> tuple[RuleMatch | None, RuleMatch | None]:
+    """The rule a player is given for the affordance ``name``: the best match at ``threshold`` as
+    :class:`RuleMatcher` makes it for a game's candidate (None when none is similar enough), and the nearest rule
+    whatever its similarity (to say how far the best one was; None for ``exact`` or no rules)."""
+    matcher = RuleMatcher(rules, threshold, 1, embedder, mode=mode)
+    found = matcher.match([name])[name]
+    if found:
+        return found[0], found[0]
+    if mode == MatchMode.EXACT or not matcher.rules:
+        return None, None
+    nearest = RuleMatcher(rules, 0.0, 1, matcher.embedder, mode=mode).match([name])[name]
+    return None, nearest[0] if nearest else None
+
+
 class RuleSource:
     """Which rules a game is matched to: one rule set for every game, or the cross-fitted rule sets of
     ``kari induce --cv K`` (the ``RULES.cv`` folder), where a game gets the rules induced WITHOUT the fold of its
@@ -169,6 +184,7 @@ class RuleSource:
         self.matchers = matchers
         self.fold_of = fold_of
         self.kind = kind  # kb (induced from a KB), bench (from a benchmark), cross-fitted (RULES.cv) or file
+        self.skipped = 0  # flagged KB rules left out (--flagged-rules skip)
 
     def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
         """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
@@ -185,27 +201,46 @@ class RuleSource:
 
     @classmethod
     def load(cls, path: str | Path, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-             mode: str = MatchMode.EMBEDDING) -> RuleSource:
+             mode: str = MatchMode.EMBEDDING, flagged: str = FLAGGED_RULES) -> RuleSource:
         """A rules file (``.kari`` / ``.jsonl``) or a ``RULES.cv`` folder of cross-fitted rule sets, read and
         matched (:meth:`of`)."""
-        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode)
+        return cls.of(read_rule_sets(path), vocab, threshold, top_k, mode, flagged=flagged)
 
     @classmethod
     def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-           mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> RuleSource:
+           mode: str = MatchMode.EMBEDDING, embedder: Any = None, flagged: str = FLAGGED_RULES) -> RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
-        fold's, loaded on first use)."""
+        fold's, loaded on first use). With ``flagged`` ``skip`` (the default) the KB rules ``kari induce --db``
+        flagged are left out before matching (:func:`usable_rules`); ``skipped`` counts them."""
+        kept = {fold: usable_rules(rules, flagged) for fold, rules in sorted(rule_sets.folds.items())}
         matchers = {fold: RuleMatcher(canonical_rules(rules, vocab), threshold, top_k, embedder, mode=mode)
-                    for fold, rules in sorted(rule_sets.folds.items())}
+                    for fold, rules in kept.items()}
+        skipped = sum(len(rule_sets.folds[f]) - len(kept[f]) for f in kept)
         first = matchers[min(matchers)]
         for matcher in matchers.values():
             if matcher is not first:
                 matcher.share_embedder(first)
         first.check_available()  # no embed extra: a one-line error now, before any game
         if rule_sets.fold_of is not None:
-            return cls(matchers, dict(rule_sets.fold_of), RuleOrigin.CROSS_FITTED)
-        return cls(matchers, kind=rules_kind(rule_sets.folds[0]))
+            source = cls(matchers, dict(rule_sets.fold_of), RuleOrigin.CROSS_FITTED)
+        else:
+            source = cls(matchers, kind=rules_kind(rule_sets.folds[0]))
+        source.skipped = skipped
+        return source
+
+
+def is_flagged(rule: Rule) -> bool:
+    """Did ``kari induce --db`` flag the rule (its held-out precision within the KB no better than the base rate,
+    or not estimable; rule metadata ``flagged``)?"""
+    return bool((rule.metadata or {}).get("flagged"))
+
+
+def usable_rules(rules: Sequence[Rule], flagged: str = FLAGGED_RULES) -> list[Rule]:
+    """The rules a player is given: every one with ``flagged`` ``use``, else the unflagged ones."""
+    if flagged not in tuple(FlaggedRules):
+        raise KariError(f"unknown --flagged-rules {flagged!r} (expected {one_of(FlaggedRules)})", code="game-config")
+    return list(rules) if flagged == FlaggedRules.USE else [r for r in rules if not is_flagged(r)]
 
 
 def rules_kind(rules: Sequence[Rule]) -> str:

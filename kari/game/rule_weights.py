@@ -13,6 +13,13 @@ KB-anchored rule these are the KB's objects, negatives closed-world). Weighing (
   a rule it barely supports hardly moves the belief). A falsified rule says less than a satisfied one (rules
   state sufficient conditions), and only when the rule is both precise and covers most of its positives.
 
+A KB rule of ``kari induce --db`` carries its precision held out within the KB (``heldout``:
+:mod:`kari.induce.kbweights`); it is weighed by that instead of its in-sample counts (basis ``heldout``): ``q_p``
+from the held-out positives it covered (TP) and the PU-weighted implicit negatives it covered (FP), ``q_r`` from
+TP of the held-out positives, read as above. A rule whose held-out estimate could not be made (fewer than two KB
+positives, nothing covered when held out) is flagged, and players skip flagged rules by default
+(:func:`kari.game.match.usable_rules`); used (``--flagged-rules use``), it is weighed by its in-sample evidence.
+
 ``fixed`` gives every rule ``S`` and ``F``; a rule without recorded evidence (hand-written) gets them too.
 """
 
@@ -39,7 +46,7 @@ class RuleWeight:
 
     satisfied: float
     falsified: float
-    basis: str  # evidence | fixed | no-evidence
+    basis: str  # heldout | evidence | fixed | no-evidence
     precision_low: float | None = None
     recall_low: float | None = None
     support: int | None = None  # positives covered
@@ -57,6 +64,14 @@ def rule_weight(rule: Rule, weighting: str = DEFAULT_WEIGHTING, *, satisfied: fl
     counts = (rule.metadata or {}).get("evidence_counts")
     if weighting == RuleWeighting.FIXED:
         return RuleWeight(satisfied, falsified, "fixed")
+    heldout = (rule.metadata or {}).get("heldout")
+    if isinstance(heldout, Mapping) and heldout.get("positives") and heldout.get("precision") is not None:
+        tp = int(heldout.get("covered_positives", 0))
+        fp = float(heldout.get("covered_negative_weight", heldout.get("covered_negatives", 0)))
+        q_p = beta_quantile(QUANTILE, tp + 0.5, fp + 0.5)
+        q_r = beta_quantile(QUANTILE, tp + 0.5, max(int(heldout["positives"]) - tp, 0) + 0.5)
+        return RuleWeight(1.0 + (satisfied - 1.0) * q_p, 1.0 - (1.0 - falsified) * q_p * q_r, "heldout", q_p, q_r,
+                          tp)
     if not isinstance(counts, Mapping) or not counts.get("positives"):
         return RuleWeight(satisfied, falsified, "no-evidence")
     tp, fp = int(counts.get("covered_positives", 0)), int(counts.get("covered_negatives", 0))

@@ -111,7 +111,8 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
     _player_class(config, concurrency, config.rules is not None)
     rules = None
     if config.rules is not None:  # a rules file, or the cross-fitted RULES.cv folder of kari induce --cv
-        rules = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match)
+        rules = RuleSource.load(config.rules, vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
+                                flagged=config.flagged)
     return bench, vocab, rules
 
 

@@ -1,6 +1,7 @@
 """The Auditor: type-checks each value the Proposer introduces and maps it onto the vocabulary (method.md 2).
 
-Per atom: banned terms and values of another predicate are rejected (the loop feeds the message back to the
+Per atom: banned terms, the affordance's own verb (unless the value is a part noun: a part ``cover`` is a
+shape) and values of another predicate are rejected (the loop feeds the message back to the
 Proposer); a known value or synonym (exact, then normalised spelling) is kept in canonical form; otherwise the
 closest vocabulary values by sentence embedding decide: similar enough is a synonym, far is NEW, and the
 undecided middle goes to the LLM (offline: NEW). When unsure, NEW. Every decision is an event with provenance.
@@ -51,11 +52,13 @@ class VocabEvent:
 
 @dataclass
 class AuditResult:
-    """The audited body (None when rejected), the rejection messages and the vocabulary events."""
+    """The audited body (None when rejected), the rejection messages, the vocabulary events and the atoms
+    rejected (their values are never proposed again in the round: :mod:`kari.induce.refusals`)."""
 
     body: Node | None
     errors: list[str] = field(default_factory=list)
     events: list[VocabEvent] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (PREDICATE, value) of each rejected atom
     pending: list[Callable[[], object]] = field(default_factory=list, repr=False)
 
     def commit(self) -> None:
@@ -90,7 +93,10 @@ class Auditor:
         result = AuditResult(None)
         provenance = f"induce:{affordance}:round{round}"
         def audited(atom: Atom) -> Atom:
+            errors = len(result.errors)
             value = self._map(atom, result, affordance, provenance)
+            if len(result.errors) > errors:
+                result.refused.append((atom.predicate, atom.value))
             return Atom(atom.predicate, value or atom.value, atom.role)
 
         fresh = [map_atoms(b, audited) for b in branches[first_new:]]
@@ -107,13 +113,14 @@ class Auditor:
             result.errors.append(f"{atom.key}: unknown predicate (use one of {', '.join(PREDICATES)})")
             return None
         reason = self.vocab.banned_reason(term)
-        if reason is not None or term in _verb_forms(affordance):
+        known = self.vocab.normalise(pred, raw)
+        part_noun = known is not None and self.vocab.is_part_noun(pred, known)  # a part is a shape, not the verb
+        if reason is not None or (term in _verb_forms(affordance) and not part_noun):
             kind = {"dynamic": "dynamic behaviour", "affordance_adjective": "an affordance adjective"}.get(
                 reason or "", "the affordance itself"
             )
             result.errors.append(f"{atom.key}: {raw!r} is {kind}, not a static physical property")
             return None
-        known = self.vocab.normalise(pred, raw)
         if known is not None:
             result.events.append(VocabEvent(pred, raw, known, "exact" if raw == known else "normalised"))
             return known

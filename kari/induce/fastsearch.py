@@ -11,10 +11,17 @@ extended) with coverage counted on bit sets. :class:`VectorBranchSearch` is a dr
 (:func:`kari.induce.guards.guard_branch`). Both reach the optimum of the same lexicographic objective as the
 encodings (``tests/test_induce_fastsearch.py`` checks it against clingo on random evidence); among equally good
 answers they take the first in sorted atom order. The ``strict`` PART form stays with clingo.
+
+Objects may carry weights (:data:`WEIGHT_UNITS` steps of one: positive-unlabelled KB evidence,
+:mod:`kari.induce.puweights`): every count of the criterion -- positives covered, new positives, negatives
+covered, new negatives -- is then the sum of the covered objects' weights, in those units (an object of weight
+1 counts :data:`WEIGHT_UNITS`); the support and frequency floors stay counts of objects. Without weights each
+object weighs one unit and the search is the unweighted one.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +34,9 @@ from kari.core.terms import PREDICATES
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.induce_config import SOLVER_TIME_LIMIT, ProposerSettings
 from kari.induce.branches import BranchChoice, umbrella_values
+from kari.induce.inputs import Weights
 from kari.rules.ast import And, Atom, Node, Or, Part
+from kari.induce.refusals import Refusals
 
 Key = tuple[str, str]  # (PREDICATE, value)
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
@@ -42,6 +51,44 @@ def _count(bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     if _BITWISE_COUNT is not None:
         return _BITWISE_COUNT(words).sum(axis=1, dtype=np.int64)
     return _POPCOUNT[words.view(np.uint8)].sum(axis=1)
+
+
+WEIGHT_UNITS = 8
+"""An object's weight is counted in eighths (weights are rounded to them; 0 leaves the object out)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def units(weight: float) -> int:
+    """``weight`` (0..1) in :data:`WEIGHT_UNITS` steps."""
+    return max(0, min(WEIGHT_UNITS, round(WEIGHT_UNITS * weight)))
+
+
+def _units(weights: Mapping[str, float] | None, objects: Sequence[ObjectRecord]) -> list[int]:
+    """Each object's weight in units (one unit each without weights)."""
+    if not weights:
+        return [1] * len(objects)
+    if isinstance(weights, Weights):
+        return weights.in_units([o.id for o in objects], units)
+    return [units(weights.get(o.id, 1.0)) for o in objects]
+
+
+class _Levels:
+    """Objects grouped by their weight (in units): ``(units, packed mask)`` per distinct weight, for weighted
+    counts of packed bit rows."""
+
+    def __init__(self, weights: Sequence[int]) -> None:
+        values = sorted(set(weights))
+        self.uniform = values in ([], [1])
+        self.levels = [(v, _mask(len(weights), [i for i, w in enumerate(weights) if w == v])) for v in values if v]
+
+    def count(self, bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The weighted number of set bits per row (within ``mask`` when given)."""
+        if self.uniform:
+            return _count(bits, mask)
+        total = np.zeros(bits.shape[0], dtype=np.int64)
+        for value, level in self.levels:
+            total += value * _count(bits, level if mask is None else level & mask)
+        return total
 
 
 def _packed(rows: np.ndarray) -> np.ndarray:
@@ -110,6 +157,10 @@ class _AtomTable:
 
     def row_ids(self, objects: Sequence[ObjectRecord]) -> np.ndarray:
         """The rows of ``objects`` in :attr:`dense` (new objects are read and added)."""
+        row_of = self.row_of
+        entries = [row_of.get(id(obj)) for obj in objects]
+        if all(entry is not None and entry[0] is obj for entry, obj in zip(entries, objects)):  # the common case
+            return np.fromiter((entry[1] for entry in entries), dtype=np.int64, count=len(entries))  # type: ignore[index]
         ids = []
         for obj in objects:
             entry = self.row_of.get(id(obj))
@@ -183,7 +234,8 @@ def _ancestor_pairs(keys: Sequence[Key], vocab: Vocabulary) -> np.ndarray:
                 groups.setdefault(group, []).append(j)
         for cols in groups.values():
             held = incidence[:, cols].astype(np.int64)  # atom x group member
-            pairs = held @ held.T - (incidence[:, cols][:, None, :] & incidence[:, cols][None, :, :]).sum(axis=2)
+            count = held.sum(axis=1)
+            pairs = np.outer(count, count) - held @ held.T  # (a above one, b above the other) with a != b
             excludes |= pairs > 0  # some two different members of the group, one above each atom
         index = np.array(members)
         blocked[np.ix_(index, index)] = is_a | excludes
@@ -200,25 +252,37 @@ class VectorBranchSearch:
     """:class:`kari.induce.offline.BranchSearch` for the whole-object form, by enumeration (module docstring)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
+                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 refused: Refusals = Refusals(),
+                 weights: Mapping[str, float] | None = None) -> None:
         self.settings = settings if settings is not None else ProposerSettings()
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
         others = list({o.id: o for o in negatives if o.id not in ids}.values())
+        pos_units, neg_units = _units(weights, known), _units(weights, others)
+        if weights:  # an object of weight 0 is left out
+            others = [o for o, u in zip(others, neg_units) if u > 0]
+            neg_units = [u for u in neg_units if u > 0]
         self.objects = [*known, *others]
         self.number = {o.id: i for i, o in enumerate(self.objects)}
         self.n_pos = len(known)
         self.vocab = vocab
-        prior = len(known) / len(self.objects) if self.objects else 0.5
+        self.scale = WEIGHT_UNITS if weights else 1  # units of one object
+        self.pos_levels, self.neg_levels = _Levels(pos_units), _Levels(neg_units)
+        total = sum(pos_units) + sum(neg_units)
+        prior = sum(pos_units) / total if total else 0.5
         self.constants = self.settings.constants(prior, len(known))  # type: ignore[attr-defined]
         matrix = AtomMatrix(self.objects, vocab, AtomMatrix(known, vocab).atoms)  # only a positive's atoms can be chosen
         avoid = {(p, v) for p in PREDICATES for v in umbrella_values(vocab, p)}
         holds = matrix.holds
         support = holds[: self.n_pos].sum(axis=0)
         frequency = holds.sum(axis=0)
-        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid
+        usable = [j for j, key in enumerate(matrix.atoms) if key not in avoid and key not in refused.values
                   and support[j] >= self.constants["min_sup"] and frequency[j] >= self.constants["min_freq"]]
         self.atoms: list[Key] = [matrix.atoms[j] for j in usable]
+        index = {key: i for i, key in enumerate(self.atoms)}
+        self.refused = {frozenset(index[k] for k in keys) for keys in refused.whole_sets()  # refused conjunctions
+                        if all(k in index for k in keys)}
         columns = holds[:, usable].T  # candidate atoms x objects
         self.pos_bits = _packed(columns[:, : self.n_pos])
         self.neg_bits = _packed(columns[:, self.n_pos:])
@@ -247,10 +311,12 @@ class VectorBranchSearch:
         allowed = np.flatnonzero(seen & ~np.diagonal(self.blocked))
         best: _Best | None = None
         combos, pos = allowed[:, None], self.pos_bits[allowed]
+        m_units = c["m"] * self.scale  # the m-estimate's prior weight, in the counts' units
         for size in range(1, c["k"] + 1):
             # positives first (few words): what covers too few, no focus, or cannot beat the best is never extended
-            cov, gain, focus = _count(pos), _count(pos, target_mask), _count(pos, focus_mask)
-            alive = (cov >= c["min_sup"]) & (focus > 0)
+            support, cov = _count(pos), self.pos_levels.count(pos)
+            gain, focus = self.pos_levels.count(pos, target_mask), _count(pos, focus_mask)
+            alive = (support >= c["min_sup"]) & (focus > 0)
             if best is not None:  # an extension gains at most what it has, at no cost
                 alive &= -100 * gain <= best.key[0]
             combos, pos, cov, gain = combos[alive], pos[alive], cov[alive], gain[alive]
@@ -260,10 +326,13 @@ class VectorBranchSearch:
             for start in range(0, len(combos), _CHUNK):  # then the negatives, of the survivors only
                 part = slice(start, start + _CHUNK)
                 neg = np.bitwise_and.reduce(self.neg_bits[combos[part]], axis=1)
-                ncov, cost = _count(neg), _count(neg, fresh_mask)
+                ncov, cost = self.neg_levels.count(neg), self.neg_levels.count(neg, fresh_mask)
                 n_cov, n_gain = cov[part], gain[part]
-                precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= c["m"] * (c["min_prec"] - c["prior"])
+                precise = (100 - c["min_prec"]) * n_cov - c["min_prec"] * ncov >= m_units * (c["min_prec"] - c["prior"])
                 valid = np.flatnonzero(precise)
+                if self.refused:  # a branch refused this round is never chosen again
+                    valid = valid[np.array([frozenset(int(a) for a in combos[part][v]) not in self.refused
+                                            for v in valid], dtype=bool)]
                 if not len(valid):
                     continue
                 level5 = t * (n_gain + cost) - 100 * n_gain
@@ -326,10 +395,10 @@ class Lifting:
 
 
 def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
-                 vocab: Vocabulary, *, tolerance: int) -> Lifting:
+                 vocab: Vocabulary, *, tolerance: int, avoid: frozenset[Key] = frozenset()) -> Lifting:
     """``solver/branch.lp`` for a whole-object conjunction: conflicts, redundant atoms and the lifting that keeps
     precision within ``tolerance`` percentage points with the most general values, then the fewest added
-    negatives."""
+    negatives; never to a value in ``avoid``."""
     given = sorted({(a.predicate, a.value) for a in atoms})
     ancestors = {key: vocab.ancestors(*key) for key in given}
     conflicts = []
@@ -340,8 +409,8 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
         return Lifting(tuple(sorted(conflicts)), frozenset(), {})
     redundant = frozenset(a for a in given for b in given if a != b and a[0] == b[0] and a[1] in ancestors[b])
     kept = [k for k in given if k not in redundant]
-    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p))
-               for p, v in kept]
+    options = [[v] + sorted(a for a in ancestors[(p, v)] - {v} if a not in umbrella_values(vocab, p)
+                            and (p, a) not in avoid) for p, v in kept]
     objects = [*positives, *negatives]
     n_pos = len(positives)
     keys = sorted({(p, a) for (p, _), opts in zip(kept, options) for a in opts})

@@ -55,9 +55,16 @@ def restrict(evidence: Evidence, keep: Collection[str]) -> Evidence:
         positives=tuple(o for o in evidence.positives if o.id in keep),
         labelled_negatives=tuple(o for o in evidence.labelled_negatives if o.id in keep),
         universe=tuple(o for o in evidence.universe if o.id in keep),
+        pooled=tuple(o for o in evidence.pooled if o.id in keep and _kin_kept(evidence, o.id, keep)),
         edges={o: e for o, e in evidence.edges.items() if o in keep},
         closed_world=evidence.uses_closed_world("auto") if evidence.closed_world is None else evidence.closed_world,
     )
+
+
+def _kin_kept(evidence: Evidence, kin: str, keep: Collection[str]) -> bool:
+    """Is a pooled kin still kin of a kept positive? (Kin of held-out positives only would leak them.)"""
+    sources = evidence.pooled_from.get(kin)
+    return sources is None or any(s in keep for s in sources)
 
 
 def restrict_all(evidence: Mapping[str, Evidence], keep: Collection[str]) -> dict[str, Evidence]:

@@ -27,13 +27,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from kari.errors import KariError
 from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
+from kari.induce import wordnet
 from kari.induce.inputs import Evidence
-from kari.induce.verbs import LIGHT, STOP, base_form, content_words, head_key, lexicon_of
-from kari.resources import asset_path
+from kari.induce.kbcontext import KBContext
+from kari.induce.senses import sense_keys
+from kari.induce.verbs import LIGHT, STOP, content_words, head_key, lexicon_of
 from kari.rules.syntax import KEYWORDS
 from kari.vocab.morphology import singular
 
@@ -42,14 +43,17 @@ DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
 @dataclass(frozen=True)
 class VerbMember:
-    """One KB verb of a group: its snake-case id, its words as the sources wrote them, its positive objects."""
+    """One KB verb of a group: its snake-case id, its words as the sources wrote them, its positive objects, and
+    the KB's statements of it as the relation reads them (``used for cleaning``: :func:`statements`)."""
 
     verb: str
     raw: tuple[str, ...]
     positives: int
+    statements: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        return {"verb": self.verb, "raw": list(self.raw), "positives": self.positives}
+        return {"verb": self.verb, "raw": list(self.raw), "positives": self.positives,
+                **({"statements": list(self.statements)} if self.statements else {})}
 
 
 @dataclass(frozen=True)
@@ -70,9 +74,12 @@ def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> N
 
 
 def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
-                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> list[VerbGroup]:
+                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                keys: Mapping[str, tuple[str, str]] | None = None) -> list[VerbGroup]:
     """Groups of the verbs ``positives`` counts (verb -> its number of positive objects), by ``method``, sorted
-    by name; every verb is in exactly one group."""
+    by name; every verb is in exactly one group. ``keys`` (``wordnet`` only): each verb's ``(grouping key,
+    head)`` as :func:`kari.induce.senses.sense_keys` chose them from the KB; without it, each head's first
+    WordNet sense."""
     check_grouping(method, threshold)
     verbs = sorted(positives)
     if method == Grouping.NONE:
@@ -80,11 +87,11 @@ def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
     if method == Grouping.EMBEDDING:
         return _named(_clusters(verbs, positives, threshold, embedder), positives, _largest)
     if method == Grouping.WORDNET:
-        keys = {v: _wordnet_key(v) for v in verbs}
+        keyed = {v: keys[v] if keys is not None and v in keys else _wordnet_key(v) for v in verbs}
         by_key: dict[str, list[str]] = {}
         for verb in verbs:
-            by_key.setdefault(keys[verb][0], []).append(verb)
-        heads = {v: keys[v][1] for v in verbs}
+            by_key.setdefault(keyed[verb][0], []).append(verb)
+        heads = {v: keyed[v][1] for v in verbs}
         return _named(list(by_key.values()), positives, lambda members, counts: _commonest(members, counts, heads))
     known = lexicon_of(verbs).__contains__
     by_key = {}
@@ -97,6 +104,17 @@ def _named(clusters: Sequence[Sequence[str]], positives: Mapping[str, int],
            name: Callable[[Sequence[str], Mapping[str, int]], str]) -> list[VerbGroup]:
     return _unique(sorted((VerbGroup(name(c, positives), tuple(sorted(c))) for c in clusters),
                           key=lambda g: (g.verb, g.members)))
+
+
+STATED_RELATIONS = ("used for",)
+"""Relations whose label and a verb's words read as what the KB states of an object (``used for cleaning``)."""
+
+
+def statements(ev: Evidence, relations: Sequence[str]) -> tuple[str, ...]:
+    """A KB verb as its relations state it (``UsedFor`` ``cleaning``: ``used_for_cleaning``), the relations of
+    :data:`STATED_RELATIONS` only (a ``ReceivesAction`` phrase already reads as what is done to the object)."""
+    words = ev.raw[0] if ev.raw else ev.affordance.replace("_", " ")
+    return tuple(dict.fromkeys("_".join(f"{r} {words}".lower().split()) for r in relations if r in STATED_RELATIONS))
 
 
 def rule_name(name: str) -> str:
@@ -132,37 +150,15 @@ def _commonest(members: Sequence[str], positives: Mapping[str, int], heads: Mapp
 
 # --- WordNet ---------------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=1)
-def wordnet_verbs() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    """``(verb lemma -> first synset, irregular form -> lemma, noun -> verb)`` from ``data/wordnet/``."""
-    tables = []
-    for name in ("verbs.tsv", "verb_forms.tsv", "noun_verbs.tsv"):
-        path = asset_path("data", "wordnet", name)
-        if not path.is_file():
-            raise KariError("the WordNet verb tables are missing (rebuild them with data/build/wordnet_verbs.py)",
-                            file=str(path), code="missing-file")
-        rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()[1:] if line]
-        tables.append({a: b for a, b in rows})
-    return tables[0], tables[1], tables[2]
-
-
 def wordnet_head(word: str) -> str:
     """``word`` as a WordNet verb lemma: an irregular form's lemma, the word itself, a spelling candidate WordNet
     knows, the verb a noun derives from; else the word as written."""
-    verbs, forms, nouns = wordnet_verbs()
-    if word in forms:
-        return forms[word]
-    if word in verbs:
-        return word
-    lemma = base_form(word, verbs.__contains__)
-    if lemma in verbs:
-        return lemma
-    return nouns.get(word, word)
+    return wordnet.verb_lemma(word) or word
 
 
 def _wordnet_key(verb: str) -> tuple[str, str]:
     """``(grouping key, head lemma)``: a light verb with its object, else the head's first WordNet sense."""
-    verbs, _, _ = wordnet_verbs()
+    verbs, _, _ = wordnet.verb_tables()
     words = content_words(verb) or [verb]
     head = wordnet_head(words[0])
     if head in LIGHT:
@@ -208,12 +204,18 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 # --- evidence ----------------------------------------------------------------------------------------------------
 
 def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUPING, *,
-                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None) -> dict[str, Evidence]:
+                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                   context: KBContext | None = None) -> dict[str, Evidence]:
     """One :class:`Evidence` per group of ``evidence``'s verbs: the members' positives and edges pooled, labelled
-    negatives that no member names as positive, and the members (:class:`VerbMember`) recorded."""
+    negatives that no member names as positive, and the members (:class:`VerbMember`) recorded. With the KB's
+    ``context`` (``wordnet``), each verb's sense is chosen from its sentences and positives
+    (:func:`kari.induce.senses.sense_keys`)."""
     counts = {verb: len(ev.positives) for verb, ev in evidence.items()}
+    keys = None
+    if method == Grouping.WORDNET and context is not None:
+        keys = sense_keys(evidence, context)
     out: dict[str, Evidence] = {}
-    for group in group_verbs(counts, method, threshold=threshold, embedder=embedder):
+    for group in group_verbs(counts, method, threshold=threshold, embedder=embedder, keys=keys):
         parts = [evidence[v] for v in group.members]
         positives = {o.id: o for ev in parts for o in ev.positives}
         negatives = {o.id: o for ev in parts for o in ev.labelled_negatives if o.id not in positives}
@@ -221,7 +223,9 @@ def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUP
         for ev in parts:
             for obj, ids in ev.edges.items():
                 edges[obj] = tuple(dict.fromkeys([*edges.get(obj, ()), *ids]))
-        members = tuple(VerbMember(ev.affordance, ev.raw, len(ev.positives)) for ev in parts)
+        members = tuple(VerbMember(ev.affordance, ev.raw, len(ev.positives),
+                                   statements(ev, context.verb_relations.get(ev.affordance, ()) if context else ()))
+                        for ev in parts)
         first = parts[0]
         out[group.verb] = replace(first, affordance=group.verb, description=first.description,
                                   positives=tuple(positives[k] for k in sorted(positives)),

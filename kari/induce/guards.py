@@ -82,15 +82,17 @@ def _rebuild(var: str | None, atoms: Sequence[Atom]) -> Node:
 
 def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord],
                  vocab: Vocabulary, *, lift_tolerance: float = LIFT_TOLERANCE, strict: bool = False,
-                 lift: bool = True, time_limit: float = SOLVER_TIME_LIMIT) -> GuardResult:
-    """Simplify, check and lift one branch against the known ``positives`` and ``negatives``."""
+                 lift: bool = True, time_limit: float = SOLVER_TIME_LIMIT,
+                 avoid: frozenset[tuple[str, str]] = frozenset()) -> GuardResult:
+    """Simplify, check and lift one branch against the known ``positives`` and ``negatives``; an atom is never
+    lifted to a value in ``avoid`` (values refused this round)."""
     simple = simplify(branch)
     shape = _conjunction(simple)
     if shape is None:
         return GuardResult(simple, changes=["simplified"] if simple != branch else [])
     var, atoms = shape
     if not (strict and var is not None):
-        result = _vector_guard(simple, var, atoms, positives, negatives, vocab, lift_tolerance, lift)
+        result = _vector_guard(simple, var, atoms, positives, negatives, vocab, lift_tolerance, lift, avoid)
         if result.branch is not None and simple != branch:
             result.changes.insert(0, "simplified")
         return result
@@ -99,7 +101,7 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
     program = "\n".join([
         object_facts(objects, vocab), value_facts("given", [(a.predicate, a.value) for a in atoms]),
         marks("positive", range(len(positives))), marks("negative", range(len(positives), len(objects))),
-        taxonomy_facts(vocab), avoid_facts(vocab), exclusive_facts(vocab),
+        taxonomy_facts(vocab), avoid_facts(vocab), value_facts("avoid", sorted(avoid)), exclusive_facts(vocab),
     ])
     options = ["--opt-mode=opt", "-c", f"tol={round(100 * lift_tolerance)}", "-c", f"part={int(strict and var is not None)}"]
     outcome = solve([program], ["facts.lp", "exclusive.lp", "branch.lp"], time_limit=time_limit,
@@ -122,11 +124,11 @@ def guard_branch(branch: Node, positives: Sequence[ObjectRecord], negatives: Seq
 
 def _vector_guard(simple: Node, var: str | None, atoms: Sequence[Atom], positives: Sequence[ObjectRecord],
                   negatives: Sequence[ObjectRecord], vocab: Vocabulary, lift_tolerance: float,
-                  lift: bool) -> GuardResult:
+                  lift: bool, avoid: frozenset[tuple[str, str]] = frozenset()) -> GuardResult:
     """:func:`guard_branch` for a whole-object reading, answered by :func:`kari.induce.fastsearch.vector_guard`."""
     from kari.induce.fastsearch import vector_guard
 
-    found = vector_guard(atoms, positives, negatives, vocab, tolerance=round(100 * lift_tolerance))
+    found = vector_guard(atoms, positives, negatives, vocab, tolerance=round(100 * lift_tolerance), avoid=avoid)
     if found.conflicts:
         return GuardResult(None, [f"{to_text(simple)} requires {p}:{v1} and {p}:{v2}, values of one exclusive group "
                                   "that no object has together" for p, v1, v2 in found.conflicts])
@@ -136,6 +138,17 @@ def _vector_guard(simple: Node, var: str | None, atoms: Sequence[Atom], positive
     kept = [Atom(a.predicate, lifted.get((a.predicate, a.value), a.value), a.role) for a in atoms
             if (a.predicate, a.value) not in found.redundant]
     return GuardResult(_rebuild(var, list(dict.fromkeys(kept))), changes=changes)
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """A proposal's new branches guarded: the guarded body (None when a branch is refused), the problems, what
+    was changed per new branch, and the branches refused (as proposed)."""
+
+    body: Node | None
+    problems: list[str]
+    changes: list[list[str]]
+    refused: list[Node]
 
 
 @dataclass(frozen=True)
@@ -149,27 +162,30 @@ class Guard:
     time_limit: float = SOLVER_TIME_LIMIT
 
     def check(self, body: Node, first_new: int, positives: Sequence[ObjectRecord],
-              negatives: Sequence[ObjectRecord]) -> tuple[Node | None, list[str], list[list[str]]]:
-        """``(guarded body, problems, changes per new branch)``: the branches from ``first_new`` on guarded one by
-        one; a branch that excludes itself or that an earlier branch subsumes is a problem (body None)."""
+              negatives: Sequence[ObjectRecord], *, avoid: frozenset[tuple[str, str]] = frozenset()) -> GuardVerdict:
+        """The branches from ``first_new`` on guarded one by one (never lifted to a value in ``avoid``); a branch
+        that excludes itself or that an earlier branch subsumes is a problem (body None) and is refused as
+        proposed."""
         branches = list(body.args) if isinstance(body, Or) else [body]
-        kept, problems, changes = branches[:first_new], [], []
+        kept, problems, changes, refused = branches[:first_new], [], [], []
         for branch in branches[first_new:]:
             result = guard_branch(branch, positives, negatives, self.vocab, lift_tolerance=self.lift_tolerance,
-                                  strict=self.strict, lift=self.lift, time_limit=self.time_limit)
+                                  strict=self.strict, lift=self.lift, time_limit=self.time_limit, avoid=avoid)
             problems += result.problems
             if result.branch is None:
+                refused.append(branch)
                 continue
             earlier = subsumed_by(result.branch, kept, self.vocab)
             if earlier is not None:
                 problems.append(f"the new branch {to_text(result.branch)} adds nothing: branch {earlier + 1} "
                                 f"({to_text(kept[earlier])}) already covers every object it covers")
+                refused.append(branch)
                 continue
             kept.append(result.branch)
             changes.append(result.changes)
         if problems:
-            return None, problems, []
-        return any_of(kept), [], changes
+            return GuardVerdict(None, problems, [], refused)
+        return GuardVerdict(any_of(kept), [], changes, [])
 
 
 def _reachable(atoms: Sequence[Atom], objects: Sequence[ObjectRecord], vocab: Vocabulary) -> list[ObjectRecord]:

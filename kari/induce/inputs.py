@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +20,77 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
 
 
+class Weights(Mapping[str, float]):
+    """Object weights of one affordance's evidence: its own (``own``, e.g. pooled kin) over ``base`` weights the
+    whole input shares (the implicit negatives' weights), with a content digest computed once per base."""
+
+    def __init__(self, base: Mapping[str, float], own: Mapping[str, float] | None = None,
+                 base_digest: str | None = None) -> None:
+        self.base = base
+        self.own = dict(own or {})
+        self._base_digest = base_digest
+        self._length: int | None = None
+        self._base_units: tuple[Callable[[float], int], dict[str, int]] | None = None
+
+    def __getitem__(self, key: str) -> float:
+        return self.own[key] if key in self.own else self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.own
+        yield from (k for k in self.base if k not in self.own)
+
+    def __len__(self) -> int:
+        if self._length is None:
+            self._length = len(self.own) + sum(1 for k in self.base if k not in self.own)
+        return self._length
+
+    def __bool__(self) -> bool:
+        return bool(self.own) or bool(self.base)
+
+    def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
+        own = self.own.get(key)
+        return own if own is not None else self.base.get(key, default)
+
+    def with_own(self, own: Mapping[str, float]) -> Weights:
+        """The same base with other own weights (the base's digest and rounded units shared)."""
+        out = Weights(self.base, own, self.base_digest())
+        out._base_units = self._base_units
+        return out
+
+    def in_units(self, ids: Sequence[str], step: Callable[[float], int]) -> list[int]:
+        """The weights of ``ids`` (1 when absent) rounded by ``step``, the base's rounding done once."""
+        if self._base_units is None or self._base_units[0] is not step:
+            self._base_units = (step, {k: step(v) for k, v in self.base.items()})
+        base, own = self._base_units[1], {k: step(v) for k, v in self.own.items()}
+        full = step(1.0)
+        return [own[i] if i in own else base.get(i, full) for i in ids]
+
+    def base_digest(self) -> str:
+        if self._base_digest is None:
+            payload = json.dumps(sorted((k, round(v, 4)) for k, v in self.base.items()))
+            self._base_digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return self._base_digest
+
+    def digest(self) -> str:
+        """A digest of every weight (part of the evidence fingerprint)."""
+        own = json.dumps(sorted((k, round(v, 4)) for k, v in self.own.items()))
+        return hashlib.sha256(f"{self.base_digest()}|{own}".encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What the loop knows about one affordance.
 
-    ``edges`` maps an object id to the KB edges behind its evidence (the affordance edge and the property
-    edges); it is empty for benchmark input, whose labels carry no edge ids. ``universe`` holds every object
+    KB input may add positive-unlabelled evidence: ``pooled`` kin of the positives (their is-a parents, siblings
+    and parts, :mod:`kari.induce.pooling`), weighed positives that are never rule targets nor negatives, and
+    ``weights`` (object id -> weight in [0, 1], 1 when absent: :mod:`kari.induce.puweights`) that the offline
+    Proposer's counts use; ``inferred`` holds each object's facts completed from its classes
+    (:class:`kari.induce.completion.InferredFact`, with the KB edges they came from).
+
+    ``edges`` maps a positive's id to the KB edges that make it one (its affordance edges; for a part-level KB
+    the affordance's enabling attributes too); the edges behind its facts are the facts' own
+    (``Property.edges``; an inferred fact's, its sources). It is empty for benchmark input, whose labels carry no
+    edge ids. ``universe`` holds every object
     of the input (the closed-world negatives are drawn from it). ``closed_world`` is set on evidence
     restricted to some objects (:func:`kari.induce.folds.restrict`) so that ``auto`` keeps the choice made on
     the full input.
@@ -42,6 +107,10 @@ class Evidence:
     members: tuple[Any, ...] = ()  # the KB verbs grouped into this one (kari.induce.grouping.VerbMember)
     grouping: str | None = None  # the grouping method that made ``members``
     part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
+    pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives (kari.induce.pooling): weighed positives
+    weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent; PU evidence)
+    pooled_from: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # pooled kin -> the positives it is kin of
+    inferred: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # object id -> its inferred facts
 
     def uses_closed_world(self, source: str) -> bool:
         """Do the known negatives by ``source`` come from the closed world (every non-positive object)?"""
@@ -53,7 +122,7 @@ class Evidence:
         """Known negatives by ``source`` (see :class:`kari.core.induce_config.InduceConfig`)."""
         if not self.uses_closed_world(source):
             return self.labelled_negatives
-        positive = {o.id for o in self.positives}
+        positive = {o.id for o in (*self.positives, *self.pooled)}
         return tuple(o for o in self.universe if o.id not in positive)
 
     def fingerprint(self) -> str:
@@ -68,6 +137,11 @@ class Evidence:
             fields.append([m.verb for m in self.members])
         if self.part_level:
             fields.append("part-level")
+        if self.pooled:
+            fields.append(sorted(o.id for o in self.pooled))
+        if self.weights:
+            fields.append(self.weights.digest() if isinstance(self.weights, Weights)
+                          else sorted((k, round(v, 4)) for k, v in self.weights.items()))
         payload = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -114,7 +188,8 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     """Evidence per affordance verb from a KB database built by ``kari kb load``, its words read through ``vocab``.
 
     Positives and negatives come from the ``affordance_evidence`` view, properties from ``object_property``;
-    each positive's ``edges`` are its affordance edges followed by its property (and part) edges.
+    each positive's ``edges`` are its affordance edges, and every fact carries the edges that state it
+    (``Property.edges``, ``ObjectRecord.part_edges``).
     (:func:`kari.induce.partkb.from_part_kb` reads the CreativityBench part affordances of the same database.)
     """
     from kari.kb import affordance_evidence, objects_from_db, open_db
@@ -125,25 +200,18 @@ def from_db(path: str | Path, vocab: Vocabulary) -> dict[str, Evidence]:
     try:
         objects = {o.id: o for o in canonical_objects(objects_from_db(con), vocab)[0]}
         rows = [(r.verb, r.object, r.polarity == "positive", r.edge_id, r.raw) for r in affordance_evidence(con)]
-        prop_edges: dict[str, list[str]] = {}
-        for obj, edge, part_edge in con.execute(
-            "SELECT DISTINCT object, edge_id, part_edge_id FROM object_property "
-            "WHERE predicate IS NOT NULL ORDER BY ALL"
-        ).fetchall():
-            prop_edges.setdefault(obj, []).extend(e for e in (edge, part_edge) if e)
     finally:
         con.close()
-    return group_evidence(objects, rows, prop_edges)
+    return group_evidence(objects, rows)
 
 
 def group_evidence(
     objects: Mapping[str, ObjectRecord],
     rows: Sequence[tuple[Any, ...]],
-    property_edges: Mapping[str, Sequence[str]] = {},
 ) -> dict[str, Evidence]:
     """Group ``(verb, object, positive, edge_id[, raw words])`` rows into :class:`Evidence` (objects without
     properties are left out: there is nothing to induce from; an object both positive and negative counts as
-    positive)."""
+    positive); each positive's ``edges`` are its affordance edges (its facts carry their own)."""
     universe = tuple(objects[k] for k in sorted(objects))
     pos: dict[str, dict[str, list[str]]] = {}
     neg: dict[str, set[str]] = {}
@@ -160,7 +228,7 @@ def group_evidence(
     out: dict[str, Evidence] = {}
     for verb in sorted(set(pos) | set(neg)):
         p = pos.get(verb, {})
-        edges = {o: tuple(dict.fromkeys([*e, *property_edges.get(o, ())])) for o, e in p.items()}
+        edges = {o: tuple(dict.fromkeys(e)) for o, e in p.items()}
         negatives = tuple(objects[o] for o in sorted(neg.get(verb, ())) if o not in p)
         out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(p)), negatives, universe, edges,
                              raw=tuple(sorted(raw.get(verb, {}))))

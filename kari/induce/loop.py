@@ -24,11 +24,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kari.core.benchmark import ObjectRecord
+from kari.explain.provenance import branch_provenance
 from kari.induce.auditor import Auditor, VocabEvent
 from kari.core.induce_config import InduceConfig, Negatives
 from kari.induce.guards import Guard, tidy
 from kari.induce.inputs import Evidence
 from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_feedback
+from kari.induce.refusals import Refusals, refused_by_diagnostics
 from kari.induce.split import split_groups
 from kari.induce.timers import Timers
 from kari.induce.validator import Validator
@@ -121,31 +123,49 @@ def _covered(state: _State, objects: Sequence[ObjectRecord], timers: Timers) -> 
         return [o.id for o in objects if covered_by_labels(rule, state.labels.get(o.id, {})).covered]
 
 
+@dataclass
+class _Verdict:
+    """One proposal checked: the accepted body (None when rejected), the problems, the Auditor's result, the guard
+    changes per new branch, and what the rejection refuses for the rest of the round."""
+
+    body: Node | None
+    problems: list[str]
+    audit: Any = None
+    changes: list[list[str]] = field(default_factory=list)
+    refused: Refusals = Refusals()
+
+
 def _check(
     state: _State, comps: Components, proposal: Proposal, task: ProposalTask, affordances: Sequence[str],
     timers: Timers
-) -> tuple[Node | None, list[str], Any, list[list[str]]]:
-    """Validate one proposal: parse result, add-only, Auditor, guards, static check.
-    Returns (body, problems, audit, guard changes per new branch)."""
+) -> _Verdict:
+    """Validate one proposal: parse result, add-only, Auditor, guards, static check. A rejection by the
+    Auditor, the guards or the static check refuses the values or branches it names (:mod:`kari.induce.refusals`)."""
     if proposal.body is None:
-        return None, [proposal.error or "no rule in the reply"], None, []
+        return _Verdict(None, [proposal.error or "no rule in the reply"])
     problems = add_only_problems(state.body, proposal.body)
     if problems:
-        return None, problems, None, []
+        return _Verdict(None, problems)
     first_new = len(branches_of(state.body))
     with timers("audit"):
         audit = comps.auditor.audit(proposal.body, first_new, affordance=state.evidence.affordance, round=task.round)
     if audit.errors:
-        return None, audit.errors, None, []
+        return _Verdict(None, audit.errors, refused=Refusals().plus(values=audit.refused))
     guard = comps.guard if comps.guard is not None else Guard(comps.vocab)  # every path is guarded
     with timers("guard"):
-        body, problems, changes = guard.check(audit.body, first_new, task.seen or task.targets, task.negatives)
-    if body is None:
-        return None, problems, None, []
+        guarded = guard.check(audit.body, first_new, task.seen or task.targets, task.negatives,
+                              avoid=task.refused.values)
+    if guarded.body is None:
+        return _Verdict(None, guarded.problems, refused=Refusals().plus(branches=guarded.refused))
     with timers("check"):
-        diagnostics = check_rule(Rule(state.evidence.affordance, body), comps.vocab, affordances)
-    errors = [str(d) for d in diagnostics if d.is_error and not _is_new_value(d, audit.events)]
-    return (None, errors, None, []) if errors else (body, [], audit, changes)
+        diagnostics = check_rule(Rule(state.evidence.affordance, guarded.body), comps.vocab, affordances)
+    errors = [d for d in diagnostics if d.is_error and not _is_new_value(d, audit.events)]
+    if not errors:
+        return _Verdict(guarded.body, [], audit, guarded.changes)
+    values, branches = refused_by_diagnostics(guarded.body, errors, first_new)
+    proposed = branches_of(proposal.body)
+    as_proposed = [proposed[i] for i, b in enumerate(branches_of(guarded.body)) if b in branches and i < len(proposed)]
+    return _Verdict(None, [str(d) for d in errors], refused=Refusals().plus(values, [*branches, *as_proposed]))
 
 
 def _is_new_value(diagnostic: Any, events: Sequence[VocabEvent]) -> bool:
@@ -163,19 +183,21 @@ def _propose(
     timers: Timers,
 ) -> tuple[str, int, Components]:
     """Run the propose/repair cycle for one round; returns (outcome, attempts, the roles from now on: on their own
-    copy of the vocabulary once the Auditor added to it)."""
+    copy of the vocabulary once the Auditor added to it). What a rejection refuses is refused for the rest of the
+    round: the next attempt is asked for the next best branch, never the same one."""
     feedback: list[str] = []
+    refused = Refusals()
     for attempt in range(1, config.repair_attempts + 2):
         with timers("propose"):
-            proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback)))
+            proposal = comps.proposer.propose(replace(task, feedback=tuple(feedback), refused=refused))
         if proposal.exhausted:
             return "no-branch", attempt, comps
-        body, problems, audit, changes = _check(state, comps, proposal, task, affordances, timers)
-        if body is not None:
-            comps = _committed(comps, audit)
-            state.events += audit.events
-            state.body = body
-            for change in changes:
+        verdict = _check(state, comps, proposal, replace(task, refused=refused), affordances, timers)
+        if verdict.body is not None:
+            comps = _committed(comps, verdict.audit)
+            state.events += verdict.audit.events
+            state.body = verdict.body
+            for change in verdict.changes:
                 state.branch_meta.append(
                     {
                         "round": task.round,
@@ -186,10 +208,13 @@ def _propose(
                     }
                 )
             return "accepted", attempt, comps
+        repeated = bool(refused) and proposal.body is not None and not _new_branches_allowed(state, proposal, refused)
+        refused = refused | verdict.refused
         state.dropped.append(
-            {"round": task.round, "attempt": attempt, "problems": problems, "reply": proposal.raw[:2000]}
+            {"round": task.round, "attempt": attempt, "problems": verdict.problems, "reply": proposal.raw[:2000],
+             **({"refused": refused.lines()} if refused else {}), **({"repeated": True} if repeated else {})}
         )
-        feedback.append(summarise_feedback(problems))
+        feedback.append(summarise_feedback(verdict.problems, refused))
     return "dropped", config.repair_attempts + 1, comps
 
 
@@ -203,6 +228,12 @@ def _committed(comps: Components, audit: Any) -> Components:
     apply_events(own.vocab, [e.to_json() for e in audit.events])
     audit.pending.clear()
     return own
+
+
+def _new_branches_allowed(state: _State, proposal: Proposal, refused: Refusals) -> bool:
+    """Does every new branch of ``proposal`` avoid what was refused earlier in the round?"""
+    assert proposal.body is not None
+    return all(refused.allows(b) for b in branches_of(proposal.body)[len(branches_of(state.body)):])
 
 
 def induce_affordance(
@@ -240,7 +271,8 @@ def induce_affordance(
         }
         if targets:
             task = ProposalTask(evidence.affordance, evidence.description, round_no, state.body, targets,
-                                tuple(seen_negatives), seen=tuple(seen))
+                                tuple(seen_negatives), seen=tuple(seen), pooled=evidence.pooled,
+                                weights=evidence.weights)
             record["outcome"], record["attempts"], comps = _propose(state, comps, task, config, affordances, timers)
         else:
             record["outcome"], record["attempts"] = ("skipped", 0)
@@ -267,7 +299,9 @@ def _result(
     timers: Timers,
 ) -> InductionResult:
     """The finished affordance: rule JSON (tidied: :func:`kari.induce.guards.tidy`), per-branch provenance
-    (covers, KB edges) and evidence (:func:`branch_evidence`), rounds, drops, events."""
+    (covers; per positive whose facts make it true, the facts and KB edges behind each atom:
+    :func:`kari.explain.provenance.branch_provenance`) and evidence (:func:`branch_evidence`), rounds, drops,
+    events."""
     branches, state.branch_meta = tidy(branches_of(state.body), state.branch_meta, vocab)
     kept: list[tuple[Node, dict[str, Any]]] = []
     for meta, branch in zip(state.branch_meta, branches):
@@ -283,7 +317,10 @@ def _result(
                                   "problems": ["the branch covers no positive"], "reply": _text(branch)})
             continue
         meta["covers"] = covers
-        meta["edges"] = sorted({e for oid in [*meta["motivated_by"], *covers] for e in evidence.edges.get(oid, ())})
+        held = set(meta["evidence"]["positives"])  # the positives whose facts make the branch true
+        with timers("provenance"):
+            meta["provenance"], meta["edges"] = branch_provenance(
+                branch, [o for o in evidence.positives if o.id in held], evidence.edges, vocab, config.semantics)
         kept.append((branch, meta))
     branches, state.branch_meta = [b for b, _ in kept], [m for _, m in kept]
     if evidence.part_level:
@@ -311,7 +348,24 @@ def _result(
         vocab_events=[e.to_json() for e in state.events],
         seconds=round(seconds, 3),
         **_kb_group(evidence),
+        no_rule=no_rule_reason(state.rounds, state.dropped) if state.body is None else None,
     )
+
+
+def no_rule_reason(rounds: Sequence[Mapping[str, Any]], dropped: Sequence[Mapping[str, Any]]) -> str:
+    """Why an affordance ended without a rule, from its rounds and dropped proposals: every proposal refused
+    (with the last problems, and whether a refused branch was proposed again), every branch dropped for
+    covering no positive, or no branch meeting the Proposer's settings."""
+    refused = [d for d in dropped if d.get("problems") != ["the branch covers no positive"]]
+    if any(r.get("outcome") == "dropped" for r in rounds) and refused:
+        last = refused[-1]
+        again = sum(bool(d.get("repeated")) for d in refused)
+        return (f"every proposal was refused ({len(refused)} attempts"
+                + (f", {again} of them proposing a refused value or branch again" if again else "")
+                + f"); last: {'; '.join(last.get('problems', []))[:300]}")
+    if len(refused) < len(dropped):
+        return "every accepted branch covered no positive (dropped)"
+    return "no branch meets the Proposer's support and precision settings and raises F1"
 
 
 def _kb_group(evidence: Evidence) -> dict[str, Any]:
@@ -319,7 +373,8 @@ def _kb_group(evidence: Evidence) -> dict[str, Any]:
     if not evidence.members:
         return {}
     return {"group": {"method": evidence.grouping, "members": [m.to_json() for m in evidence.members]},
-            "kb_positives": [o.id for o in evidence.positives]}
+            "kb_positives": [o.id for o in evidence.positives],
+            **({"kb_pooled": [o.id for o in evidence.pooled]} if evidence.pooled else {})}
 
 
 def _text(node: Node) -> str:
@@ -381,7 +436,7 @@ def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Ru
         f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.covered} of "
         f"{result.positives} positives by the Validator's labels"
     )
-    kb = {k: value for k in ("group", "kb_positives", "evidence_counts") if (value := getattr(result, k)) is not None}
+    kb = {k: value for k in ("group", "kb_positives", "kb_pooled", "evidence_counts") if (value := getattr(result, k)) is not None}
     return Rule(
         result.affordance,
         body,

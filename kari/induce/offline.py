@@ -21,7 +21,7 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
@@ -29,9 +29,10 @@ from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property, object_view, rule_holds
 from kari.core.terms import WHOLE, Semantics
 from kari.vocab.vocabulary import Vocabulary
-from kari.induce.branches import BranchChoice, avoid_facts, umbrella_values
+from kari.induce.branches import BranchChoice, avoid_facts
 from kari.core.induce_config import SEED_BRANCHES, SOLVER_TIME_LIMIT, Backend, ProposerSettings
 from kari.induce.proposer import Proposal, ProposalTask
+from kari.induce.refusals import Refusals, refusal_facts
 from kari.induce.validator import AtomLabels
 from kari.rules.ast import Atom, Or, Part, Rule, all_of, any_of
 from kari.solver.control import Grounding, SolveOutcome
@@ -50,7 +51,8 @@ class BranchSearch:
     branch question per call by setting its externals (targets, round targets, done negatives, weight)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT) -> None:
+                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 refused: Refusals = Refusals()) -> None:
         settings = settings or ProposerSettings()
         known = list({o.id: o for o in positives}.values())
         ids = {k.id for k in known}
@@ -70,6 +72,7 @@ class BranchSearch:
             marks("negative", range(len(known), len(self.objects))),
             taxonomy_facts(vocab),
             avoid_facts(vocab),
+            refusal_facts(refused),
             exclusive_facts(vocab),
         ])
         constants = settings.constants(prior, len(known))
@@ -94,14 +97,18 @@ class BranchSearch:
 
 
 def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                  settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT) -> BranchSearch:
+                  settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT,
+                  refused: Refusals = Refusals(), weights: Mapping[str, float] | None = None) -> BranchSearch:
     """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
-    enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence)."""
+    enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence). Neither
+    chooses a value or a branch in ``refused``. ``weights`` (object id -> weight, 1 when absent) weigh the counts
+    of the vectorised search; the strict form counts objects unweighted (``solver/propose.lp`` has no weights)."""
     if settings.strict:
-        return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit)
+        return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit, refused=refused)
     from kari.induce.fastsearch import VectorBranchSearch
 
-    return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit)  # type: ignore[return-value]
+    return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit,  # type: ignore[return-value]
+                              refused=refused, weights=weights)
 
 
 def best_branch(
@@ -170,29 +177,33 @@ class SymbolicProposer:
 
     def propose(self, task: ProposalTask) -> Proposal:
         """Seed: add up to ``seed_branches`` branches; extend: add at most one. Each must cover a target of this
-        round and raise the rule's F1 on the positives seen so far and the negatives by ``min_gain``."""
+        round and raise the rule's F1 on the positives seen so far and the negatives by ``min_gain``; none uses a
+        value or is a branch the guards refused this round (``task.refused``: the next best one instead)."""
         branches = list(
             task.current.args if isinstance(task.current, Or) else ([task.current] if task.current is not None else [])
         )
         semantics = Semantics.STRICT if self.settings.strict else Semantics.ANY_PART
-        seen = list({o.id: o for o in (*task.seen, *task.targets)}.values())
+        stated = {o.id: o for o in (*task.seen, *task.targets)}
+        seen = [*stated.values(), *(o for o in task.pooled if o.id not in stated)]  # pooled kin: weighed, never targets
+        weights = task.weights or None
         current = Rule(task.affordance, task.current) if task.current is not None else None
         covered = {o.id for o in seen if current is not None and rule_holds(current, o, self.vocab, semantics)}
         done = {o.id for o in task.negatives if current is not None and rule_holds(current, o, self.vocab, semantics)}
         round_targets = [o for o in task.targets if o.id not in covered]
         notes = []
-        search = branch_search(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit)
+        search = branch_search(seen, task.negatives, self.vocab, self.settings, time_limit=self.time_limit,
+                               refused=task.refused, weights=weights)
         for _ in range(self.seed_branches if task.seeding else 1):
             if not round_targets:
                 break
             found = f1_branch(search, seen, task.negatives, covered, done, round_targets, self.settings.min_gain,
-                              beta=self.settings.beta)
+                              beta=self.settings.beta, weights=weights)
             fallback = found is None and not branches
             if fallback:  # any rule beats none for F1: the first branch needs support only
                 loose = branch_search(seen, task.negatives, self.vocab, replace(self.settings, min_precision=0.0),
-                                      time_limit=self.time_limit)
+                                      time_limit=self.time_limit, refused=task.refused, weights=weights)
                 found = f1_branch(loose, seen, task.negatives, covered, done, round_targets, 0.0,
-                                  beta=self.settings.beta)
+                                  beta=self.settings.beta, weights=weights)
             if found is None:
                 break
             choice, before, after = found
@@ -210,7 +221,7 @@ class SymbolicProposer:
         return Proposal(body, "; ".join(notes))
 
 
-def f1(true_positives: int, false_positives: int, positives: int, beta: float = 1.0) -> float:
+def f1(true_positives: float, false_positives: float, positives: float, beta: float = 1.0) -> float:
     """F-beta, ``(1 + b^2) TP / (TP + FP + b^2 P)`` (``2TP / (TP + FP + P)`` for beta 1; 0 without positives)."""
     total = true_positives + false_positives + beta * beta * positives
     return (1 + beta * beta) * true_positives / total if total else 0.0
@@ -227,14 +238,20 @@ def f1_branch(
     *,
     steps: int = 4,
     beta: float = 1.0,
+    weights: Mapping[str, float] | None = None,
 ) -> tuple[BranchChoice, float, float] | None:
     """The branch that raises the rule's training F-beta the most (Dinkelbach's method, at most ``steps`` solver
     calls on ``search``: a new negative costs ``F / (1 + beta^2)`` of a new positive), with the F-beta before and
     after; None when none raises it by ``min_gain``.
 
-    ``covered`` / ``done``: ids of the positives / negatives the rule already covers."""
+    ``covered`` / ``done``: ids of the positives / negatives the rule already covers; ``weights``: each object's
+    weight (1 when absent; the counts of the F-beta are sums of weights)."""
+    def mass(ids: Iterable[str]) -> float:
+        return sum(weights.get(i, 1.0) for i in ids) if weights else float(len(set(ids)))
+
     share = 1.0 / (1.0 + beta * beta)
-    before = f1(len(covered), len(done), len(positives), beta)
+    total = mass(o.id for o in positives)
+    before = f1(mass(covered), mass(done), total, beta)
     targets = [o for o in positives if o.id not in covered]
     done_objects = [o for o in negatives if o.id in done]
     best: tuple[BranchChoice, float] | None = None
@@ -243,8 +260,7 @@ def f1_branch(
         choice = search.best(targets, round_targets=round_targets, done=done_objects, weight=weight)
         if choice is None:
             break
-        gained = len(set(choice.covers) - covered)
-        after = f1(len(covered) + gained, len(done | set(choice.negatives)), len(positives), beta)
+        after = f1(mass(covered | set(choice.covers)), mass(done | set(choice.negatives)), total, beta)
         if best is not None and after <= best[1] + 1e-9:
             break
         best = (choice, after)

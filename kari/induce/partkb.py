@@ -4,14 +4,15 @@ Each KB part is an object alone (id ``entity/part``, ``scenario+entity/part`` wh
 several scenarios), its facts the KARI atoms read from its attributes (``cb_part_atoms``). Each of its functional
 affordances (``cb_part_affordances``) makes it a positive of that action's verb (the action as written, e.g.
 "cover the hot tub", normalised); the closed world of every other part gives the negatives. A positive's edge
-ids name the affordance, the enabling attributes the annotation lists for it (``cb_affordance_attributes``) and
-the part's attribute texts the atoms were read from, e.g. ``cb:kitchen+pot/lid#affordance2``,
+ids name the affordance and the enabling attributes the annotation lists for it (``cb_affordance_attributes``);
+each fact carries the id of the part's attribute text it was read from (``Property.edges``), e.g. ``cb:kitchen+pot/lid#affordance2``,
 ``cb:kitchen+pot/lid#affordance2/attribute1``, ``cb:kitchen+pot/lid#material``. Rules induced from this evidence
 are about the part that carries the use: :attr:`Evidence.part_level` makes each branch ``PART(x, ...)``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,19 +61,19 @@ def part_evidence(con: Any) -> dict[str, Evidence]:
     def edge(entity: str, scenario: str, part: str) -> str:
         return f"{EDGE_PREFIX}{scenario}+{entity}/{part}"
 
-    props: dict[str, dict[Property, None]] = {}
-    atom_edges: dict[str, dict[str, None]] = {}
+    props: dict[str, dict[Property, Property]] = {}
     for entity, scenario, part, attribute, predicate, value, raw in con.execute(
             "SELECT entity, coalesce(scenario, ''), part, attribute, predicate, value, raw FROM cb_part_atoms "
             "ORDER BY rowid").fetchall():
         oid = object_id(entity, scenario, part)
-        props.setdefault(oid, {})[Property(part, predicate, value, raw if raw and raw != value else None)] = None
-        if attribute:
-            atom_edges.setdefault(oid, {})[f"{edge(entity, scenario, part)}#{attribute}"] = None
+        ids = (f"{edge(entity, scenario, part)}#{attribute}",) if attribute else ()
+        fact = Property(part, predicate, value, raw if raw and raw != value else None, edges=ids)
+        known = props.setdefault(oid, {}).get(fact)
+        props[oid][fact] = fact if known is None else replace(known, edges=tuple(dict.fromkeys([*known.edges, *ids])))
     objects: dict[str, ObjectRecord] = {}
     for entity, scenario, part in parts:
         oid = object_id(entity, scenario, part)
-        objects[oid] = ObjectRecord(oid, parts=(part,), properties=tuple(props.get(oid, {})),
+        objects[oid] = ObjectRecord(oid, parts=(part,), properties=tuple(props.get(oid, {}).values()),
                                     source=edge(entity, scenario, part))
     enabling: dict[tuple[str, str, str, int], list[int]] = {}
     for entity, scenario, part, n, position in con.execute(
@@ -96,7 +97,7 @@ def part_evidence(con: Any) -> dict[str, Evidence]:
     out: dict[str, Evidence] = {}
     for verb in sorted(positives):
         found = positives[verb]
-        edges = {o: tuple(dict.fromkeys([*ids, *atom_edges.get(o, {})])) for o, ids in found.items()}
+        edges = {o: tuple(dict.fromkeys(ids)) for o, ids in found.items()}
         out[verb] = Evidence(verb, "", tuple(objects[o] for o in sorted(found)), (), universe, edges,
                              closed_world=True, raw=tuple(raw_words[verb]), part_level=True)
     return out

@@ -8,12 +8,13 @@ Two implementations: :class:`LLMProposer` here and the symbolic one in :mod:`kar
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.induce.llmio import LLMSession
+from kari.induce.refusals import Refusals
 from kari.rules import parse_rule_json, to_json
 from kari.rules.ast import Node
 
@@ -34,6 +35,9 @@ class ProposalTask:
     negatives: tuple[ObjectRecord, ...] = ()
     feedback: tuple[str, ...] = ()
     seen: tuple[ObjectRecord, ...] = ()  # every positive of the rounds so far (targets included)
+    refused: Refusals = Refusals()  # values and branches the guards refused this round: never proposed again
+    pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives: weighed positive evidence, never targets
+    weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent)
 
     @property
     def seeding(self) -> bool:
@@ -106,10 +110,14 @@ def proposal_request(task: ProposalTask, max_objects: int = 20) -> str:
             + f"These positive objects are not covered yet; append ONE new OR branch for them.\n{objects}")
 
 
-def summarise_feedback(messages: Sequence[str]) -> str:
-    """The repair message shown to the Proposer after a rejected proposal."""
+def summarise_feedback(messages: Sequence[str], refused: Refusals = Refusals()) -> str:
+    """The repair message shown to the Proposer after a rejected proposal: the problems, then every value and
+    branch refused so far this round (never to be proposed again: the next best branch instead)."""
+    lines = refused.lines()
     return (
         "Your previous proposal was rejected:\n"
         + "\n".join(f"- {m}" for m in messages)
+        + ("\nRefused this round (" + "; ".join(lines) + "): propose the next best branch without them."
+           if lines else "")
         + "\nReply again with the corrected rule as one JSON object."
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence
+from kari.induce.loop import no_rule_reason
 from kari.induce.records import InductionResult
 from kari.induce.llmio import ROLES
 from kari.io.escape import md
@@ -115,6 +116,31 @@ def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab:
     return rare, len(branches)
 
 
+def _why(result: InductionResult) -> str:
+    """Why an affordance has no rule (a result written before kari recorded it: from its rounds)."""
+    why = result.no_rule or no_rule_reason(result.rounds, result.dropped)
+    return why.replace("|", "\\|")
+
+
+LEFT_OUT_EXAMPLES = 8
+"""Verbs named per reason in the report (``left_out.jsonl`` in the run directory lists every one)."""
+
+
+def left_out_section(left_out: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The report's section on the KB verbs that got no rule target: count, positives and examples per reason."""
+    by_reason: dict[str, list[Mapping[str, Any]]] = {}
+    for row in left_out:
+        by_reason.setdefault(str(row["reason"]), []).append(row)
+    lines = ["", "## Left out: KB verbs that name no action (no rule target)", "",
+             f"{len(left_out)} KB verbs (every one in `left_out.jsonl`):", "",
+             "| reason | verbs | their positives | examples (the word that decided) |", "| --- | ---: | ---: | --- |"]
+    for reason, rows in sorted(by_reason.items()):
+        examples = ", ".join(f"`{r['raw'][0] if r['raw'] else r['verb']}` ({r['detail']})"
+                             for r in sorted(rows, key=lambda r: (-int(r["positives"]), str(r["verb"])))[:LEFT_OUT_EXAMPLES])
+        lines.append(f"| {reason} | {len(rows)} | {sum(int(r['positives']) for r in rows)} | {examples} |")
+    return lines
+
+
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
@@ -129,17 +155,21 @@ def render_report(
     vocab_sizes: Mapping[str, tuple[int, int]],
     tuning: Mapping[str, Any] | None = None,
     rare: tuple[int, int] | None = None,
+    left_out: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
-    """The run's Markdown summary: recall per rule, rare atoms, settings chosen by inner cross-validation,
+    """The run's Markdown summary: recall per rule, the affordances without a rule and why, rare atoms, settings
+    chosen by inner cross-validation,
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
-    ``rare``: (branches with an atom fewer than 3 input objects hold, all branches)."""
+    ``rare``: (branches with an atom fewer than 3 input objects hold, all branches); ``left_out`` (KB input): the
+    KB verbs that got no rule target, with their reasons (:mod:`kari.induce.targets`)."""
+    missing = [aff for aff in sorted(results) if results[aff].body is None]
     lines = [
         "# kari induce report",
         "",
         (f"- backend: `{manifest.get('config', {}).get('backend')}`; seed {manifest.get('config', {}).get('seed')}; "
         f"cache key `{manifest.get('cache_key')}`"),
         f"- input: {manifest.get('input', {}).get('kind')} `{manifest.get('input', {}).get('path')}`",
-        (f"- affordances: {len(results)}; rules: {len(rules)}; "
+        (f"- affordances: {len(results)}; rules: {len(rules)}; without a rule: {len(missing)}; "
         f"mean recall {_mean([s.recall for s in scores.values()]):.3f}; "
         f"mean precision {_mean([s.precision or 0.0 for s in scores.values()]):.3f}; "
         f"mean F1 {_mean([s.f1 for s in scores.values()]):.3f} (solver, {manifest.get('config', {}).get('semantics')})"),
@@ -161,6 +191,12 @@ def render_report(
             f"| {md(aff)} | {s.branches} | {s.positives} | {s.recall:.3f} | {s.negatives} | {s.false_positives} "
             f"| {prec} | {res.recall or 0:.3f} | {len(res.dropped)} |"
         )
+    lines += ["", f"## Affordances without a rule ({len(missing)})", ""]
+    if missing:
+        lines += ["| affordance | positives | why |", "| --- | ---: | --- |"]
+        lines += [f"| {aff} | {results[aff].positives} | {_why(results[aff])} |" for aff in missing]
+    else:
+        lines.append("Every affordance got a rule.")
     lines += [
         "",
         "## Coverage per round (objects seen so far covered by the rule, Validator labels)",
@@ -173,6 +209,8 @@ def render_report(
     for aff in sorted(results):
         cells = [f"{r['covered_seen']}/{r['seen']} ({r['outcome']})" for r in results[aff].rounds]
         lines.append(f"| {md(aff)} | " + " | ".join(cells) + " |")
+    if left_out is not None:
+        lines += left_out_section(left_out)
     if rare is not None:
         share = rare[0] / rare[1] if rare[1] else 0.0
         lines += ["", f"Branches with an atom that fewer than {RARE_OBJECTS} input objects hold: {rare[0]} of "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,20 +21,20 @@ from kari.core.induce_config import Backend, InduceConfig, InputKind
 from kari.induce.folds import CV_FILE, FOLDS_FILE, assign_folds, cv_dir, evidence_objects, fold_rules_path, restrict_all
 from kari.io.plan import Plan, Shard
 from kari.io.outputs import Output, OutputKind, check_outputs
-from kari.induce.inputs import Evidence, from_bench, from_db, select
+from kari.induce.inputs import Evidence, from_bench, select
 from kari.induce.loop import Components, checked_names, induce_affordance, replay_vocabulary, rule_from_result
 from kari.induce.records import CVSummary, InductionResult
 from kari.induce.rundir import RunDir, cache_key
 from kari.induce.timers import Timers
 from kari.core.terms import PREDICATES
 from kari.induce.auditor import Auditor, make_embedder
-from kari.induce.grouping import group_evidence
+from kari.induce.kbinput import kb_evidence
+from kari.induce.kbweights import weigh_rules, with_estimate
 from kari.induce.heldout import branch_checks, cv_summary, heldout_scores, render_heldout
 from kari.induce.cost import CostModel, render
 from kari.induce.llmio import PROMPTS, LLMSession
 from kari.induce.workers import LocalWork, induce_all
 from kari.llm.limits import BudgetSpent
-from kari.induce.partkb import from_part_kb
 from kari.induce.report import rare_branches, render_report, score_rules
 from kari.induce.roles import components
 from kari.induce.tuning import Tuning, choose_settings
@@ -43,6 +43,7 @@ from kari.io.lock import output_folder
 from kari.llm import CallLog, load_prompt, make_chat_client
 from kari.rules import dump_rules_jsonl, dump_rules_kari
 from kari.rules.ast import Rule
+from kari.rules.values import with_values
 from kari.vocab.vocabulary import Vocabulary, open_vocabulary
 
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
@@ -70,7 +71,7 @@ def jsonl_path(out: Path) -> Path:
 
 
 def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabulary,
-                  config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, str]]:
+                  config: InduceConfig | None = None) -> tuple[dict[str, Evidence], dict[str, Any]]:
     """Evidence from the benchmark ``bench`` when given, else from the KB database ``db`` (its KB edges and its
     CreativityBench part affordances, :mod:`kari.induce.partkb`; a verb both name keeps the KB edges' evidence) with
     its verbs grouped by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the
@@ -81,14 +82,7 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
                         "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
-
-    config = config or InduceConfig()
-
-    kb_verbs = from_db(db, vocab)  # type: ignore[arg-type]
-    verbs = {**from_part_kb(db), **kb_verbs}  # type: ignore[arg-type]
-    grouped = group_evidence(verbs, config.grouping, threshold=config.group_threshold)
-    return grouped, {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping, "kb_verbs": str(len(verbs)),
-                     "groups": str(len(grouped))}
+    return kb_evidence(db, vocab, config or InduceConfig())  # type: ignore[arg-type]
 
 
 def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
@@ -199,7 +193,7 @@ def read_inputs(db: str | Path | None, bench: str | Path | None,
     return vocab, evidence, input_info
 
 
-def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, str], vocab: Vocabulary, *, out: str | Path,
+def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
                   llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
                   cv: int | None = None, fold: int | None = None, shard: Shard | None = None) -> InduceOutcome:
@@ -253,7 +247,7 @@ class _Inputs(NamedTuple):
     """What :func:`induce` read before it created and locked the run directory."""
 
     evidence: dict[str, Evidence]
-    info: dict[str, str]
+    info: dict[str, Any]
     chosen: list[Evidence]
     vocab: Vocabulary
 
@@ -263,6 +257,10 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
             shard: Shard | None = None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
     evidence, input_info, chosen, vocab = inputs
+    left_out = list(input_info.get("left_out") or ())
+    input_info = {k: v for k, v in input_info.items() if k != "left_out"}
+    if "left_out" in inputs.info:
+        input_info["left_out"] = _reasons(left_out)
     sizes_before = {p: len(vocab.values(p)) for p in PREDICATES}
     key, models, prompts = run_key(config, llm, evidence)
     manifest = {
@@ -295,6 +293,9 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         timers = Timers()
         job = _Job(config, vocab, llm, progress)
         results, rules, tuning = _induce_set(chosen, finished, job, run, timers, key, share)
+        if any(ev.members for ev in chosen):  # KB input: each rule's precision held out within the KB
+            with timers("held-out"):
+                rules = _heldout(rules, chosen, config if tuning is None else _apply(tuning, config), vocab, run, key)
 
         with timers("score"):
             scores = score_rules(rules, evidence, vocab, negatives=config.negatives, semantics=config.semantics)
@@ -305,6 +306,8 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         atomic_write_jsonl(
             run.coverage_path, [{"affordance": a, **r} for a in sorted(results) for r in results[a].rounds]
         )
+        if "left_out" in inputs.info:
+            atomic_write_jsonl(run.left_out_path, left_out)
         atomic_write_jsonl(
             run.vocabulary_path,
             [{"affordance": a, **e} for a in sorted(results) for e in results[a].vocab_events],
@@ -316,7 +319,7 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         sizes = {p: (sizes_before[p], len(vocab.values(p))) for p in PREDICATES}
         rare = rare_branches(rules, _universe(evidence), vocab)
         report = render_report(run.manifest() or manifest, results, scores, rules, timers.rows(), usage, sizes,
-                               tuning, rare)
+                               tuning, rare, left_out if "left_out" in inputs.info else None)
         if cv_summary is not None:
             report += "\n" + render_heldout(cv_summary, str(cv_dir(out)))
         atomic_write_text(run.report_path, report)
@@ -328,6 +331,33 @@ def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig,
         )
         return InduceOutcome(rules, results, scores, out, jsonl_path(out), run.path, timers, sorted(finished),
                              cv_summary)
+
+
+def _apply(tuning: Mapping[str, Any], config: InduceConfig) -> InduceConfig:
+    """``config`` with the settings a tuning record chose."""
+    return Tuning.from_json(tuning).apply(config)
+
+
+def _heldout(rules: list[Rule], chosen: list[Evidence], config: InduceConfig, vocab: Vocabulary, run: RunDir,
+             key: str) -> list[Rule]:
+    """The KB rules with their held-out precision (:mod:`kari.induce.kbweights`), read back from the run
+    directory's ``heldout.json`` when it holds this run's estimates."""
+    names = sorted(r.affordance for r in rules)
+    if run.heldout_path.is_file():
+        saved = json.loads(run.heldout_path.read_text(encoding="utf-8"))
+        if saved.get("run") == key and sorted(saved.get("rules", {})) == names:
+            return [with_estimate(r, saved["rules"][r.affordance]) for r in rules]
+    weighed, table = weigh_rules(rules, {ev.affordance: ev for ev in chosen}, config, vocab)
+    atomic_write_json(run.heldout_path, {"run": key, "rules": table})
+    return weighed
+
+
+def _reasons(left_out: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many KB verbs were left out, by reason."""
+    counts: dict[str, int] = {}
+    for row in left_out:
+        counts[str(row["reason"])] = counts.get(str(row["reason"]), 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def affordance_plan(chosen: Sequence[Evidence]) -> Plan:
@@ -437,13 +467,15 @@ def _induce_set(chosen: list[Evidence], finished: dict[str, InductionResult], jo
     """Induce the chosen affordances (``share`` of them: a shard's; resuming the finished ones) in one run
     directory, with the offline settings chosen by inner cross-validation on all the chosen ones first (kept in
     the run directory's ``tuning.json``), every affordance audited against the vocabulary as it is now; their
-    additions are merged into it afterwards, in affordance order (:func:`kari.induce.loop.replay_vocabulary`)."""
+    additions are merged into it afterwards, in affordance order (:func:`kari.induce.loop.replay_vocabulary`).
+    Each rule records the values it uses that the shipped vocabulary lacks (:func:`kari.rules.values.with_values`),
+    so it reads outside this database."""
     share = chosen if share is None else share
     config, tuning = _tuned(chosen, job.config, job.vocab, run, timers)
     results = _run_loop(share, checked_names(chosen), finished, replace(job, config=config), run, timers)
     replay_vocabulary(job.vocab, results)
     meta = {"run": key, "backend": config.backend, "input": "kb" if any(ev.members for ev in chosen) else "bench"}
-    rules = [r for ev in share if (r := rule_from_result(results[ev.affordance], meta))]
+    rules = [with_values(r, job.vocab) for ev in share if (r := rule_from_result(results[ev.affordance], meta))]
     return results, rules, tuning
 
 

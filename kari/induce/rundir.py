@@ -9,6 +9,8 @@ Layout::
     coverage.jsonl           per-round coverage of every affordance
     vocabulary.jsonl         every Auditor decision (with provenance)
     tuning.json              the offline settings chosen by inner cross-validation (kari.induce.tuning)
+    heldout.json             KB input: each rule's precision held out within the KB (kari.induce.kbweights)
+    left_out.jsonl           KB input: every KB verb that got no rule target, and why (kari.induce.targets)
     cv/fold<k>/              with --cv: one run directory per fold (rules induced without fold k's objects)
     report.md                the summary
 
@@ -53,6 +55,8 @@ class RunDir:
         self.vocabulary_path = self.path / "vocabulary.jsonl"
         self.report_path = self.path / "report.md"
         self.tuning_path = self.path / "tuning.json"
+        self.left_out_path = self.path / "left_out.jsonl"
+        self.heldout_path = self.path / "heldout.json"
 
     def open(self, manifest: dict[str, Any], fresh: bool = False) -> dict[str, InductionResult]:
         """Start or resume the run; returns the finished affordances (empty when starting fresh)."""

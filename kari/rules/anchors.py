@@ -11,9 +11,11 @@ from kari.rules.ast import Rule
 
 def rule_verbs(rule: Rule) -> list[str]:
     """The verbs a rule answers to: its own and those of the KB verbs grouped into it (rule metadata
-    ``group.members``), normalised, without repeats."""
+    ``group.members``: each verb, and the KB's statements of it, ``used for cleaning``), normalised, without
+    repeats."""
     members = ((rule.metadata or {}).get("group") or {}).get("members") or ()
-    verbs = [rule.affordance, *(m.get("verb", "") for m in members if isinstance(m, dict))]
+    verbs = [rule.affordance, *(m.get("verb", "") for m in members if isinstance(m, dict)),
+             *(s for m in members if isinstance(m, dict) for s in m.get("statements") or () if isinstance(s, str))]
     return list(dict.fromkeys(normalise_term(v) for v in verbs if v))
 
 

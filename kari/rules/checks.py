@@ -7,7 +7,8 @@ Each check has its own code (:data:`CHECKS`). Errors make a rule invalid; warnin
    -> ``affordance-value``; checked on the whole value and on each ``_``-separated word of a value that is not a
    canonical vocabulary value;
 2. the affordance itself: the rule's own verb (and those passed in ``affordances``), its ``-able``/``-ible``/
-   ``-ing``/``-ive``/``-ent`` adjectives -> ``affordance-value``;
+   ``-ing``/``-ive``/``-ent`` adjectives -> ``affordance-value``; a SHAPE value the vocabulary knows as a part's
+   name (a part noun: ``opening``, ``cover``) is a shape and never refused for resembling a verb;
 3. the vocabulary: a canonical value of the predicate is fine; a synonym -> ``non-canonical-value`` (warning:
    ``kari rules fmt --normalise`` rewrites it); a value of another predicate only -> ``ill-typed-value``;
    a term the vocabulary does not know -> ``unknown-value`` (warning: the Auditor maps it or adds it).
@@ -21,9 +22,11 @@ from typing import Any
 
 from kari.core.terms import WHOLE, normalise_term
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
+from kari.errors import KariError
 from kari.rules.diagnostics import ERROR, WARNING, Diagnostic
-from kari.rules.rulefile import Entry, affordance_key, duplicate_message, read_rule_file
+from kari.rules.rulefile import Entry, affordance_key, duplicate_message, read_rule_file, with_twin_metadata
 from kari.rules.simplification import branch_atom_set, subsumed_indices
+from kari.rules.values import MEND, induced_by_kari, vocabulary_for
 from kari.vocab.vocabulary import Vocabulary
 
 CHECKS: dict[str, tuple[str, str]] = {
@@ -171,7 +174,8 @@ class _Checker:
                 self.report("affordance-value", f"{value!r} names an affordance{which}, not a physical property",
                             path)
                 return
-        for affordance, forms in self.terms.items():
+        part_noun = self.vocab.is_part_noun(predicate, value)  # a part (opening, cover) is a shape, not a verb
+        for affordance, forms in () if part_noun else self.terms.items():
             if value in forms or any(word in forms and word != affordance.split("_", 1)[0] for word in words[1:]):
                 self.report("affordance-value", f"{value!r} names the affordance {affordance!r}", path)
                 return
@@ -205,8 +209,15 @@ def _canonical(node: Node) -> object:
 
 def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] = ()) -> list[Diagnostic]:
     """Every problem in a rule file, located (``FILE:LINE:COL``): syntax errors of each definition (one bad
-    rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule."""
+    rule does not hide the others), duplicate affordances, and :func:`check_rule` on every rule, against
+    ``vocab`` with the values the file's rules record (:mod:`kari.rules.values`: in a ``.jsonl`` file itself or
+    the ``.jsonl`` twin of a ``.kari`` file) applied to a copy; an ill-typed value of a rule ``kari induce``
+    wrote names the mend."""
     entries, errors = read_rule_file(path)
+    try:
+        vocab = vocabulary_for(with_twin_metadata(Path(path), [e.rule for e in entries if e.rule is not None]), vocab)
+    except KariError as exc:  # a malformed record of values: the file cannot be read as it says
+        raise KariError(exc.message, file=str(path), code=exc.code) from None
     out = [error.to_diagnostic() for error in errors]
     first: dict[str, Entry] = {}
     extra = list(affordances)
@@ -219,5 +230,14 @@ def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] =
             out.append(Diagnostic("duplicate-affordance", duplicate_message(entry, seen), ERROR, entry.file,
                                   entry.line, entry.col, entry.affordance))
         assert entry.rule is not None
-        out.extend(entry.locate(d) for d in check_rule(entry.rule, vocab, extra))
+        induced = induced_by_kari(entry.rule)
+        out.extend(entry.locate(_mended(d, MEND) if induced else d) for d in check_rule(entry.rule, vocab, extra))
     return sorted(out, key=lambda d: (d.line or 0, d.col or 0))
+
+
+def _mended(diagnostic: Diagnostic, mend: str) -> Diagnostic:
+    """An ill-typed value's diagnostic with what to do about a value the file's database reads otherwise."""
+    if diagnostic.code != "ill-typed-value":
+        return diagnostic
+    return Diagnostic(diagnostic.code, f"{diagnostic.message} ({mend})", diagnostic.severity, diagnostic.file,
+                      diagnostic.line, diagnostic.col, diagnostic.affordance, diagnostic.path)

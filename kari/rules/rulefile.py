@@ -99,10 +99,15 @@ def load_rule_file(path: str | Path) -> list[Rule]:
     """The rules of a ``.kari`` or ``.jsonl`` file; a ``.kari`` file written by ``kari induce`` gets the metadata
     of the ``.jsonl`` beside it (KB verbs, KB positives, evidence counts) for every rule whose body is the same."""
     where = Path(path)
-    rules = load_rules(where)
-    beside = metadata_twin(where)
+    return with_twin_metadata(where, load_rules(where))
+
+
+def with_twin_metadata(path: Path, rules: Sequence[Rule]) -> list[Rule]:
+    """``rules`` (read from ``path``) each with the metadata of the same rule in the ``.jsonl`` beside a ``.kari``
+    file (:func:`metadata_twin`; a rule whose body differs there keeps its own)."""
+    beside = metadata_twin(path)
     if beside is None:
-        return rules
+        return list(rules)
     recorded = {r.affordance: r for r in load_rules(beside)}
     out = []
     for rule in rules:

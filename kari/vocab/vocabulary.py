@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from kari.vocab.morphology import lemma, variants
-from kari.core.terms import PREDICATES, normalise_term
+from kari.core.terms import PREDICATES, Predicate, normalise_term
 from kari.errors import KariError
 from kari.io.dbfile import connect
 from kari.io.fingerprint import folder_input, query_digest, table_input
@@ -39,7 +39,9 @@ VOCAB_FILES = {"values": ("predicate", "value", "description"), "synonyms": ("pr
 OPTIONAL_VOCAB_FILES = {"exclusive": ("predicate", "group", "value")}
 SHIPPED = "shipped"
 """The provenance of the values of the shipped vocabulary files."""
-_ROW_ORDER = {"value": 0, "synonym": 1, "isa": 2, "banned": 3, "exclusive": 4}
+_ROW_ORDER = {"value": 0, "synonym": 1, "isa": 2, "banned": 3, "exclusive": 4, "part": 5}
+PART_NOUN = "part"
+"""The ``vocabulary`` table's row kind of a SHAPE value that is a part's name (a part noun)."""
 KEPT_ANCESTORS = 1024
 """Ancestor sets up to this size are kept once computed; larger ones (deep taxonomies) are computed when asked."""
 
@@ -71,6 +73,7 @@ class Vocabulary:
     _parents: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (predicate, child) -> parents
     _banned: dict[str, str] = field(default_factory=dict)  # term -> kind
     _exclusive: dict[tuple[str, str], str] = field(default_factory=dict)  # (predicate, value) -> group
+    _part_nouns: set[str] = field(default_factory=set)  # SHAPE values read from a part's name
     _has_child: set[tuple[str, str]] = field(default_factory=set, repr=False)  # (predicate, value) some value is-a
     _ancestors: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     _value_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
@@ -169,6 +172,8 @@ class Vocabulary:
                 vocab.add_banned(term, value)
             elif kind == "exclusive":
                 vocab.add_exclusive(predicate, value, term)
+            elif kind == PART_NOUN:
+                vocab.add_part_noun(term)
             else:
                 raise KariError(f"unknown vocabulary row kind {kind!r} in table 'vocabulary'", code="vocab-db")
         try:
@@ -201,7 +206,7 @@ class Vocabulary:
         return Vocabulary(_values={p: dict(v) for p, v in self._values.items()}, _synonyms=dict(self._synonyms),
                           _parents={k: set(v) for k, v in self._parents.items()}, _banned=dict(self._banned),
                           _has_child=set(self._has_child),
-                          _exclusive=dict(self._exclusive))
+                          _exclusive=dict(self._exclusive), _part_nouns=set(self._part_nouns))
 
     def validate(self) -> list[str]:
         """Consistency problems: is-a cycles, synonyms that shadow a canonical value, banned canonical values,
@@ -390,6 +395,18 @@ class Vocabulary:
                             code="vocab-exclusive")
         self._exclusive[(predicate, canonical)] = normalise_term(group)
 
+    def add_part_noun(self, value: str) -> None:
+        """Record that the SHAPE value ``value`` is a part's name (``opening``, ``cover``): a part noun is a shape,
+        never the affordance verb it resembles (:func:`kari.rules.check_rule`, the Auditor)."""
+        canonical = normalise_term(value)
+        if not self.has_value(Predicate.SHAPE, canonical):
+            raise KariError(f"part noun {value!r} is not a SHAPE value", code="vocab-part")
+        self._part_nouns.add(canonical)
+
+    def is_part_noun(self, predicate: str, value: str) -> bool:
+        """Is ``predicate:value`` a SHAPE value read from a part's name?"""
+        return predicate == Predicate.SHAPE and value in self._part_nouns
+
     def _changed(self, predicate: str, term: str) -> None:
         """``term`` became a value or synonym of ``predicate``: forget the cached lookups that can change (misses
         and word-form readings of the predicate, synonym readings of ``term``) and the closed object views.
@@ -557,7 +574,8 @@ class Vocabulary:
         return self._banned.get(normalise_term(value))
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per value, synonym, is-a edge, banned term and exclusive membership (the ``vocabulary`` table)."""
+        """One row per value, synonym, is-a edge, banned term, exclusive membership and part noun (the ``vocabulary``
+        table)."""
         out: list[dict[str, Any]] = []
         for predicate in PREDICATES:
             for value, prov in sorted(self._values.get(predicate, {}).items()):
@@ -570,6 +588,8 @@ class Vocabulary:
                 for t, k in sorted(self._banned.items())]
         out += [{"kind": "exclusive", "predicate": p, "term": v, "value": g, "provenance": "exclusive"}
                 for p, g, v in self.exclusive_pairs()]
+        out += [{"kind": PART_NOUN, "predicate": Predicate.SHAPE.value, "term": v, "value": v, "provenance": PART_NOUN}
+                for v in sorted(self._part_nouns)]
         return out
 
 

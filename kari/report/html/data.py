@@ -21,7 +21,7 @@ from kari.domain.canon import canonical_rules
 from kari.errors import KariError
 from kari.explain.proof import explain
 from kari.explain.render import proof_text
-from kari.rules import load_rules
+from kari.rules import load_rule_file
 from kari.rules.printer import to_text
 from kari.solver.coverage import compute_coverage
 
@@ -170,7 +170,7 @@ def rules_section(path: str, source: ObjectSource, bench: str,
     """Every rule with its coverage of the benchmark's objects (the solver's, any-part reading), its recall and
     precision on the labelled objects of its own affordance and the proof of each labelled positive and each
     covered negative; and every benchmark affordance with its matched rule (:func:`affordance_rules`)."""
-    rules = canonical_rules(load_rules(path), source.vocab)
+    rules = canonical_rules(load_rule_file(path), source.vocab)
     objects = list(source.objects.values())
     labels = load_benchmark(bench, None, with_games=False).labels
     rows = compute_coverage(rules, objects, source.vocab, "any-part")

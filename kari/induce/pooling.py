@@ -1,0 +1,75 @@
+"""Positive-unlabelled KB evidence: thin positives pooled through the KB's structure, implicit negatives weighed.
+
+A KB states what objects afford, never (or rarely) what they do not; most verbs name one or two objects. For
+each verb group (:func:`pool`):
+
+* **pooled kin** -- the KB objects that are is-a parents, siblings or parts of a stated positive
+  (:mod:`kari.induce.kinship`: a scythe cuts, and so, likely, does its sibling the sickle, its parent the edge
+  tool, its part the blade) join the evidence as weighed positives (:data:`KIN_WEIGHT`): they count towards a
+  branch's support and F-beta, but no branch is proposed for them alone (every branch covers a stated positive)
+  and they are never negatives;
+* **implicit negatives** -- every other KB object, weighed by how well the KB describes its uses
+  (:func:`negative_weight`: an object the KB names several other uses of, and not this one, is likelier a true
+  negative than one the KB names no use of); no object is a hard negative.
+
+The weights are read by the offline Proposer's counts (:mod:`kari.induce.fastsearch`) and by the held-out
+precision of :mod:`kari.induce.kbweights`. Settings chosen on the bundled KB only (docs/results.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from kari.core.benchmark import ObjectRecord
+from kari.induce.inputs import Evidence, Weights
+from kari.induce.kinship import Kinship
+
+KIN_WEIGHT = {"parent": 1.0, "sibling": 1.0, "part": 1.0}
+"""The weight of a pooled kin by how it is related to a stated positive (the strongest relation counts). Chosen on
+the bundled KB and benchmark among 0.25, 0.5, 0.75 and 1 (docs/results.md): a kin still never makes a branch on its
+own."""
+NEGATIVE_FLOOR = 0.125
+"""The weight of an implicit negative the KB names no use of."""
+MAX_POOLED_PER_POSITIVE = 16
+"""At most this many kin are pooled per stated positive (parts, then parents, then siblings; then by id); chosen on
+the bundled pair among 4, 8, 16 and 32."""
+
+
+def negative_weight(verbs: int) -> float:
+    """An implicit negative's weight from the number of distinct verbs the KB states for it:
+    ``(d + f) / (d + f + 1)`` with f chosen so that d = 0 gives :data:`NEGATIVE_FLOOR` (1 verb: 0.53, 3: 0.76)."""
+    floor = NEGATIVE_FLOOR / (1.0 - NEGATIVE_FLOOR)
+    return (verbs + floor) / (verbs + floor + 1.0)
+
+
+def base_weights(objects: Sequence[ObjectRecord], verb_counts: Mapping[str, int]) -> Weights:
+    """Every object's weight as an implicit negative (:func:`negative_weight`), shared by every group."""
+    return Weights({o.id: round(negative_weight(verb_counts.get(o.id, 0)), 4) for o in objects})
+
+
+def kin_of(positives: Sequence[str], kin: Kinship) -> tuple[dict[str, float], dict[str, tuple[str, ...]]]:
+    """The pooled kin of ``positives`` with their weights (module docstring), stated positives left out, and for
+    each kin the positives it is kin of."""
+    stated = set(positives)
+    out: dict[str, float] = {}
+    sources: dict[str, list[str]] = {}
+    for obj in sorted(stated):
+        related = [(KIN_WEIGHT["part"], p) for p in kin.parts.get(obj, ())]
+        related += [(KIN_WEIGHT["parent"], link.parent) for link in kin.parents.get(obj, ()) if link.level == 1]
+        related += [(KIN_WEIGHT["sibling"], s) for s in kin.siblings(obj)]
+        taken = 0
+        for weight, other in sorted(related, key=lambda item: (-item[0], item[1])):
+            if other in stated or taken >= MAX_POOLED_PER_POSITIVE:
+                continue
+            taken += other not in out
+            out[other] = max(out.get(other, 0.0), weight)
+            sources.setdefault(other, []).append(obj)
+    return out, {k: tuple(v) for k, v in sources.items()}
+
+
+def pool(evidence: Evidence, kin: Kinship, by_id: Mapping[str, ObjectRecord], base: Weights) -> Evidence:
+    """``evidence`` with its pooled kin and its weights (module docstring)."""
+    pooled, sources = kin_of([o.id for o in evidence.positives], kin)
+    return replace(evidence, pooled=tuple(by_id[k] for k in sorted(pooled) if k in by_id),
+                   weights=base.with_own(pooled), pooled_from=sources)
