@@ -163,7 +163,8 @@ class _AtomTable:
         row_of = self.row_of
         entries = [row_of.get(id(obj)) for obj in objects]
         if all(entry is not None and entry[0] is obj for entry, obj in zip(entries, objects)):  # the common case
-            return np.fromiter((entry[1] for entry in entries), dtype=np.int64, count=len(entries))  # type: ignore[index]
+            return np.fromiter((entry[1] for entry in entries if entry is not None), dtype=np.int64,
+                               count=len(entries))
         ids = []
         for obj in objects:
             entry = self.row_of.get(id(obj))
