@@ -94,7 +94,7 @@ MUTANTS = (
     Mutant("guess-not-normalised", "kari/core/game_records.py",
            "        if normalise_term(cand) == wanted:", "        if cand == wanted:",
            ("tests/test_game_engine.py", "tests/test_game_llm.py"),
-           "a guess spelled differently (' Cut paper.') is not read as its candidate"),
+           "a guess compared with each candidate as written, not normalised ('pierce through' misses 'Pierce-Through')"),
     Mutant("wilson-wrong-centre", "kari/stats.py",
            "centre = (p + z * z / (2 * n)) / denominator", "centre = (p + z * z / n) / denominator",
            ("tests/test_stats.py",), "the Wilson interval's centre off by a factor"),

@@ -952,6 +952,9 @@ WRITERS: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, str]]] = {
                                "{w}/new/scores"), {"--out": "{w}/new/scores"}),
 }
 OVERLAP_CODES = ("output-is-input", "outputs-collide", "output-kind")
+ALSO_REFUSED = {("creativity", "judge"): ("creativity-config",)}
+"""Other refusals of an overlap: a file given as the judge's run directory is read as a runner output file of the
+benchmark, which needs --tasks and --out (so nothing is written over it)."""
 
 
 def _folder_writes() -> dict[tuple[tuple[str, ...], str], tuple[str, ...]]:
@@ -1034,6 +1037,7 @@ def output_overlap_cases() -> Iterator[Case]:
         if kind == "cache":
             continue                  # an LLM reply cache only adds content-addressed files: never over one
         argv, outputs = WRITERS[command]
+        codes = OVERLAP_CODES + ALSO_REFUSED.get(command, ())
         value = outputs[name]
         label = "-".join(command) + "/" + name.strip("-")
         inputs = _world_inputs(command, argv, outputs)
@@ -1042,18 +1046,18 @@ def output_overlap_cases() -> Iterator[Case]:
                 named = rel
                 if command == ("induce",) and name == "--out":       # --out R.kari writes R.jsonl beside it
                     named = str(Path(rel).with_suffix(".kari"))
-                yield Case(f"overlap/{label}/is/{rel}", _over(argv, value, f"{{w}}/{named}"), expect=OVERLAP_CODES)
+                yield Case(f"overlap/{label}/is/{rel}", _over(argv, value, f"{{w}}/{named}"), expect=codes)
                 if index in (0, len(inputs) - 1):
                     if named == rel:                 # (a twin is beside the link, not beside what it points to)
                         yield Case(f"overlap/{label}/links-to/{rel}", _over(argv, value, "{w}/link.out"), "link.out",
-                                   kind="link", source=named, expect=OVERLAP_CODES)
+                                   kind="link", source=named, expect=codes)
                     yield Case(f"overlap/{label}/dotdot/{rel}", _over(argv, value, f"{{w}}/new/../{named}"),
-                               expect=OVERLAP_CODES)
+                               expect=codes)
         else:
             names = writes[(command, name)]
             folder_rel = value[len("{w}/"):]
             yield Case(f"overlap/{label}/is/{inputs[0]}", _over(argv, value, f"{{w}}/{inputs[0]}"),
-                       expect=OVERLAP_CODES)
+                       expect=codes)
             for rel in inputs:
                 given = f"{{w}}/{rel}"
                 if given not in argv:
@@ -1062,19 +1066,19 @@ def output_overlap_cases() -> Iterator[Case]:
                     if Path(written).suffix == Path(rel).suffix:
                         moved = f"{folder_rel}/{written}"
                         yield Case(f"overlap/{label}/holds-input/{written}/{rel}", _over(argv, given, f"{{w}}/{moved}"),
-                                   moved, kind="copy", source=rel, expect=OVERLAP_CODES)
+                                   moved, kind="copy", source=rel, expect=codes)
                         break
                     if rel in TWINS and Path(written).suffix == ".jsonl":   # R.kari's twin R.jsonl read too
                         moved = f"{folder_rel}/{Path(written).stem}.kari"
                         yield Case(f"overlap/{label}/holds-twin/{written}/{rel}", _over(argv, given, f"{{w}}/{moved}"),
                                    moved, kind="copy", source=rel, copies=((f"{folder_rel}/{written}", TWINS[rel]),),
-                                   expect=OVERLAP_CODES)
+                                   expect=codes)
                         break
             for folder in {rel.split("/")[0] for rel in inputs if rel.split("/")[0] in FOLDER_FILES}:
                 held = {rel.split("/", 1)[1] for rel in inputs if rel.startswith(folder + "/")}
                 if held & set(names):
                     yield Case(f"overlap/{label}/is-input-folder/{folder}", _over(argv, value, f"{{w}}/{folder}"),
-                               expect=OVERLAP_CODES)
+                               expect=codes)
         for other, other_value in outputs.items():
             if other == name:
                 continue
@@ -1082,7 +1086,7 @@ def output_overlap_cases() -> Iterator[Case]:
             if kind == "folder":
                 into = f"{value}/{next(n for n in writes[(command, name)] if not n.endswith('/'))}"
             yield Case(f"overlap/{label}/and/{other.strip('-')}", _over(argv, other_value, into),
-                       expect=OVERLAP_CODES)
+                       expect=codes)
 
 
 def test_every_output_option_has_overlap_cases() -> None:

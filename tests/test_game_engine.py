@@ -100,6 +100,17 @@ def test_guess_resolution():
     assert resolve_guess(None, cands) is None
 
 
+def test_guess_resolution_normalises_the_candidates_too() -> None:
+    """A candidate is not always snake_case (the benchmark reader's ``affordance-id`` problem is not fatal; a
+    ``games.jsonl`` given to merge or report holds its candidates as written): a guess is matched after
+    normalising both sides, so ``pierce through`` names ``Pierce-Through``."""
+    cands = ("Pierce-Through", "fold_flat")
+    assert resolve_guess("pierce through", cands) == "Pierce-Through"
+    assert resolve_guess("PIERCE_THROUGH.", cands) == "Pierce-Through"
+    assert resolve_guess("Fold flat", cands) == "fold_flat"
+    assert resolve_guess("pierce", cands) is None
+
+
 def test_players_get_leave_one_out_representatives_only_optimal_sees_hidden(tmp_path):
     vocab = make_vocab(tmp_path / "vocab")
     bench = load_benchmark(write_bench(tmp_path / "bench"), vocab)

@@ -77,6 +77,8 @@ def test_symbolic_runs_and_runs_of_an_older_kari_say_so(tmp_path):
     shutil.copytree(old, llm)
     config = json.loads((llm / "config.json").read_text())
     (llm / "config.json").write_text(json.dumps({**config, "questioner": "llm"}))
+    games = (llm / "games.jsonl").read_text()  # the records name their questioner as the config does
+    (llm / "games.jsonl").write_text(games.replace('"questioner": "rules"', '"questioner": "llm"'))
     assert load_run(llm).model.label == NOT_RECORDED  # an LLM run whose model the old kari did not write down
     made = write_report([old, llm], None, ReportOptions(resamples=100))
     assert [r["model"] for r in made.data["runs"]] == [SYMBOLIC, NOT_RECORDED]

@@ -179,8 +179,10 @@ def judge(
                                     "judgement goes into it), or a runner output file of the benchmark's own "
                                     "evaluate.py ({task_id: [sample, ...]}; with --tasks and --out)."),
     tasks: Optional[Path] = typer.Option(None, "--tasks", help="A runner output file's task file."),
-    out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="A runner output file's judgement folder "
-                                 "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
+    # checked by check_outputs in kari.creativity.judge; a plain option because it is refused beside a run
+    # directory, the fuzz test's world for this command
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="A runner output file's judgement folder "
+                                       "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
     benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_JUDGE),
     method: str = typer.Option("llm", "--judge", help="llm (the rubric and reasonability level by an LLM, the "
                                                       "symbolic scorer where its reply is unreadable) or symbolic "

@@ -16,8 +16,10 @@ def merge(
     out: Path = output(..., "--out", "-o", kind="folder", help="The merged run directory (new, or an empty folder); "
                        "for the shards of kari induce, the .kari rules file to write (its .jsonl beside it, the run "
                        "directory OUT with suffix .run, or --run-dir)."),
-    run_dir: Path | None = output(None, "--run-dir", kind="folder", help="kari induce shards: the merged run "
-                                  "directory (new, or an empty folder; default: OUT with suffix .run)."),
+    # checked by check_outputs in kari.induce.merge like every output; a plain option because the fuzz test's
+    # worlds hold shards of kari play, for which --run-dir is refused
+    run_dir: Path | None = typer.Option(None, "--run-dir", help="kari induce shards: the merged run directory "
+                                        "(new, or an empty folder; default: OUT with suffix .run)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Join the shards of one run into one run directory whose records (games.jsonl or answers.jsonl, in the
