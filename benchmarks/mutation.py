@@ -71,8 +71,9 @@ MUTANTS = (
             "output or input or twin or build or over"),
            "an output that is one of the command's inputs is accepted"),
     Mutant("write-in-place", "kari/io/atomic.py",
-           "fd, tmp = _create_temp(target)",
-           "fd, tmp = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666), target",
+           "if target.is_file() else None\n        fd, tmp = _create_temp(target)",
+           "if target.is_file() else None\n        fd, tmp = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, "
+           "0o666), target",
            ("tests/test_mutation_gaps.py", "tests/test_reliability.py", "-k", "write or disk or fails or umask"),
            "outputs written in place instead of to a temporary file renamed over the target"),
     Mutant("duplicate-records-kept", "kari/io/plan.py",
