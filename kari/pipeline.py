@@ -40,7 +40,7 @@ from kari.domain.canon import canonical_rules
 from kari.explain.proof import RecordEvidence
 from kari.explain.sources import ObjectSource
 from kari.game.kb_coverage import TargetMatching
-from kari.game.match import RuleMatcher, RuleSource
+from kari.game.match import RuleMatcher, RuleSource, usable_rules
 from kari.game.questioners import questioner_class
 from kari.game.run import PlayConfig, merge_runs, play_loaded
 from kari.grid import GridSpec, LLMCalls, ModelSpec, grid_cells, is_llm_player
@@ -157,9 +157,10 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          f"{FOLDS} cross-fitted rule sets -> {cross_fitted}{heldout}")
 
     kb_rules = jsonl_path(rules).resolve()  # the KB rules with their metadata (member verbs, KB positives, evidence)
+    # coverage and its ledger: of the KB rules the players use (flagged ones skipped, as by default in play)
     matching = TargetMatching(MATCH_THRESHOLD, embedder=study.shared_embedder())
     with study.connect() as con:
-        summary = coverage_loaded(study.rules(kb_rules).folds[0], con, vocab, study.raw, folder=db.resolve().parent,
+        summary = coverage_loaded(usable_rules(study.rules(kb_rules).folds[0]), con, vocab, study.raw, folder=db.resolve().parent,
                                   db=db, match_targets=matching)
     kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
@@ -193,11 +194,13 @@ def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
 
 
 def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path) -> str:
-    """The KB-gap ledger of the coverage just stored (the KB rules on the benchmark's games) into the database's
-    ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its summary line."""
+    """The KB-gap ledger of the coverage just stored (the KB rules players use, flagged ones skipped, on the
+    benchmark's games) into the database's ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its
+    summary line."""
     objects = study.canonical().objects
     with study.connect() as con:
-        ledger = coverage_ledger(con, canonical_rules(study.rules(kb_rules).folds[0], vocab), objects, vocab)
+        ledger = coverage_ledger(con, canonical_rules(usable_rules(study.rules(kb_rules).folds[0]), vocab), objects,
+                                 vocab)
         write_ledger_tables(con, ledger)
     write_ledger_file(ledger, out / LEDGER_FILE)
     return f"{ledger.line()} -> tables kb_gaps, kb_gap_games and {out / LEDGER_FILE}"

@@ -159,7 +159,7 @@ def test_the_html_report_shows_the_provenance(tmp_path: Path) -> None:
     bench = Path(__file__).parent / "data" / "part_words"
     outcome = induce(out=tmp_path / "rules.kari", bench=bench, argv=[])
     with open_objects(bench) as source:
-        section = rules_section(str(outcome.out), source, str(bench))
+        section, _ = rules_section(str(outcome.out), source, str(bench))
     store = next(r for r in section if r["affordance"] == "store_things")
     covered = [p for p in store["proofs"] if p["covered"] and p["label"]]
     assert covered and all("induced from" in p["text"] for p in covered)

@@ -119,7 +119,7 @@ def rare_branches(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab:
 def _why(result: InductionResult) -> str:
     """Why an affordance has no rule (a result written before kari recorded it: from its rounds)."""
     why = result.no_rule or no_rule_reason(result.rounds, result.dropped)
-    return why.replace("|", "\\|")
+    return md(why)
 
 
 LEFT_OUT_EXAMPLES = 8
@@ -135,9 +135,9 @@ def left_out_section(left_out: Sequence[Mapping[str, Any]]) -> list[str]:
              f"{len(left_out)} KB verbs (every one in `left_out.jsonl`):", "",
              "| reason | verbs | their positives | examples (the word that decided) |", "| --- | ---: | ---: | --- |"]
     for reason, rows in sorted(by_reason.items()):
-        examples = ", ".join(f"`{r['raw'][0] if r['raw'] else r['verb']}` ({r['detail']})"
+        examples = ", ".join(f"{md(r['raw'][0] if r['raw'] else r['verb'])} ({md(r['detail'])})"
                              for r in sorted(rows, key=lambda r: (-int(r["positives"]), str(r["verb"])))[:LEFT_OUT_EXAMPLES])
-        lines.append(f"| {reason} | {len(rows)} | {sum(int(r['positives']) for r in rows)} | {examples} |")
+        lines.append(f"| {md(reason)} | {len(rows)} | {sum(int(r['positives']) for r in rows)} | {examples} |")
     return lines
 
 
@@ -194,7 +194,7 @@ def render_report(
     lines += ["", f"## Affordances without a rule ({len(missing)})", ""]
     if missing:
         lines += ["| affordance | positives | why |", "| --- | ---: | --- |"]
-        lines += [f"| {aff} | {results[aff].positives} | {_why(results[aff])} |" for aff in missing]
+        lines += [f"| {md(aff)} | {results[aff].positives} | {_why(results[aff])} |" for aff in missing]
     else:
         lines.append("Every affordance got a rule.")
     lines += [
@@ -311,7 +311,7 @@ def render_llm_costs(results: Mapping[str, InductionResult]) -> list[str]:
         own = results[aff].llm or {}
         cells = [str(own.get(r, {}).get("calls", 0)) for r in roles]
         tokens = [sum(int(own.get(r, {}).get(k, 0)) for r in own) for k in ("prompt_tokens", "completion_tokens")]
-        lines.append(f"| {aff} | " + " | ".join(cells) + f" | {tokens[0]} | {tokens[1]} |")
+        lines.append(f"| {md(aff)} | " + " | ".join(cells) + f" | {tokens[0]} | {tokens[1]} |")
     return lines
 
 
