@@ -64,3 +64,23 @@ def one_of(names: Iterable[str], conjunction: str = "or") -> str:
     """A fixed set of names as messages and help texts write it: ``"kb or llm"``, ``"a, b or c"``."""
     words = [str(name) for name in names]
     return ", ".join(words[:-1]) + f" {conjunction} {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def unknown(what: str, value: object, names: Iterable[str], *, code: str, file: str | None = None,
+            line: int | None = None, col: int | None = None) -> KariError:
+    """The one error for a name outside a fixed set (a :class:`~enum.StrEnum` of kari's, mostly), as every
+    command writes it.
+
+    >>> str(unknown("mode", "psychic", ["static", "cot"], code="bad-option"))
+    "bad-option: unknown mode 'psychic' (expected one of static or cot)"
+    """
+    return KariError(f"unknown {what} {value!r} (expected one of {one_of(names)})", file=file, line=line, col=col,
+                     code=code)
+
+
+def choice(value: str, names: Iterable[str], what: str, *, code: str) -> str:
+    """``value`` when it is one of ``names``, else :func:`unknown`'s error."""
+    allowed = [str(name) for name in names]
+    if value not in allowed:
+        raise unknown(what, value, allowed, code=code)
+    return value

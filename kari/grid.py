@@ -41,9 +41,9 @@ from typing import Any
 
 from kari.core.game_defaults import DEFAULT_QUESTIONERS
 from kari.core.game_names import Player
-from kari.errors import KariError
+from kari.errors import KariError, unknown
 from kari.io.text import read_text
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLMConfig, call_limits
+from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLMConfig, LLMOptions
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,9 @@ class LLMCalls:
     def config(self, model: ModelSpec) -> LLMConfig:
         """The endpoint of ``model`` (:class:`~kari.llm.config.LLMConfig`; its server from the environment when
         the study names none)."""
-        return LLMConfig.from_env(base_url=model.base_url, model=model.name, api_key_env=model.api_key_env,
-                                  use_cache=not self.no_cache, cache_dir=self.cache_dir,
-                                  concurrency=model.concurrency, **call_limits(self.timeout, self.attempts))
+        return LLMOptions(base_url=model.base_url, model=model.name, api_key_env=model.api_key_env,
+                          no_cache=self.no_cache, cache_dir=self.cache_dir, timeout=self.timeout,
+                          attempts=self.attempts).config(concurrency=model.concurrency)
 
 
 @dataclass(frozen=True)
@@ -150,9 +150,9 @@ def read_study(path: str | Path) -> GridSpec:
     def bad(message: str, key: str) -> KariError:
         return KariError(message, file=str(file), line=_line_of(text, key), code="study-file")
 
-    unknown = sorted(set(data) - KEYS)
-    if unknown:
-        raise bad(f"unknown key {unknown[0]!r} (expected one of {', '.join(sorted(KEYS))})", unknown[0])
+    extra = sorted(set(data) - KEYS)
+    if extra:
+        raise bad(unknown("key", extra[0], sorted(KEYS), code="study-file").message, extra[0])
     values: dict[str, Any] = {}
     for key, kind in (("out", str), ("bench", str), ("games", int), ("seed", int), ("runs", int), ("jobs", int),
                       ("shards", int)):
@@ -190,9 +190,9 @@ def _typed(data: Mapping[str, Any], types: Mapping[str, tuple[type, ...]], table
 def _llm_calls(data: Any, here: Path, bad: Any) -> LLMCalls:
     if not isinstance(data, Mapping):
         raise bad("'llm' must be a table ([llm])", "llm")
-    unknown = sorted(set(data) - LLM_KEYS)
-    if unknown:
-        raise bad(f"unknown key {unknown[0]!r} in [llm] (expected one of {', '.join(sorted(LLM_KEYS))})", unknown[0])
+    extra = sorted(set(data) - LLM_KEYS)
+    if extra:
+        raise bad(unknown("key", extra[0], sorted(LLM_KEYS), code="study-file").message + " in [llm]", extra[0])
     _typed(data, LLM_TYPES, "[llm]", bad)
     values = dict(data)
     if "cache_dir" in values:
@@ -201,10 +201,10 @@ def _llm_calls(data: Any, here: Path, bad: Any) -> LLMCalls:
 
 
 def _model(data: Mapping[str, Any], bad: Any) -> ModelSpec:
-    unknown = sorted(set(data) - MODEL_KEYS)
-    if unknown:
-        raise bad(f"unknown key {unknown[0]!r} in [[models]] (expected one of {', '.join(sorted(MODEL_KEYS))})",
-                  unknown[0])
+    extra = sorted(set(data) - MODEL_KEYS)
+    if extra:
+        raise bad(unknown("key", extra[0], sorted(MODEL_KEYS), code="study-file").message + " in [[models]]",
+                  extra[0])
     if not isinstance(data.get("name"), str) or not data["name"]:
         raise bad("every [[models]] table needs a name", "models")
     _typed(data, MODEL_TYPES, "[[models]]", bad)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import bench_inputs, canonical_benchmark
 from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
@@ -52,11 +52,16 @@ from kari.io.jobs import available_cores, run_jobs
 from kari.io.plan import Shard
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb.textfile import check_readable
+from kari.report.inputs import ReportInputs
+from kari.report.writer import load_run, report_loaded
 from kari.report.ledger_store import LEDGER_FILE, coverage_ledger, write_ledger_file, write_ledger_tables
 from kari.resources import bundled_bench_dir, bundled_kb_file
 from kari.rules.ast import Atom, Rule
 from kari.solver.run import coverage_loaded
 from kari.study import Study
+
+if TYPE_CHECKING:
+    from kari.vocab.vocabulary import Vocabulary
 
 FOLDS = 5
 """Players that see benchmark rules get cross-fitted ones: each game the rules induced without its hidden
@@ -103,7 +108,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     (:class:`kari.study.Study`) and handed to the library cores as an object. ``models``: the models each LLM
     player plays with (:mod:`kari.grid`); ``runs``: runs per game (default: each player's own); ``jobs``: players
     and shards played at once (default: the cores); ``shards``: each player's games in that many shards."""
-    from kari.report.writer import report_loaded
     from kari.kb import load_into
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
@@ -182,15 +186,14 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
 
-def _report_inputs(study: Any, bench_dir: Path) -> Any:
+def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
     """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
-    from kari.report.inputs import ReportInputs
-
-    objects = ObjectSource(dict(study.canonical().objects), study.vocab, RecordEvidence(), f"the benchmark {bench_dir}")
+    objects = ObjectSource(dict(study.canonical().objects), study.vocabulary(), RecordEvidence(),
+                           f"the benchmark {bench_dir}")
     return ReportInputs(objects, study.rules)
 
 
-def _ledger_step(study: Any, vocab: Any, kb_rules: Path, out: Path) -> str:
+def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path) -> str:
     """The KB-gap ledger of the coverage just stored (the KB rules players use, flagged ones skipped, on the
     benchmark's games) into the database's ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its
     summary line."""
@@ -218,13 +221,11 @@ class PlayCell:
         return self.player if self.model is None else f"{self.model.folder}/{self.player}"
 
 
-def _play_grid(study: Any, cells: Sequence[PlayCell], grid: GridSpec, given: Mapping[str, Path],
+def _play_grid(study: Study, cells: Sequence[PlayCell], grid: GridSpec, given: Mapping[str, Path],
                endpoints: dict[str, Any], workers: int, progress: bool) -> list[Any]:
     """Play every cell (each shard of it a job of its own, :mod:`kari.io.jobs`), merge the shards, and return the
     runs in cell order. Every job's inputs are made here first, in cell order, so a job's outputs do not depend
     on which jobs run beside it or before it."""
-    from kari.report.writer import load_run
-
     alone = workers == 1 or len(cells) * grid.shards == 1
     jobs, owners, merged = [], [], []
     for index, cell in enumerate(cells):
@@ -288,7 +289,7 @@ class _PlayJob:
         return None if self.shard is not None else run
 
 
-def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: Mapping[str, Path],
+def _prepare(study: Study, cell: PlayCell, grid: GridSpec, given: Mapping[str, Path],
              endpoints: dict[str, Any]) -> _Prepared:
     """The inputs of ``cell`` (``NAME[@K][+kb|+rules]``, with its model): the study's benchmark, a copy of its
     vocabulary, the rule set of its source in ``given`` (the KB rules, or the cross-fitted benchmark sets; each
@@ -297,7 +298,7 @@ def _prepare(study: Any, cell: PlayCell, grid: GridSpec, given: Mapping[str, Pat
     path = given[source] if source is not None else None
     model = cell.model
     config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=grid.seed, games=grid.games,
-                        runs=grid.runs, rules=path, db=study.db.resolve(), model_reps=model_reps,
+                        runs=grid.runs, rules=path, db=study.database().resolve(), model_reps=model_reps,
                         model=model.name if model else None, base_url=model.base_url if model else None,
                         llm_temperature=model.temperature if model else None)
     bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it

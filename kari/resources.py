@@ -15,7 +15,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 def asset_path(name: str, *parts: str) -> Path:
     """Path of an asset folder (or a file inside it), e.g. ``asset_path("solver", "coverage.lp")``."""
     if name not in ASSET_DIRS:
-        raise ValueError(f"unknown asset folder {name!r}; expected one of {ASSET_DIRS}")
+        raise ValueError(f"{name!r} is not an asset folder ({', '.join(ASSET_DIRS)})")
     for root in (_PACKAGE_DIR / "_assets" / name, _PACKAGE_DIR.parent / name):
         if root.is_dir():
             return root.joinpath(*parts)

@@ -65,7 +65,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     tail = sum(math.comb(n, k) for k in range(min(b, c) + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / (1 << n))
 
 
 def bootstrap_ratio(num: Sequence[float] | np.ndarray, den: Sequence[float] | np.ndarray, *,

@@ -19,13 +19,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kari.core.benchmark import Benchmark
 from kari.bench.reader import LoadedBenchmark, canonical_benchmark, read_benchmark
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
 from kari.induce.folds import RuleSets, read_rule_sets
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
+    from duckdb import DuckDBPyConnection
 
 
 @dataclass
@@ -36,7 +40,7 @@ class Study:
     db: Path | None = None
     vocab: Vocabulary | None = None
     rule_sets: dict[Path, RuleSets] = field(default_factory=dict)
-    embedder: Any = None
+    embedder: Embedder | None = None
     _canonical: Benchmark | None = field(default=None, repr=False)
 
     @classmethod
@@ -59,14 +63,18 @@ class Study:
             self.vocab = db_vocabulary(con)
         return self.vocab
 
+    def database(self) -> Path:
+        """The study's KB database (:meth:`attach_db`)."""
+        if self.db is None:
+            raise KariError("this study has no KB database", code="study")
+        return self.db
+
     @contextmanager
-    def connect(self, *, read_only: bool = False) -> Iterator[Any]:
+    def connect(self, *, read_only: bool = False) -> Iterator[DuckDBPyConnection]:
         """An open connection to the study's KB database, closed after the block."""
         from kari.kb import open_db
 
-        if self.db is None:
-            raise KariError("this study has no KB database", code="study")
-        con = open_db(self.db, read_only=read_only, create=False)
+        con = open_db(self.database(), read_only=read_only, create=False)
         try:
             yield con
         finally:
@@ -75,7 +83,7 @@ class Study:
     def canonical(self) -> Benchmark:
         """The benchmark read into the study's vocabulary as it stands now, once (later calls return it)."""
         if self._canonical is None:
-            self._canonical = canonical_benchmark(self.raw, self._vocabulary())
+            self._canonical = canonical_benchmark(self.raw, self.vocabulary())
         return self._canonical
 
     def rules(self, path: str | Path) -> RuleSets:
@@ -88,9 +96,9 @@ class Study:
     def fork(self) -> Vocabulary:
         """A copy of the vocabulary for a step whose new words must not reach the others (a player reads its
         rules' words into its own copy, as each ``kari play`` reads the database's vocabulary afresh)."""
-        return self._vocabulary().copy()
+        return self.vocabulary().copy()
 
-    def shared_embedder(self) -> Any:
+    def shared_embedder(self) -> Embedder:
         """The sentence embedder every rule matcher of the study shares (the process-wide one,
         :func:`kari.embeddings.shared_embedder`; its model loads on first use)."""
         if self.embedder is None:
@@ -99,7 +107,8 @@ class Study:
             self.embedder = shared_embedder()
         return self.embedder
 
-    def _vocabulary(self) -> Vocabulary:
+    def vocabulary(self) -> Vocabulary:
+        """The study's vocabulary (the KB database's: :meth:`attach_db`)."""
         if self.vocab is None:
             raise KariError("this study has no vocabulary yet (attach a KB database first)", code="study")
         return self.vocab

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from test_game_support import RULES_TEXT, write_bench, write_questions, write_vocab
@@ -128,7 +129,7 @@ def test_report_delta_is_with_rules_minus_without(runs):
 
     base = load_run(runs["greedy-ig"][0])
     ruled = load_run(runs["rules"][0])  # stands in for a greedy-ig+rules run: same games, other results
-    ruled = RunData(ruled.path.with_name("greedy-rules"), {**ruled.config, "questioner": "greedy-ig+rules"},
+    ruled = RunData(ruled.path.with_name("greedy-rules"), replace(ruled.config, questioner="greedy-ig+rules"),
                     ruled.summary, ruled.records)
     text = compare([base, ruled])
     delta = 100 * (ruled.summary["success_rate"] - base.summary["success_rate"])

@@ -120,7 +120,7 @@ def test_resume_after_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         (["--bench", "BENCH", "--affordance", "fly_to_moon"], "unknown affordance 'fly_to_moon'"),
         (["--bench", "MISSING"], "benchmark directory not found"),
         ([], "give --bench DIR or --db PATH"),
-        (["--bench", "BENCH", "--llm", "gpt"], "--llm must be one of"),
+        (["--bench", "BENCH", "--llm", "gpt"], "unknown backend (--llm) 'gpt' (expected one of offline or openai)"),
     ],
 )
 def test_bad_input_is_one_line_error(

@@ -216,7 +216,7 @@ def test_induce_folds_one_by_one_then_assembled_equal_one_cv_run(world, tmp_path
     assert split.read_bytes() == whole.read_bytes()
     manifest = json.loads((split.with_suffix(".run") / "cv" / "fold1" / "manifest.json").read_text())
     assert manifest["status"] == "finished" and manifest["sessions"] == 2     # its job, then the assembly
-    for argv, message in (((), "--fold k needs --cv K"), (("--cv", "3"), "--fold must be one of 0..2")):
+    for argv, message in (((), "--fold k needs --cv K"), (("--cv", "3"), "--fold must be in 0..2")):
         code, _, err = kari(capfd, "induce", "--bench", bench, "--out", tmp_path / "x.kari", *argv, "--fold", "3",
                             "-q")
         assert code == 2 and message in one_line(err)

@@ -4,20 +4,26 @@ benchmark's judge and its output formats."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, count, llm_max_bytes,
-                               number, output, output_argument, timeout)
+from kari.cli.options import (LLM_DEFAULTS, MAX_BUDGET, MAX_GAMES, MAX_RESAMPLES, MAX_TOKENS, ApiKeyEnv, BaseUrl,
+                               CacheDir, LLMAttempts, LLMMaxBytes, LLMTimeout, Model, NoCache, count, llm_options,
+                               number, output, output_argument)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
-from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
-                                       JUDGE_MAX_TOKENS,
-                                       LEXICAL_GOALS, MODES, RULES, Mode, SolverKind)
+from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_THRESHOLD, GOAL_TOP_K,
+                                       JUDGE_MAX_TOKENS, LEXICAL_GOALS, RULES, GoalMethod, GoalText, JudgeMethod,
+                                       Mode, SolverKind)
+from kari.errors import one_of
 from kari.io.plan import Shard
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLM
+from kari.llm.config import LLM
+
+if TYPE_CHECKING:
+    from kari.creativity.summary import SolveSummary
 
 creativity_app = typer.Typer(help="CreativityBench: part-level affordance KB, tool-choice tasks, symbolic and LLM "
                                   "solvers (docs/creativity.md).", no_args_is_help=True)
@@ -57,16 +63,16 @@ def solve(
     out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Run directory (answers.jsonl, summary.json); "
                                        "resumed (default: runs/creativity-TASKS-SOLVER-GOAL)."),
     solver: str = typer.Option(SolverKind.SYMBOLIC.value, "--solver",
-                               help="symbolic, llm, or llm+rules (the matched rule in the prompt)."),
+                               help=f"{one_of(SolverKind)} (llm+rules: the matched rule in the prompt)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="KARI rules file (.kari or .jsonl), one rule per "
                                          "affordance (symbolic and llm+rules; default: the shipped "
                                          "data/creativity/rules.kari, induced from the bundled part-level KB)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database loaded by 'kari creativity load' (part "
                                                          "attributes and its vocabulary); without it parts are "
                                                          "read from the task's descriptions."),
-    goal: Optional[str] = typer.Option(None, "--goal", help="Goal -> rule: rules (the rule verbs nearest to the "
-                                       "request, Affordance20Q's matcher), lexical, embedding, llm, or oracle (the "
-                                       "gold affordance: the upper bound); default: rules for the symbolic and "
+    goal: Optional[str] = typer.Option(None, "--goal", help=f"Goal -> rule, {one_of(GoalMethod)}: rules the rule "
+                                       "verbs nearest to the request (Affordance20Q's matcher), oracle the gold "
+                                       "affordance (the upper bound); default: rules for the symbolic and "
                                        "llm+rules solvers (llm+rules then always sends the nearest rule, marked as "
                                        "a weak match below --goal-threshold), lexical for the llm solver."),
     goal_threshold: float = number(GOAL_THRESHOLD, "--goal-threshold", low=0.0, high=1.0,
@@ -75,14 +81,14 @@ def solve(
     goal_top_k: int = count(GOAL_TOP_K, "--goal-top-k", high=1000,
                             help="--goal rules, symbolic solver: try the N nearest rules in order and answer with "
                                  "the first some candidate meets (answers.jsonl records its rank)."),
-    goal_text: str = typer.Option(GOAL_TEXTS[0], "--goal-text", help="--goal rules: match the request as written "
-                                  "(request) or its content words alone (words)."),
+    goal_text: str = typer.Option(GoalText.REQUEST.value, "--goal-text", help=f"--goal rules, {one_of(GoalText)}: "
+                                  "match the request as written or its content words alone."),
     affordances: Optional[Path] = typer.Option(None, "--affordances", help="affordances.jsonl with id and "
                                                "description (default: the bundled benchmark's)."),
     limit: Optional[int] = count(None, "--limit", "-n", high=MAX_GAMES, help="Only the first N tasks."),
     seed: int = seed_option(0, "--seed", help="Seed of the tie-break between equally good candidates and of the "
                                               "interactive mode's listing order."),
-    mode: str = typer.Option(Mode.STATIC.value, "--mode", help=f"llm solvers: {', '.join(MODES)}: every "
+    mode: str = typer.Option(Mode.STATIC.value, "--mode", help=f"llm solvers, {one_of(Mode)}: every "
                              "description up front, a structured reasoning object, or one thing inspected per turn."),
     temperature: list[float] = number([0.0], "--temperature", low=0.0, high=2.0,
                                       help="llm solvers: sampling temperature; repeat it for several samples per "
@@ -92,14 +98,14 @@ def solve(
                             help="llm solvers: max output tokens per reply."),
     max_turns: int = count(DEFAULT_TURNS, "--max-turns", high=MAX_BUDGET,
                            help="interactive mode: the turn budget, final answer included."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
-    model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
-    llm_max_bytes: int = llm_max_bytes(),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     shard: Optional[Shard] = shard_option("--shard", help="Answer only shard K of N of the tasks (a fixed split by "
                                           "task id) into OUT, a run directory of its own; 'kari merge' joins the N "
                                           "shards into one run (docs/cluster.md)."),
@@ -122,37 +128,36 @@ def solve(
                          base_url=base_url if uses_llm else None, mode=mode, temperatures=tuple(temperature),
                          max_turns=max_turns, goal_threshold=goal_threshold, goal_top_k=goal_top_k,
                          goal_text=goal_text, benchmark_repo=benchmark_repo.resolve() if benchmark_repo else None)
-    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
-                             llm_max_bytes) \
-        if uses_llm else None
-    summary = solve_tasks(config, out, llm_config=llm_config, progress=not quiet and sys.stderr.isatty(),
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
+    summary = solve_tasks(config, out, llm_config=llm.config() if uses_llm else None,
+                          progress=not quiet and sys.stderr.isatty(),
                           shard=shard)
-    rate = summary["gold_correct_rate"]
-    entity = summary["entity_correct_rate"]
-    text = (f"{summary['tasks']} tasks ({summary['answered']} answered): entity correct "
+    rate = summary.gold_correct_rate
+    entity = summary.entity_correct_rate
+    text = (f"{summary.tasks} tasks ({summary.answered} answered): entity correct "
             f"{100 * (entity or 0):.1f}%, gold correct {100 * (rate or 0):.1f}% (random: "
-            f"{100 * (summary['random_entity_rate'] or 0):.1f}% / {100 * (summary['random_gold_rate'] or 0):.1f}%); "
-            f"relations {_counts(summary['relations'])}")
-    matched = summary.get("goal_rules")
+            f"{100 * (summary.random_entity_rate or 0):.1f}% / {100 * (summary.random_gold_rate or 0):.1f}%); "
+            f"relations {_counts(summary.relations)}")
+    matched = summary.goal_rules
     if matched:
         text += f"; goals above the rule threshold {matched['above_threshold']}, fallbacks {matched['fallback']}"
-    sent = summary.get("rules_sent")
+    sent = summary.rules_sent
     if sent:
         text += (f"; rules in the prompt {sent['with_rule']} ({sent['below_threshold']} marked below the threshold), "
                  f"none {sent['without_rule']}")
     if solver != SolverKind.SYMBOLIC:
-        text += f"; prompts {summary['prompts'].split(':')[0]}"
+        text += f"; prompts {(summary.prompts or '').split(':')[0]}"
     _warn_blind_snaps(summary)
-    oracle = summary.get("oracle_affordance")
+    oracle = summary.oracle_affordance
     if oracle:
         text += f"; oracle affordance: gold correct {100 * (oracle['gold_correct_rate'] or 0):.1f}%"
     typer.echo(f"{text} -> {out}" + (f" (shard {shard})" if shard is not None else ""))
 
 
-def _warn_blind_snaps(summary: dict) -> None:
+def _warn_blind_snaps(summary: SolveSummary) -> None:
     """A warning on stderr when answers named an entity no task entity shares a word with: the benchmark's
     snapping maps them to the first-listed entity (often the gold)."""
-    blind = summary.get("blind_snaps") or {}
+    blind = summary.blind_snaps or {}
     if blind.get("entity"):
         typer.echo(f"warning: {blind['entity']} answer(s) name an entity no task entity shares a word with (empty or "
                    "nonsense); the benchmark's snapping maps each to the first-listed entity, "
@@ -160,17 +165,8 @@ def _warn_blind_snaps(summary: dict) -> None:
                    err=True)
 
 
-def _counts(counts: dict[str, int]) -> str:
+def _counts(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
-
-
-def _llm_config(base_url: Optional[str], model: Optional[str], api_key_env: str, no_cache: bool,
-                cache_dir: Optional[Path], llm_timeout: float, llm_attempts: int, llm_max_bytes: int) -> object:
-    from kari.llm import LLMConfig
-    from kari.llm.config import call_limits
-
-    return LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache,
-                              cache_dir=cache_dir, **call_limits(llm_timeout, llm_attempts, llm_max_bytes))
 
 
 @creativity_app.command("judge")
@@ -184,9 +180,9 @@ def judge(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="A runner output file's judgement folder "
                                        "(judgements.jsonl, judge_summary.json, judged_outputs/; resumed)."),
     benchmark_repo: Optional[Path] = typer.Option(None, "--benchmark-repo", help=BENCHMARK_REPO_JUDGE),
-    method: str = typer.Option("llm", "--judge", help="llm (the rubric and reasonability level by an LLM, the "
-                                                      "symbolic scorer where its reply is unreadable) or symbolic "
-                                                      "(only what words can show)."),
+    method: str = typer.Option(JudgeMethod.LLM.value, "--judge", help=f"{one_of(JudgeMethod)}: llm the rubric and "
+                               "reasonability level by an LLM (the symbolic scorer where its reply is unreadable), "
+                               "symbolic only what words can show."),
     entities: Optional[list[Path]] = typer.Option(None, "--entities", help="Entity files or the benchmark's "
                                                   "1_entity_lookup.json: the predicted part's attributes."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database: the predicted part's attributes when "
@@ -195,14 +191,14 @@ def judge(
     max_tokens: int = count(JUDGE_MAX_TOKENS, "--max-tokens", high=MAX_TOKENS,
                             help="Max tokens per judge reply (the benchmark's; with --benchmark-repo the "
                                  "checkout's own call_model decides)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
-    model: Optional[str] = typer.Option(None, "--model", help="Judge model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call."),
-    llm_max_bytes: int = llm_max_bytes(),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Judge each task's answer as CreativityBench's judge does: the six-field how_to_use rubric (conditions
@@ -210,11 +206,10 @@ def judge(
     reasonability level; writes judgements.jsonl, judge_summary.json and judged_outputs/ (resumed)."""
     from kari.creativity.judge import JudgeConfig, judge_run
 
-    llm_config = _llm_config(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
-                             llm_max_bytes) \
-        if method == "llm" else None
-    config = JudgeConfig(method=method, model=getattr(llm_config, "model", None),
-                         base_url=getattr(llm_config, "base_url", None), max_tokens=max_tokens,
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
+    llm_config = llm.config() if method == JudgeMethod.LLM else None
+    config = JudgeConfig(method=method, model=llm_config.model if llm_config else None,
+                         base_url=llm_config.base_url if llm_config else None, max_tokens=max_tokens,
                          entities=tuple(str(p.resolve()) for p in entities or ()),
                          db=str(db.resolve()) if db else None, limit=limit,
                          benchmark_repo=str(benchmark_repo.resolve()) if benchmark_repo else None)
@@ -229,10 +224,10 @@ def judge(
 
     if run_dir.is_dir():
         echo_old_run_notes([run_dir])
-    means = {k: v["mean"] for k, v in summary["gold"].items()}
-    typer.echo(f"{summary['judged']} of {summary['tasks']} tasks judged ({_counts(summary['how'])}); gold answers' "
-               f"rubric means {means}; reasonability levels {_counts(summary['reasonability_levels'])}; prompts "
-               f"{summary['prompts'].split(':')[0]} -> {out or run_dir}")
+    means = {k: v["mean"] for k, v in summary.gold.items()}
+    typer.echo(f"{summary.judged} of {summary.tasks} tasks judged ({_counts(summary.how)}); gold answers' "
+               f"rubric means {means}; reasonability levels {_counts(summary.reasonability_levels)}; prompts "
+               f"{(summary.prompts or '').split(':')[0]} -> {out or run_dir}")
 
 
 @creativity_app.command("compare")
@@ -272,12 +267,12 @@ def score(
     from kari.creativity.scoring import score_file
 
     summary = score_file(answers, tasks, out)
-    head = summary["headline"]
-    text = (f"{summary['tasks_answered']} of {summary['tasks_in_file']} tasks answered: entity correct "
+    head = summary.headline
+    text = (f"{summary.tasks_answered} of {summary.tasks_in_file} tasks answered: entity correct "
             f"{head['entity_correct_rate']}, gold correct {head['gold_correct_rate']}; relations "
             f"{_counts(head['relations'])}")
-    if "judge" in summary:
-        text += f"; agrees with the judge: {json.dumps(summary['judge']['agree'])} of {summary['judge']['samples']}"
+    if summary.judge is not None:
+        text += f"; agrees with the judge: {json.dumps(summary.judge['agree'])} of {summary.judge['samples']}"
     typer.echo(text + (f" -> {out}" if out else ""))
 
 

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from typing import Optional
 
-from kari.cli.options import MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS, MAX_ROUNDS, budget_calls, \
-    budget_tokens, count, llm_max_bytes, number, output, timeout
+from kari.cli.options import (LLM_DEFAULTS, MAX_ATTEMPTS, MAX_BATCH, MAX_CONCURRENCY, MAX_ITEMS, MAX_ROUNDS, ApiKeyEnv,
+                               BaseUrl, CacheDir, LLMAttempts, LLMMaxBytes, LLMTimeout, Model, NoCache, budget_calls,
+                               budget_tokens, count, llm_options, number, output)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.core.terms import Semantics
 from kari.errors import one_of
-from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, InduceConfig, Negatives
+from kari.core.induce_config import BENCH_DEFAULTS, KB_DEFAULTS, Backend, Grouping, InduceConfig, Negatives
 from kari.io.plan import Shard
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
 from kari.llm.limits import BUDGET_EXIT
 
 DEFAULTS = InduceConfig()
@@ -34,7 +35,9 @@ def induce(
                                     "...#ATTRIBUTE."),
     bench: Path | None = typer.Option(None, "--bench", help="Benchmark directory to induce from (labels + objects)."),
     run_dir: Path | None = output(None, "--run-dir", kind="folder", help="Run directory (default: OUT with suffix .run)."),
-    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help="Backend: offline (symbolic, no network) or openai."),
+    llm: str = typer.Option(Backend.OFFLINE.value, "--llm", help=f"Backend, {one_of(Backend)}: offline symbolic (no "
+                            "network), openai any OpenAI-compatible server (the --base-url ... --llm-max-bytes "
+                            "options)."),
     affordance: list[str] = typer.Option([], "--affordance", "-a", help="Only these affordances (repeatable)."),
     limit: int | None = count(None, "--limit", high=MAX_ITEMS, help="Only the first N affordances (a cheap trial run)."),
     seed: int = seed_option(0, "--seed", help="Seed of the groups of each round and of the folds (--cv, tuning)."),
@@ -64,11 +67,11 @@ def induce(
                               "taxonomy while its precision holds (both backends)."),
     groups: int | None = count(None, "--rounds", high=MAX_ROUNDS, help="Rounds of the loop (default: 1 offline, 3 with an "
                                       "LLM, the paper's loop)."),
-    grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help="KB input: how verbs that mean the same "
-                                 "are grouped before induction (one rule per group): wordnet (the WordNet sense of "
-                                 "the head verb chosen from the phrase, its sentences and positives; thin groups "
-                                 "pooled into their sense's hypernym), lemma (head word in base form), embedding "
-                                 "(MiniLM clusters; needs kari[embed]) or none."),
+    grouping: str = typer.Option(str(DEFAULTS.grouping), "--group", help=f"KB input, {one_of(Grouping)}: how verbs "
+                                 "that mean the same are grouped before induction (one rule per group): wordnet "
+                                 "the WordNet sense of the head verb chosen from the phrase, its sentences and "
+                                 "positives (thin groups pooled into their sense's hypernym), lemma the head word in "
+                                 "base form, embedding MiniLM clusters (needs kari[embed])."),
     complete: bool = typer.Option(True, "--complete/--no-complete", help="KB input: complete each object's "
                                   "properties from what the KB says of its classes (WordNet hypernyms, IsA edges), "
                                   "each inferred fact marked inferred with its source edges."),
@@ -88,17 +91,13 @@ def induce(
     ),
     repair_attempts: int = count(DEFAULTS.repair_attempts, "--repair-attempts", low=0, high=MAX_ATTEMPTS,
                                  help="Repair attempts for an invalid proposal."),
-    base_url: str | None = typer.Option(None, "--base-url", help="openai: server URL (default $KARI_LLM_BASE_URL)."),
-    model: str | None = typer.Option(None, "--model", help="openai: model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option(
-        "OPENAI_API_KEY", "--api-key-env", help="openai: environment variable holding the key."
-    ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="openai: do not read or write the reply cache."),
-    cache_dir: Path | None = output(None, "--cache-dir", kind="cache", help="openai: reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="openai: seconds to wait for one reply "
-                                      "before the attempt counts as failed."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="openai: attempts per call "
-                                     "(timeouts, connection errors, HTTP 429 and 5xx are retried with backoff)."),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
     concurrency: int = count(4, "--concurrency", "-j", high=MAX_CONCURRENCY, help="openai: LLM requests in flight "
                              "at once, across affordances (each affordance's rounds stay in order: propose, "
                              "validate, audit); the rules are the same for any N. Offline: one affordance at a "
@@ -119,7 +118,7 @@ def induce(
     shard: Optional[Shard] = shard_option("--shard", help="Induce only shard K of N of the affordances (a fixed "
                                           "split by name) into a run of its own; kari merge joins the N shards into "
                                           "the unsharded run's rules and run directory (docs/cluster.md)."),
-    llm_max_bytes: int = llm_max_bytes(),
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     cv: int | None = count(None, "--cv", low=2, high=MAX_ROUNDS, metavar="K", help="Also judge the rules out of sample: K-fold "
                                   "cross-validation by object (seeded by --seed); fold rule sets, folds.json and "
                                   "cv.json go to OUT with suffix .cv, held-out scores to the report."),
@@ -136,10 +135,10 @@ def induce(
     docs/formats.md.
     """
     from kari.induce.run import induce as run_induce
-    from kari.llm.config import call_limits
 
-    limits = call_limits(llm_timeout, llm_attempts, llm_max_bytes)
-    given = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
+    llm_connection = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
+                                 llm_max_bytes)
+    given: dict[str, Any] = {"max_atoms": max_atoms, "min_precision": min_precision, "min_support": min_support,
              "min_coverage": min_coverage, "min_objects": min_objects, "min_gain": min_gain, "groups": groups,
              "beta": beta}
     config = InduceConfig(
@@ -161,14 +160,8 @@ def induce(
         validator_batch=validator_batch,
         **{k: v for k, v in given.items() if v is not None},
     )
-    llm_config = None
-    if llm == Backend.OPENAI:
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(
-            base_url=base_url, model=model, api_key_env=api_key_env, use_cache=not no_cache, cache_dir=cache_dir,
-            concurrency=concurrency, budget_calls=budget_calls_, budget_tokens=budget_tokens_, **limits,
-        )
+    llm_config = llm_connection.config(concurrency=concurrency, budget_calls=budget_calls_,
+                                       budget_tokens=budget_tokens_) if llm == Backend.OPENAI else None
     if dry_run:
         from kari.induce.run import dry_run as plan_run
 

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from kari.cli.options import MAX_ROWS, count, output, output_argument, timeout
+from kari.core.formats import KBFormat, SqlFormat
 
 DB_OPTION = typer.Option("kari.duckdb", "--db", help="DuckDB file of the KB.")
 
@@ -21,7 +22,7 @@ kb_app = typer.Typer(help="The KB store (DuckDB): load KGTK / CSKG / Aristo / tr
 def load(
     files: list[Path] = typer.Argument(..., help="Edge files (.tsv, .tsv.gz, .csv, .jsonl)."),
     db: Path = output(Path("kari.duckdb"), "--db", kind="database", help="DuckDB file of the KB (created if missing)."),
-    fmt: str = typer.Option("auto", "--format", help="auto | kgtk | cskg5 | aristo | triples"),
+    fmt: str = typer.Option(KBFormat.AUTO.value, "--format", help=f"{' | '.join(KBFormat)}."),
     lexicon: Path | None = typer.Option(None, "--lexicon", help="Value lexicon TSV (default: kb/value_lexicon.tsv)."),
 ) -> None:
     """Load files, each all-or-nothing; reloading a file adds no duplicate edges. Then the KB objects' words and
@@ -53,7 +54,7 @@ def stats(db: str = DB_OPTION, as_json: bool = typer.Option(False, "--json", hel
             typer.echo(f"  {key or '(none)'}\t{count}")
 
 
-SQL_FORMATS = ("table", "csv", "json")
+SQL_FORMATS: tuple[str, ...] = tuple(SqlFormat)
 
 
 @kb_app.command("sql")
@@ -62,21 +63,19 @@ def sql(
     db: str = DB_OPTION,
     max_rows: int = count(1000, "--max-rows", low=0, high=MAX_ROWS, help="Print at most this many rows."),
     timeout_s: float = timeout(60.0, "--timeout", help="Stop the query after this many seconds."),
-    fmt: str = typer.Option("table", "--format", help="table (never cuts a value) | csv | json (a list of "
-                                                      "row objects)."),
+    fmt: str = typer.Option(SqlFormat.TABLE.value, "--format", help="table (never cuts a value) | csv | json (a list "
+                            "of row objects)."),
 ) -> None:
     """Run a read-only query and print its rows. The query can read this KB's tables and views and nothing else:
     no writes, no files (COPY, read_csv, EXPORT, glob, read_text), no other database (ATTACH), no extension
     installs and no settings changes; it may use up to 4 GB of memory and never spills to disk. A query still
     running after --timeout seconds, or at Ctrl-C, is stopped at once. A note on stderr says when more rows
     than --max-rows exist."""
-    from kari.errors import KariError
+    from kari.errors import choice
     from kari.kb import open_db
     from kari.kb.query import run_sql
 
-    if fmt not in SQL_FORMATS:
-        raise KariError(f"unknown output format {fmt!r}; expected one of {', '.join(SQL_FORMATS)}",
-                        code="bad-option")
+    choice(fmt, SqlFormat, "output format", code="bad-option")
     con = open_db(db, read_only=True)
     try:
         columns, rows = run_sql(con, query, max_rows + 1, timeout=timeout_s)

@@ -1,8 +1,13 @@
 """Typed option checkers shared by every command: counts with an upper bound and finite numbers in a range,
-checked when the command line is parsed (before any work), with the bound shown in ``--help``.
+checked when the command line is parsed (before any work), with the bound shown in ``--help``; and the options
+several commands share, each declared once as an ``Annotated`` alias (a command writes ``model: Model = None``).
 
 A count past its bound (``--runs 100000000``) or a number that is not finite (``nan``, ``inf``) is a usage
 error (exit 2), never a run that eats the machine's memory or an internal error later on.
+
+The LLM connection (:data:`BaseUrl`, :data:`Model`, :data:`ApiKeyEnv`, :data:`NoCache`, :data:`CacheDir`,
+:data:`LLMTimeout`, :data:`LLMAttempts`, :data:`LLMMaxBytes`, defaults :data:`LLM_DEFAULTS`) is gathered into one
+:class:`kari.llm.config.LLMOptions`, whose ``config()`` builds the command's ``LLMConfig``.
 """
 
 from __future__ import annotations
@@ -10,9 +15,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import typer
+
+from kari.core import game_defaults
+from kari.core.game_names import MatchMode
+from kari.errors import one_of
+from kari.llm.config import DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES, LLMOptions
 
 # Upper bounds of count options: far above any real use, low enough that nothing is allocated per unit
 # before the first step can fail.
@@ -38,8 +48,8 @@ def count(default: Any, *names: str, low: int = 1, high: int, help: str, **extra
     return typer.Option(default, *names, min=low, max=high, help=help, **extra)
 
 
-def seed(default: int, *names: str, help: str) -> Any:
-    """A seed option (a non-negative 63-bit integer)."""
+def seed(default: int | None, *names: str, help: str) -> Any:
+    """A seed option (a non-negative 63-bit integer; None: unset, the command picks)."""
     return typer.Option(default, *names, min=SEED_RANGE[0], max=SEED_RANGE[1], help=help)
 
 
@@ -64,7 +74,7 @@ class finite:  # noqa: N801 - used like a function: finite(0, 1)(text)
 
     def __call__(self, value: Any) -> float:
         if value is None or isinstance(value, bool):
-            return value  # type: ignore[return-value]
+            return value  # type: ignore[return-value]  # typer hands defaults (None, a flag) through unparsed
         try:
             number = float(value)
         except (TypeError, ValueError):
@@ -116,6 +126,10 @@ def parse_shard(value: Any) -> Any:
 Parser = Callable[[Any], Any]
 
 
+def _range_text(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    return finite(low, high, low_open, high_open).range_text
+
+
 class OutputPath:
     """The parser of an option that names something a command writes (:func:`output`): the value as a
     :class:`~pathlib.Path`. ``kind`` (a :class:`kari.io.outputs.OutputKind` value, or ``cache`` for an LLM
@@ -144,11 +158,48 @@ def output_argument(default: Any, *, kind: str = "file", help: str, **extra: Any
     return typer.Argument(default, parser=OutputPath(kind), help=help, **extra)
 
 
-def llm_max_bytes() -> Any:
-    """``--llm-max-bytes``: the largest LLM reply body an attempt reads (an LLM connection option beside
-    ``--llm-timeout`` and ``--llm-attempts``)."""
-    from kari.llm.config import DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES
+# --- options several commands share, declared once ------------------------------------------------------------
 
-    return count(DEFAULT_MAX_REPLY_BYTES, "--llm-max-bytes", high=MAX_REPLY_BYTES,
-                 help="Largest LLM reply body read, in bytes: a server that sends more is cut off there and the "
-                      "attempt fails (retried, then an error naming the server); nothing of it is kept or cached.")
+LLM_DEFAULTS = LLMOptions()
+"""The defaults of the LLM connection options."""
+
+BaseUrl = Annotated[Optional[str], typer.Option(  # noqa: UP007 - typer reads the annotation at run time
+    "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL, else OpenAI's API).")]
+Model = Annotated[Optional[str], typer.Option("--model", help="LLM model name (default $KARI_LLM_MODEL).")]
+ApiKeyEnv = Annotated[str, typer.Option("--api-key-env", help="Environment variable holding the LLM API key.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM reply cache.")]
+CacheDir = Annotated[Optional[Path], typer.Option(
+    "--cache-dir", parser=OutputPath("cache"), metavar=OUTPUT_METAVARS["cache"],
+    help="LLM reply cache folder (default $KARI_CACHE_DIR, else ~/.cache/kari/llm).")]
+LLMTimeout = Annotated[float, typer.Option(
+    "--llm-timeout", parser=finite(0.0, MAX_SECONDS, low_open=True), metavar="FLOAT",
+    help="Seconds to wait for one LLM reply before the attempt counts as failed "
+         f"[{_range_text(0.0, MAX_SECONDS, low_open=True)}].")]
+LLMAttempts = Annotated[int, typer.Option(
+    "--llm-attempts", min=1, max=MAX_ATTEMPTS,
+    help="Attempts per LLM call (timeouts, connection errors, HTTP 429 and 5xx are retried with backoff).")]
+LLMMaxBytes = Annotated[int, typer.Option(
+    "--llm-max-bytes", min=1, max=MAX_REPLY_BYTES,
+    help="Largest LLM reply body read, in bytes: a server that sends more is cut off there and the attempt fails "
+         "(retried, then an error naming the server); nothing of it is kept or cached.")]
+
+
+def llm_options(base_url: str | None, model: str | None, api_key_env: str, no_cache: bool, cache_dir: Path | None,
+                llm_timeout: float, llm_attempts: int, llm_max_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> LLMOptions:
+    """The LLM connection options of a command line, gathered."""
+    return LLMOptions(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
+
+
+MATCH_RANGE = (0.0, 1.0)
+"""``--match-threshold``: a sentence similarity, the range :class:`kari.game.match.RuleMatcher` accepts."""
+MatchThreshold = Annotated[float, typer.Option(
+    "--match-threshold", parser=finite(*MATCH_RANGE), metavar="FLOAT",
+    help="Rule matching: the minimum sentence similarity of a rule verb and an affordance for a match "
+         f"[{_range_text(*MATCH_RANGE)}].")]
+RuleMatch = Annotated[str, typer.Option(
+    "--rule-match", "--match",
+    help=f"Rule matching, {one_of(MatchMode)}: embedding by MiniLM sentence similarity (needs kari[embed]), "
+         "exact by identical verb ids.")]
+TopK = Annotated[int, typer.Option("--top-k", min=1, max=MAX_ITEMS, help="Rules matched per candidate.")]
+MATCH_DEFAULTS = (game_defaults.MATCH_THRESHOLD, MatchMode.EMBEDDING.value, game_defaults.TOP_K)
+"""The defaults of ``--match-threshold``, ``--rule-match`` and ``--top-k``."""

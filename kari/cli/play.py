@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import (MAX_ATTEMPTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS, MAX_RESAMPLES,
-                               MAX_RUNS, MAX_TOKENS, count, llm_max_bytes, number, output, timeout)
+from kari.cli.options import (LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS,
+                               MAX_RESAMPLES, MAX_RUNS, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir, LLMAttempts,
+                               LLMMaxBytes, LLMTimeout, MatchThreshold, Model, NoCache, RuleMatch, TopK, count,
+                               llm_options, number, output)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
 from kari.errors import one_of
 from kari.core import game_defaults as defaults
-from kari.core.game_names import CheckerKind, FlaggedRules, MatchMode, OracleKind, Player, RuleWeighting
+from kari.core.formats import ReportFormat
+from kari.core.game_names import CheckerKind, FlaggedRules, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
-from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_MAX_TOKENS, DEFAULT_TIMEOUT, LLM
+from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
+
+if TYPE_CHECKING:
+    from kari.game.summary import RunSummary
 
 QUESTIONER_HELP = f"{one_of(Player)}."
-MATCH_HELP = "Rule matching: embedding (MiniLM sentence similarity; needs kari[embed]) or exact (verb ids only)."
 WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (precision and support; docs/method.md) or "
                 f"fixed ({defaults.RULE_SATISFIED:g} satisfied / {defaults.RULE_FALSIFIED:g} falsified for every rule); "
                 f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
@@ -39,10 +44,9 @@ def play(
     seed: int = seed_option(0, "--seed", help="Seed of representatives and of random choices."),
     runs: Optional[int] = count(None, "--runs", high=MAX_RUNS, help="Runs per game (default: 5 for fix20q, else 1)."),
     rules: Optional[Path] = typer.Option(None, "--rules", help="Rules file: given to rules/llm players; splits metrics."),
-    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
-                                    help="Min. verb similarity of a rule match."),
-    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+    top_k: TopK = MATCH_DEFAULTS[2],
+    match: RuleMatch = MATCH_DEFAULTS[1],
     rule_weights: Optional[str] = typer.Option(None, "--rule-weights", help=WEIGHTS_HELP),
     flagged_rules: Optional[str] = typer.Option(None, "--flagged-rules", help=FLAGGED_HELP),
     questions: Optional[Path] = typer.Option(None, "--questions", help="fix20q: TSV of DIMENSION<TAB>value questions."),
@@ -73,16 +77,14 @@ def play(
     vocab: Optional[Path] = typer.Option(None, "--vocab", help="Vocabulary folder (default: the shipped one)."),
     db: Optional[Path] = typer.Option(None, "--db", help="KB database whose vocabulary to use (read only)."),
     interactive: bool = typer.Option(False, "--interactive", help="Play yourself in the terminal (human baseline)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL (default $KARI_LLM_BASE_URL)."),
-    model: Optional[str] = typer.Option(None, "--model", help="LLM model name (default $KARI_LLM_MODEL)."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the key."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the LLM reply cache."),
-    cache_dir: Optional[Path] = output(None, "--cache-dir", kind="cache", help="LLM reply cache folder."),
-    llm_timeout: float = timeout(DEFAULT_TIMEOUT, "--llm-timeout", help="Seconds to wait for one LLM reply "
-                                      "before the attempt counts as failed."),
-    llm_attempts: int = count(DEFAULT_ATTEMPTS, "--llm-attempts", high=MAX_ATTEMPTS, help="Attempts per LLM call (timeouts, "
-                                     "connection errors, HTTP 429 and 5xx are retried with backoff)."),
-    llm_max_bytes: int = llm_max_bytes(),
+    base_url: BaseUrl = LLM_DEFAULTS.base_url,
+    model: Model = LLM_DEFAULTS.model,
+    api_key_env: ApiKeyEnv = LLM_DEFAULTS.api_key_env,
+    no_cache: NoCache = LLM_DEFAULTS.no_cache,
+    cache_dir: CacheDir = LLM_DEFAULTS.cache_dir,
+    llm_timeout: LLMTimeout = LLM_DEFAULTS.timeout,
+    llm_attempts: LLMAttempts = LLM_DEFAULTS.attempts,
+    llm_max_bytes: LLMMaxBytes = LLM_DEFAULTS.max_bytes,
     concurrency: int = count(1, "--concurrency", "-j", high=MAX_CONCURRENCY,
                                     help="Games in flight at once (for LLM players: also the LLM client's limit of "
                                          "calls in flight). Records and their order are those of a sequential run."),
@@ -93,23 +95,17 @@ def play(
 ) -> None:
     """Play Affordance20Q games and write games.jsonl, summary.json and plots into OUT (file formats:
     docs/formats.md; the game and its metrics: docs/method.md)."""
+    from kari.core.game_settings import PlayerSettings
     from kari.game.run import PlayConfig
-    from kari.llm.config import call_limits
     from kari.resources import bundled_bench_dir
 
-    limits = call_limits(llm_timeout, llm_attempts, llm_max_bytes)
+    llm = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts, llm_max_bytes)
     if questions is not None:
         from kari.io.text import read_text
 
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
-    llm_config = None
-    if llm_parts:
-        from kari.llm import LLMConfig
-
-        llm_config = LLMConfig.from_env(base_url=base_url, model=model, api_key_env=api_key_env,
-                                        use_cache=not no_cache, cache_dir=cache_dir, **limits,
-                                        concurrency=concurrency if concurrency > 1 else None)
+    llm_config = llm.config(concurrency=concurrency if concurrency > 1 else None) if llm_parts else None
     config = PlayConfig(
         bench=(bench or bundled_bench_dir()).resolve(), questioner=Player.HUMAN if interactive else questioner,
         oracle=oracle, checker=checker, seed=seed, runs=runs, games=games, game_ids=tuple(game),
@@ -118,8 +114,8 @@ def play(
         questions=questions.resolve() if questions else None, temperature=softmax_temperature, budget=budget,
         max_tokens=max_tokens,
         reps_k=reps, eps=eps, smoothing=smoothing, oracle_noise=oracle_noise, model_reps=model_reps,
-        extra={"min_gain": min_gain, "lookahead": lookahead, "stop_belief": stop_belief}
-        if questioner == Player.GREEDY_IG else {},
+        extra=PlayerSettings(min_gain=min_gain, lookahead=lookahead, stop_belief=stop_belief)
+        if questioner == Player.GREEDY_IG else PlayerSettings(),
         vocab=vocab, db=db.resolve() if db else None, model=llm_config.model if llm_config else None,
         base_url=base_url if llm_parts else None, llm_temperature=llm_temperature)
     if interactive:
@@ -139,7 +135,7 @@ def play(
     typer.echo(summary_line(summary, out) + (f" (shard {shard})" if shard is not None else ""))
 
 
-def summary_line(summary: Any, out: Path) -> str:
+def summary_line(summary: RunSummary, out: Path) -> str:
     """The one line ``kari play`` prints about a run's :class:`~kari.game.summary.RunSummary`."""
     sr, turns = summary.success_rate, summary.avg_turns_solved
     text = (f"{summary.games} games x {summary.runs} run(s): SR {100 * (sr or 0):.1f}%, "
@@ -154,8 +150,9 @@ def report(
     runs: list[Path] = typer.Argument(..., help="Run directories written by kari play."),
     out: Optional[Path] = output(None, "--out", "-o", kind="folder", help="Write report.md, report.json, leaderboard.csv, "
                                        "leaderboard.json and ig_over_turns.png here."),
-    output_format: str = typer.Option("md", "--format", help="What to print: md (the Markdown report), csv or json "
-                                      "(the leaderboard: one row per run, best SR first)."),
+    output_format: str = typer.Option(ReportFormat.MD.value, "--format", help=f"What to print: {one_of(ReportFormat)}: "
+                                      "md the Markdown report, csv or json the leaderboard (one row per run, best SR "
+                                      "first)."),
     resamples: int = count(10_000, "--resamples", high=MAX_RESAMPLES, help="Bootstrap resamples of every interval."),
     seed: int = seed_option(0, "--seed", help="Seed of the bootstrap."),
     html: bool = typer.Option(False, "--html", help="Also write report.html (one self-contained page: tables, "
@@ -170,18 +167,17 @@ def report(
     """Compare runs side by side: SR and turns with 95% intervals, paired deltas with McNemar's test (Markdown,
     report.json, a leaderboard as CSV / JSON), IG over turns, the KB-gap ledger of the run whose rules split the
     games (kb_gaps.csv), and with --html a browsable page."""
-    from kari.errors import KariError
+    from kari.errors import choice
     from kari.report.leaderboard import leaderboard_csv
     from kari.report.writer import ReportOptions, write_report
 
-    if output_format not in ("md", "csv", "json"):
-        raise KariError(f"--format must be md, csv or json (got {output_format!r})", code="bad-option")
+    choice(output_format, ReportFormat, "format", code="bad-option")
     made = write_report(runs, out, ReportOptions(resamples=resamples, seed=seed, html=html, rules=rules,
                                                   bench=bench, db=db))
     echo_old_run_notes(runs)
-    if output_format == "md":
+    if output_format == ReportFormat.MD:
         typer.echo(made.markdown, nl=False)
-    elif output_format == "csv":
+    elif output_format == ReportFormat.CSV:
         typer.echo(leaderboard_csv(made.leaderboard), nl=False)
     else:
         import json
@@ -204,10 +200,9 @@ def export_prompts(
     out: Path = output(..., "--out", "-o", kind="folder", help="Output directory."),
     bench: Optional[Path] = typer.Option(None, "--bench", help="Benchmark directory (default: the bundled one)."),
     games: Optional[int] = count(None, "--games", "-n", high=MAX_GAMES, help="Only the first N games."),
-    match_threshold: float = number(defaults.MATCH_THRESHOLD, "--match-threshold", low=-1, high=1,
-                                    help="Min. verb similarity of a rule match."),
-    top_k: int = count(defaults.TOP_K, "--top-k", high=MAX_ITEMS, help="Rules matched per candidate."),
-    match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help=MATCH_HELP),
+    match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+    top_k: TopK = MATCH_DEFAULTS[2],
+    match: RuleMatch = MATCH_DEFAULTS[1],
     budget: int = count(defaults.BUDGET, "--budget", high=MAX_BUDGET, help="Question budget stated in the prompt."),
 ) -> None:
     """Write each game's Questioner prompt with its matched rules (prompts/*.txt, prompts.jsonl, coverage.json)."""

@@ -9,7 +9,7 @@ import importlib
 import os
 import re
 import sys
-from typing import Any
+from typing import Any, Protocol, cast
 
 import typer
 
@@ -75,12 +75,13 @@ def run(argv: list[str] | None = None) -> int:
                 interrupts.check()
                 return exc.exit_code
             except NoArgsIsHelpError as exc:
-                exc.show()
-                return exc.exit_code
+                cast(ClickError, exc).show()
+                return cast(ClickError, exc).exit_code
             except ClickException as exc:
                 context = getattr(exc, "ctx", None)
                 hint = f" (see '{context.command_path} --help')" if context is not None else ""
-                return _fail(f"usage: {exc.format_message()}{hint}", exc.exit_code)
+                usage = cast(ClickError, exc)
+                return _fail(f"usage: {usage.format_message()}{hint}", usage.exit_code)
             except KariError as exc:
                 if interrupts.interrupted() and exc.code != "interrupted":
                     raise KeyboardInterrupt from exc
@@ -123,17 +124,27 @@ def _command() -> Any:
     return typer.main.get_command(app)
 
 
+class ClickError(Protocol):
+    """What :func:`run` uses of a click exception (``ClickException``, ``NoArgsIsHelpError``)."""
+
+    exit_code: int
+
+    def show(self) -> None: ...
+
+    def format_message(self) -> str: ...
+
+
 def _click_errors() -> tuple[type[Exception], type[Exception]]:
     """``ClickException`` and ``NoArgsIsHelpError`` of the click that typer uses (vendored since typer 0.20)."""
     try:
-        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+        exceptions = importlib.import_module("typer._click.exceptions")
     except ImportError:
-        from click.exceptions import ClickException
-        try:
-            from click.exceptions import NoArgsIsHelpError
-        except ImportError:     # click < 8.2 prints the help and exits 0 by itself
-            NoArgsIsHelpError = type("NoArgsIsHelpError", (ClickException,), {})
-    return ClickException, NoArgsIsHelpError
+        exceptions = importlib.import_module("click.exceptions")
+    click_exception: type[Exception] = exceptions.ClickException
+    # click < 8.2 has no NoArgsIsHelpError: it prints the help and exits 0 by itself
+    no_args: type[Exception] = getattr(exceptions, "NoArgsIsHelpError", None) or \
+        type("NoArgsIsHelpError", (click_exception,), {})
+    return click_exception, no_args
 
 
 def _environmental(exc: Exception) -> bool:

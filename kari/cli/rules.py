@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from kari.core.formats import RuleForm
 from kari.core.terms import Semantics
 
 VOCAB_HELP = "Vocabulary: a folder of TSV files or a KB DuckDB file (default: the shipped vocabulary)."
@@ -49,7 +50,7 @@ def check(
 
 def fmt(
     file: Path = typer.Argument(..., help="A rule file (.kari or .jsonl)."),
-    to: str | None = typer.Option(None, "--to", help="text | pretty | json | english (default: the file's own form)."),
+    to: str | None = typer.Option(None, "--to", help=f"{' | '.join(RuleForm)} (default: the file's own form)."),
     in_place: bool = typer.Option(False, "--in-place", "-i", help="Rewrite FILE (atomically)."),
     normalise: bool = typer.Option(False, "--normalise", help="Replace synonym values by canonical ones."),
     simplify_: bool = typer.Option(False, "--simplify", help="Flatten AND/OR and drop duplicate arguments."),
@@ -109,12 +110,11 @@ def compile_(
 ) -> None:
     """Print the ASP program the solver runs for the rules of FILE."""
     from kari.vocab.vocabulary import open_vocabulary
-    from kari.errors import KariError, one_of
+    from kari.errors import choice
     from kari.rules import load_rules
     from kari.solver import compile_rules
 
-    if semantics not in tuple(Semantics):
-        raise KariError(f"unknown semantics {semantics!r} (expected {one_of(Semantics)})", code="bad-option")
+    choice(semantics, Semantics, "semantics", code="bad-option")
     typer.echo(compile_rules(load_rules(file), open_vocabulary(vocab, db), semantics), nl=False)
 
 

@@ -6,11 +6,9 @@ from pathlib import Path
 
 import typer
 
-from kari.cli.options import number, output, timeout
+from kari.cli.options import MATCH_DEFAULTS, MatchThreshold, RuleMatch, output, timeout
 from kari.core.terms import Semantics
 from kari.errors import KariError, one_of
-from kari.core.game_defaults import MATCH_THRESHOLD
-from kari.core.game_names import MatchMode
 
 
 def register(app: typer.Typer) -> None:
@@ -32,14 +30,11 @@ def register(app: typer.Typer) -> None:
                                            "KB does not state that would make a game's rule cover its hidden "
                                            "object, ranked by games decided) into tables kb_gaps, kb_gap_games "
                                            "and this file (.csv or .jsonl)."),
-        match_threshold: float = number(MATCH_THRESHOLD, "--match-threshold", low=0, high=1,
-                                        help="--bench: min. sentence similarity of a benchmark affordance and a "
-                                        "rule verb."),
-        match: str = typer.Option(MatchMode.EMBEDDING.value, "--rule-match", "--match", help="--bench: match "
-                                  "benchmark affordances to rules by embedding (MiniLM; needs kari[embed]) or exact "
-                                  "(ids)."),
+        match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
+        match: RuleMatch = MATCH_DEFAULTS[1],
     ) -> None:
-        """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`)."""
+        """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`); with
+        --bench, benchmark affordances are matched to rule verbs (--match-threshold, --rule-match)."""
         from kari.game.kb_coverage import TargetMatching
         from kari.io.outputs import Output
         from kari.solver.run import check_coverage_outputs
@@ -68,9 +63,9 @@ def register(app: typer.Typer) -> None:
             from kari.explain.coverage import write_coverage_proofs
 
             typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")
-        if ledger is not None:
+        if ledger is not None and bench is not None:  # --ledger without --bench was refused above
             from kari.report.ledger_store import write_ledger
 
-            made = write_ledger(rules, db, bench, ledger)  # type: ignore[arg-type]
+            made = write_ledger(rules, db, bench, ledger)
             typer.echo(f"{made.line()}; wrote tables kb_gaps, kb_gap_games and views kb_gap_atoms, kb_gap_status "
                        f"into {db} and {ledger}")

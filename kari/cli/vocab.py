@@ -23,7 +23,7 @@ def vocab(
     (plurals, British spellings, adjectives) are read into these values by every command."""
     from kari.core.terms import PREDICATES
     from kari.vocab.vocabulary import SHIPPED, open_vocabulary
-    from kari.errors import KariError
+    from kari.errors import unknown as unknown_name
 
     vocabulary = open_vocabulary(folder, db)
     if bench is not None:
@@ -32,8 +32,7 @@ def vocab(
         load_benchmark(bench, vocabulary)
     unknown = [p for p in predicate if p.upper() not in PREDICATES]
     if unknown:
-        raise KariError(f"unknown predicate {unknown[0]!r} (expected one of {', '.join(PREDICATES)})",
-                        code="bad-option")
+        raise unknown_name("predicate", unknown[0], PREDICATES, code="bad-option")
     wanted = [p.upper() for p in predicate] or list(PREDICATES)
     parents: dict[tuple[str, str], list[str]] = {}
     for pred, child, parent in vocabulary.isa_pairs():

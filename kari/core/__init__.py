@@ -14,7 +14,19 @@ shares (docs/architecture.md). A leaf package: its modules import the foundation
 - :mod:`kari.core.induce_config`: the settings of an induction run.
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.core.terms import PREDICATES, WHOLE, Dimension, History, Predicate, Question, normalise_term
+    from kari.core.benchmark import Affordance, Benchmark, Game, Label, ObjectRecord, Property, object_to_json
+    from kari.core.records import JsonRecord, Layout, emit
+    from kari.core.game_names import CheckerKind, MatchMode, OracleKind, Player, RuleColumn, RuleOrigin, RuleWeighting
+    from kari.core.game_records import CheckRecord, GameRecord, TurnRecord, read_games
+    from kari.core.game_settings import PlayConfig, PlayerSettings
+    from kari.core.solver_types import CoverageDecision, CoverageRow
+    from kari.core.induce_config import InduceConfig, ProposerSettings
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.core.terms": ("PREDICATES", "WHOLE", "Dimension", "History", "Predicate", "Question", "normalise_term"),

@@ -42,15 +42,42 @@ JUDGE_MAX_TOKENS = 2048
 DEFAULT_TURNS = 15
 """The interactive mode's turn budget, as the benchmark's."""
 
-METHODS = ("lexical", "embedding", "llm", "oracle", "rules")
-"""The goal mappings (:mod:`kari.creativity.goals`)."""
-RULES = "rules"
-LEXICAL_GOALS = "lexical"
+class GoalMethod(StrEnum):
+    """How a task's request is mapped to an affordance (:mod:`kari.creativity.goals`): its words, their sentence
+    embedding, an LLM, the gold affordance (the upper bound), or the nearest rule verbs."""
+
+    LEXICAL = "lexical"
+    EMBEDDING = "embedding"
+    LLM = LLM
+    ORACLE = "oracle"
+    RULES = "rules"
+
+
+METHODS: tuple[str, ...] = tuple(GoalMethod)
+"""The goal mappings, in --help order."""
+RULES = GoalMethod.RULES
+LEXICAL_GOALS = GoalMethod.LEXICAL
 """The goal mapping of a ``SolveConfig`` that names none (:data:`METHODS`)."""
 GOAL_THRESHOLD = MATCH_THRESHOLD
 """The similarity a goal text needs to its best rule verb for a match that is not a fallback (Affordance20Q's)."""
-GOAL_TEXTS = ("request", "words")
-"""What ``--goal rules`` matches: the request as written, or its content words
-(:func:`kari.creativity.goals.content_words`)."""
+
+
+class GoalText(StrEnum):
+    """What ``--goal rules`` matches: the request as written, or its content words
+    (:func:`kari.creativity.goals.content_words`)."""
+
+    REQUEST = "request"
+    WORDS = "words"
+
+
+GOAL_TEXTS: tuple[str, ...] = tuple(GoalText)
+
+
+class JudgeMethod(StrEnum):
+    """``kari creativity judge --judge``: the benchmark's LLM judge (the symbolic scorer where its reply is
+    unreadable), or the symbolic scorer alone."""
+
+    LLM = LLM
+    SYMBOLIC = "symbolic"
 GOAL_TOP_K = 5
 """``--goal rules``: how many of the nearest rules a task's candidates are tried against, nearest first."""

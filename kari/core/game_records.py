@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from kari.core.terms import normalise_term
 from kari.errors import KariError
+from kari.core.game_names import MatchMode
 from kari.core.records import JsonRecord, Layout
 from kari.io.runlog import load_log
 
@@ -85,6 +86,99 @@ class TurnRecord(JsonRecord):
 
 
 @dataclass(frozen=True, eq=False)
+class MatchFact(JsonRecord):
+    """A rule matched to a candidate as a game records it: the rule (its affordance), the rule verb that matched
+    (its own or a KB verb grouped into it), the similarity and how it was matched (``embedding`` or ``exact``;
+    None in a record of a kari before match modes)."""
+
+    rule: str
+    verb: str
+    similarity: float
+    match: str | None = None
+    layout: Layout | None = None
+
+    KEYS = ("rule", "verb", "similarity", "match")
+
+
+def _matches(data: Any) -> tuple[MatchFact, ...]:
+    return tuple(MatchFact.from_json(m) for m in data or ())
+
+
+@dataclass(frozen=True, eq=False)
+class RuleFacts(JsonRecord):
+    """A game's rule facts (the ``rules`` of a ``games.jsonl`` record played with ``--rules``): where the rules
+    came from (:class:`~kari.core.game_names.RuleOrigin`), the matches per candidate, whether the target has a
+    rule, its first match, whether that rule covers the hidden object, whether the hidden object is a KB positive
+    of it and which candidates' rules name it so, the weights of players that use rules as evidence, and the fold
+    of cross-fitted rules. A fact an older record lacks reads as False (or empty)."""
+
+    source: str | None
+    matched: Mapping[str, tuple[MatchFact, ...]]
+    target_has_rule: bool
+    target_match: MatchFact | None
+    target_rule_covers_object: bool
+    target_rule_kb_positive: bool = False
+    kb_positive_candidates: tuple[str, ...] = ()
+    weights: Mapping[str, Mapping[str, Any]] | None = None
+    fold: int | None = None
+    layout: Layout | None = None
+
+    KEYS = ("source", "matched", "target_has_rule", "target_match", "target_rule_covers_object",
+            "target_rule_kb_positive", "kb_positive_candidates", "weights", "fold")
+    OPTIONAL = ("source", "weights", "fold")
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RuleFacts:
+        target = data.get("target_match")
+        return replace(super().from_json(data),
+                       matched={c: _matches(ms) for c, ms in (data.get("matched") or {}).items()},
+                       target_has_rule=bool(data.get("target_has_rule")),
+                       target_match=MatchFact.from_json(target) if isinstance(target, Mapping) else None,
+                       target_rule_covers_object=bool(data.get("target_rule_covers_object")),
+                       target_rule_kb_positive=bool(data.get("target_rule_kb_positive")),
+                       kb_positive_candidates=tuple(data.get("kb_positive_candidates") or ()))
+
+    def json_values(self) -> dict[str, Any]:
+        return {**super().json_values(),
+                "matched": {c: [m.to_json() for m in ms] for c, ms in self.matched.items()},
+                "target_match": self.target_match.to_json() if self.target_match is not None else None,
+                "kb_positive_candidates": list(self.kb_positive_candidates)}
+
+    def matched_rules(self, candidate: str) -> list[str]:
+        """The rules matched to ``candidate``, best first."""
+        return [m.rule for m in self.matched.get(candidate, ())]
+
+    def match_mode(self) -> str | None:
+        """How the first recorded match was made (``embedding`` for an older record that does not say; None:
+        no match at all)."""
+        return next((m.match or MatchMode.EMBEDDING for ms in self.matched.values() for m in ms), None)
+
+
+@dataclass(frozen=True, eq=False)
+class QuestionerInfo(JsonRecord):
+    """A player's own facts about one game (the ``questioner_info`` of a record): Optimal's ``proven_optimal``
+    (every plan proven), ``planned_turns`` and ``plans``; the rules player's ``candidates_with_rules``. Unset
+    facts are left out (most players have none)."""
+
+    proven_optimal: bool | None = None
+    planned_turns: int | None = None
+    plans: int | None = None
+    candidates_with_rules: int | None = None
+    layout: Layout | None = None
+
+    KEYS = ("proven_optimal", "planned_turns", "plans", "candidates_with_rules")
+    OPTIONAL = KEYS
+
+    @classmethod
+    def stated(cls, **facts: Any) -> QuestionerInfo:
+        """The facts a player states, each written even when None (in the order given)."""
+        unknown = sorted(set(facts) - set(cls.KEYS))
+        if unknown:
+            raise TypeError(f"unknown questioner facts: {', '.join(unknown)}")
+        return cls.from_json(facts)
+
+
+@dataclass(frozen=True, eq=False)
 class GameRecord(JsonRecord):
     """One game as ``games.jsonl`` holds it (docs/formats.md): the run and player, the game, b_0, the turns,
     the guess and its belief, how the game ended, the player's own facts, the time it took and, when the
@@ -108,9 +202,9 @@ class GameRecord(JsonRecord):
     forced: str | None
     repeated_questions: int
     success: bool
-    questioner_info: Mapping[str, Any]
+    questioner_info: QuestionerInfo
     time_s: float
-    rules: Mapping[str, Any] | None = None
+    rules: RuleFacts | None = None
     participant: str | None = None
     layout: Layout | None = None
 
@@ -119,28 +213,31 @@ class GameRecord(JsonRecord):
             "repeated_questions", "success", "questioner_info", "time_s", "rules", "participant")
     OPTIONAL = ("rules", "participant")
     DEFAULTS: ClassVar[dict[str, Any]] = {"run": 0, "questioner": "", "object": "", "candidates": (),
-                                          "invalid_guess": False, "repeated_questions": 0, "questioner_info": {},
-                                          "time_s": 0.0}
+                                          "invalid_guess": False, "repeated_questions": 0, "time_s": 0.0}
     """The values of keys an older record may lack."""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameRecord:
         record = super().from_json({**cls.DEFAULTS, **data})
+        rules = data.get("rules")
         return replace(record, candidates=tuple(record.candidates), layout=Layout.of(data, cls.KEYS),
-                       turns=tuple(TurnRecord.from_json(t) for t in data["turns"]))
+                       turns=tuple(TurnRecord.from_json(t) for t in data["turns"]),
+                       questioner_info=QuestionerInfo.from_json(data.get("questioner_info") or {}),
+                       rules=RuleFacts.from_json(rules) if isinstance(rules, Mapping) else None)
 
     def json_values(self) -> dict[str, Any]:
         return {**super().json_values(), "candidates": list(self.candidates),
-                "turns": [t.to_json() for t in self.turns]}
+                "turns": [t.to_json() for t in self.turns], "questioner_info": self.questioner_info.to_json(),
+                "rules": self.rules.to_json() if self.rules is not None else None}
 
     @property
     def target_has_rule(self) -> bool | None:
         """Did the target have a matched rule (None: the player was given no rules)?"""
-        return None if self.rules is None else self.rules.get("target_has_rule")
+        return None if self.rules is None else self.rules.target_has_rule
 
 
-RECORD_FIELDS = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
-TURN_FIELDS = {"turn": int, "ig": (int, float), "checker": dict}
+RECORD_FIELDS: dict[str, type] = {"game": str, "target": str, "success": bool, "n_turns": int, "turns": list}
+TURN_FIELDS: dict[str, type | tuple[type, ...]] = {"turn": int, "ig": (int, float), "checker": dict}
 
 
 def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kari.errors import KariError, one_of
+from kari.errors import KariError, choice
 from kari.core import game_defaults as defaults
 from kari.core.game_names import CheckerKind, FlaggedRules, MatchMode, OracleKind, RuleWeighting
 from kari.io.runlog import paths_as_paths, settings_json
@@ -149,8 +149,14 @@ class PlayConfig:
         return {**self.identity(), "games": self.games, "game_ids": list(self.game_ids)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PlayConfig:
-        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored)."""
+    def from_json(cls, data: Mapping[str, Any], file: str | None = None) -> PlayConfig:
+        """The settings a ``config.json`` records (keys that are no field, such as its ``inputs``, ignored; a
+        setting it lacks takes its default); one without ``bench`` and ``questioner`` is a ``run-config`` error
+        naming ``file``."""
+        missing = [key for key in ("bench", "questioner") if not isinstance(data.get(key), str)]
+        if missing:
+            raise KariError(f"the run configuration names no {' and no '.join(missing)}", file=file,
+                            code="run-config")
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**{**known, "game_ids": tuple(known.get("game_ids") or ())})
 
@@ -163,9 +169,7 @@ def uses_llm(config: PlayConfig) -> bool:
 def check_settings_values(config: PlayConfig) -> None:
     """A :class:`KariError` for a setting out of its range or an unknown name (before anything is read)."""
     check_weighting(config.weighting)
-    if config.flagged not in tuple(FlaggedRules):
-        raise KariError(f"unknown --flagged-rules {config.flagged!r} (expected {one_of(FlaggedRules)})",
-                        code="game-config")
+    choice(config.flagged, FlaggedRules, "--flagged-rules", code="game-config")
     if config.budget < 1 or config.max_rejections < 1 or config.reps_k < 1 or config.max_tokens < 1:
         raise KariError("budget, max rejections, representatives per affordance and max tokens must be >= 1",
                         code="game-config")
@@ -179,5 +183,4 @@ def check_settings_values(config: PlayConfig) -> None:
 
 def check_weighting(weighting: str) -> None:
     """A :class:`KariError` for an unknown rule weighting (:class:`~kari.core.game_names.RuleWeighting`)."""
-    if weighting not in tuple(RuleWeighting):
-        raise KariError(f"unknown rule weighting {weighting!r} (expected {one_of(RuleWeighting)})", code="game-config")
+    choice(weighting, RuleWeighting, "rule weighting", code="game-config")

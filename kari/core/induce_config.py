@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from kari.core.terms import Semantics
-from kari.errors import KariError
+from kari.errors import KariError, choice
 
 
 class Backend(StrEnum):
@@ -163,10 +163,11 @@ class InduceConfig:
     validator_batch: int = 1
 
     def __post_init__(self) -> None:
+        choice(self.backend, Backend, "backend (--llm)", code="induce-config")
+        choice(self.negatives, Negatives, "negatives", code="induce-config")
+        choice(self.semantics, Semantics, "semantics", code="induce-config")
+        choice(self.grouping, Grouping, "verb grouping (--group)", code="induce-config")
         checks = [
-            (self.backend in BACKENDS, f"--llm must be one of {', '.join(BACKENDS)}"),
-            (self.negatives in NEGATIVE_SOURCES, f"negatives must be one of {', '.join(NEGATIVE_SOURCES)}"),
-            (self.semantics in SEMANTICS, f"semantics must be one of {', '.join(SEMANTICS)}"),
             (self.groups is None or self.groups >= 1, "groups must be >= 1"),
             (1 <= self.max_atoms <= 8, "max atoms per branch must be between 1 and 8"),
             (self.seed_branches >= 1, "seed branches must be >= 1"),
@@ -181,7 +182,6 @@ class InduceConfig:
             (0.0 <= self.lift_tolerance <= 1.0, "the lift tolerance must be between 0 and 1"),
             (0.0 <= self.embed_reject <= self.embed_accept <= 1.0, "need 0 <= embed-reject <= embed-accept <= 1"),
             (self.limit is None or self.limit >= 1, "--limit must be >= 1"),
-            (self.grouping in GROUPINGS, f"--group must be one of {', '.join(GROUPINGS)}"),
             (0.0 <= self.group_threshold <= 1.0, "--group-threshold must be between 0 and 1"),
             (self.tune_min_positives >= 1, "--tune-min-positives must be >= 1"),
             (self.validator_batch >= 1, "--validator-batch must be >= 1"),
@@ -210,7 +210,8 @@ class InduceConfig:
         """The settings for ``kind`` of input (:class:`InputKind`): the fields left unset (None) get the defaults
         of that kind (:data:`BENCH_DEFAULTS`, :data:`KB_DEFAULTS`)."""
         defaults = KB_DEFAULTS if kind == InputKind.DB else BENCH_DEFAULTS
-        return replace(self, **{k: v for k, v in defaults.items() if getattr(self, k) is None})
+        precision = defaults["min_precision"] if self.min_precision is None else self.min_precision
+        return replace(self, min_precision=precision, beta=defaults["beta"] if self.beta is None else self.beta)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready copy (the manifest's ``config``)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class JsonView(Mapping[str, Any]):
             return self.to_json() == dict(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # records compare by value and are mutable mappings' peers: unhashable
 
 
 class JsonRecord(JsonView):
@@ -66,8 +66,11 @@ class JsonRecord(JsonView):
     OPTIONAL: ClassVar[tuple[str, ...]] = ()
     layout: Layout | None
 
+    if TYPE_CHECKING:  # each subclass is a dataclass whose __init__ takes its fields
+        def __init__(self, **fields: Any) -> None: ...
+
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Any:
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
         return cls(**{key: data.get(key) for key in cls.KEYS}, layout=Layout.of(data, cls.KEYS))
 
     def json_values(self) -> dict[str, Any]:

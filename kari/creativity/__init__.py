@@ -27,7 +27,14 @@ One module per concern:
 - :mod:`kari.creativity.run`: ``kari creativity solve`` (resumable answers.jsonl, summary.json).
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.creativity.model import Entity, Part, Task, read_tasks
+    from kari.creativity.run import SolveConfig, solve_loaded, solve_tasks
+    from kari.creativity.store import load_creativity
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.creativity.model": ("Entity", "Part", "Task", "read_tasks"),

@@ -16,9 +16,9 @@ them is met, the nearest is recorded) and ``tried``, the rules tried in order. T
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.creativity.answers import AnswerRecord
 from kari.core.creativity_names import RULES
@@ -27,6 +27,9 @@ from kari.creativity.metrics import random_rates, score
 from kari.creativity.model import Task
 from kari.creativity.scene import scene
 from kari.creativity.store import kb_parts
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 
 @dataclass
@@ -38,7 +41,7 @@ class Answerer:
     mapper: Any
     vocab: Any
     temperatures: Sequence[float] = (0.0,)
-    kb_con: Any = None
+    kb_con: DuckDBPyConnection | None = None
     seed: int = 0
     mode: str | None = None
     symbolic: Any = None
@@ -92,7 +95,7 @@ class Answerer:
         return replace(ranked[0], rank=None), first, tried
 
 
-def headline_sample(record: dict[str, Any]) -> dict[str, Any]:
+def headline_sample(record: Mapping[str, Any]) -> dict[str, Any]:
     """The sample a task is scored by: the one at temperature 0 when there is one (as the benchmark's judge
     does), else the first."""
     samples = record["samples"]

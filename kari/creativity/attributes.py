@@ -21,12 +21,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kari.core.benchmark import ObjectRecord, Property
 from kari.core.terms import PREDICATES, normalise_term
 from kari.kb.maps import read_lexicon
 from kari.vocab.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
 
 ATTRIBUTE_TABLE = Path(__file__).with_name("attributes.tsv")
 EMBED_THRESHOLD = 0.6
@@ -116,7 +119,7 @@ def mine_text(attribute: str, text: str, predicates: Sequence[str], vocab: Vocab
 
 
 def read_attributes(attributes: Mapping[str, str], vocab: Vocabulary, provenance: str = "",
-                    embedder: Any = None, threshold: float = EMBED_THRESHOLD) -> list[AtomReading]:
+                    embedder: Embedder | None = None, threshold: float = EMBED_THRESHOLD) -> list[AtomReading]:
     """Every atom the attributes of one part give (steps 1-3 above), without repeats."""
     table = attribute_predicates()
     readings: list[AtomReading] = []
@@ -145,7 +148,7 @@ def _first_per_atom(readings: Iterable[AtomReading]) -> list[AtomReading]:
     return list(seen.values())
 
 
-def embed_match(unmatched: Sequence[tuple[str, str, tuple[str, ...]]], vocab: Vocabulary, embedder: Any,
+def embed_match(unmatched: Sequence[tuple[str, str, tuple[str, ...]]], vocab: Vocabulary, embedder: Embedder,
                 threshold: float) -> list[AtomReading]:
     """Step 3: each text's nearest vocabulary value of its predicates, when the cosine reaches ``threshold``."""
     out = []

@@ -101,7 +101,8 @@ class ExternalSample:
 def _answer_fields(sample: Mapping[str, Any]) -> tuple[str, str, str]:
     """The three answer fields, from ``sample["answer"]`` when it is an object (interactive), else the sample."""
     source = sample["answer"] if isinstance(sample.get("answer"), dict) else sample
-    return tuple(str(source.get(k) or "") for k in ("gold_entity", "gold_part", "how_to_use"))  # type: ignore
+    entity, part, how_to_use = (str(source.get(k) or "") for k in ("gold_entity", "gold_part", "how_to_use"))
+    return entity, part, how_to_use
 
 
 def read_samples(path: str | Path) -> list[ExternalSample]:

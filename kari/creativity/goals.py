@@ -27,15 +27,19 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.creativity.model import Task
 from kari.vocab.morphology import singular
-from kari.errors import KariError
-from kari.core.creativity_names import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K, METHODS, RULES
+from kari.errors import KariError, choice
+from kari.core.creativity_names import GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K, RULES, GoalMethod, GoalText
 from kari.game.match import RuleMatcher
-from kari.llm import extract_json_object
+from kari.llm import extract_json_object, require_client
 from kari.rules.ast import Rule
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
+    from kari.llm.client import ChatClient
 
 _WORD = re.compile(r"[a-z]+")
 _STOP = frozenset("""a an the i my me we our you your it its this that these those is are was were be been am do does
@@ -82,15 +86,13 @@ def overlap(a: Sequence[str], b: Sequence[str]) -> float:
 class GoalMapper:
     """Maps tasks to affordance ids, given each id's description (may be empty)."""
 
-    def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Any = None,
-                 client: Any = None, max_tokens: int = 64, rules: Sequence[Rule] = (),
+    def __init__(self, affordances: Mapping[str, str], method: str = "lexical", *, embedder: Embedder | None = None,
+                 client: ChatClient | None = None, max_tokens: int = 64, rules: Sequence[Rule] = (),
                  threshold: float = GOAL_THRESHOLD, top_k: int = GOAL_TOP_K, text: str = GOAL_TEXTS[0]) -> None:
-        if method not in METHODS:
-            raise KariError(f"unknown goal mapping {method!r} (expected one of {', '.join(METHODS)})",
-                            code="creativity-config")
+        choice(method, GoalMethod, "goal mapping", code="creativity-config")
         if not affordances:
             raise KariError("no affordance to map goals to (the rules file holds no rule)", code="creativity-config")
-        if method == "llm" and client is None:
+        if method == GoalMethod.LLM and client is None:
             raise KariError("--goal llm needs an LLM endpoint (--model / --base-url)", code="creativity-config")
         if method == RULES and not rules:
             raise KariError("--goal rules needs a rules file with at least one rule", code="creativity-config")
@@ -98,9 +100,7 @@ class GoalMapper:
             raise KariError("the goal threshold must be in [0, 1]", code="creativity-config")
         if top_k < 1:
             raise KariError("the goal top-k must be >= 1", code="creativity-config")
-        if text not in GOAL_TEXTS:
-            raise KariError(f"unknown goal text {text!r} (expected one of {', '.join(GOAL_TEXTS)})",
-                            code="creativity-config")
+        choice(text, GoalText, "goal text", code="creativity-config")
         self.affordances = dict(affordances)
         self.method = method
         self.rules = list(rules)
@@ -161,7 +161,8 @@ class GoalMapper:
         messages = [{"role": "system", "content": "You map a request for help to the one affordance it needs."},
                     {"role": "user", "content": f"REQUEST:\n{task.task}\n\nAFFORDANCES:\n{listing}\n\nReply with one "
                                                 'JSON object: {"affordance": "<one id from the list>"}'}]
-        reply = self.client.chat(messages, max_tokens=self.max_tokens, role="creativity-goal")
+        reply = require_client(self.client, "--goal llm").chat(messages, max_tokens=self.max_tokens,
+                                                                role="creativity-goal")
         try:
             chosen = str(extract_json_object(reply.text).get("affordance", ""))
         except KariError:

@@ -34,18 +34,15 @@ rest), ``judge_config.json`` (a rerun with other settings is refused), ``judge_s
 from __future__ import annotations
 
 import json
-import time
-from collections import Counter
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
-from kari.core.creativity_names import JUDGE_MAX_TOKENS
+from kari.core.creativity_names import JUDGE_MAX_TOKENS, JudgeMethod, SolverKind
 from kari.creativity.answering import headline_sample
 from kari.creativity.exchange import ExternalSample, benchmark_sample, outputs_name, read_samples
+from kari.creativity.judgements import JUDGEMENTS_FILE, JudgeSummary, Judgement, read_judgement, summarise_judgements
 from kari.creativity.metrics import name_core, predicted_judge_entry, score
 from kari.creativity.model import Task, read_file, read_tasks
 from kari.creativity.upstream import BenchmarkCode, checkout_record
@@ -53,19 +50,21 @@ from kari.creativity.prompting import PROMPTS
 from kari.creativity.rubric import FIELDS, empty_scores, forced_na, normalise, symbolic
 from kari.creativity.run import ANSWERS_FILE, SolveConfig, checked_records
 from kari.creativity.store import kb_parts, open_kb
-from kari.errors import KariError
-from kari.io.atomic import atomic_write_json, atomic_write_jsonl
-from kari.io.lock import folder_lock
-from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
-from kari.io.runlog import CONFIG_FILE, append, check_settings, load_log
-from kari.io.text import load_json, read_text
-from kari.llm import CallLog, extract_json_object, load_prompt, make_chat_client
+from kari.errors import KariError, choice
+from kari.io.atomic import atomic_write_json
+from kari.io.outputs import Input, inputs_of
+from kari.io.runlog import CONFIG_FILE, read_config
+from kari.io.runloop import RunFiles, RunLog, RunSpec, resumable, usage_of
+from kari.llm import extract_json_object, load_prompt, optional_chat_client, require_client, session_log
 
-JUDGEMENTS_FILE = "judgements.jsonl"
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
+    from kari.llm.config import LLMConfig
+
 JUDGE_CONFIG_FILE = "judge_config.json"
 JUDGE_SUMMARY_FILE = "judge_summary.json"
 JUDGED_DIR = "judged_outputs"
-METHODS = ("llm", "symbolic")
+METHODS: tuple[str, ...] = tuple(JudgeMethod)
 DEFAULT_JUDGE_TOKENS = JUDGE_MAX_TOKENS
 BENCHMARK_JUDGE = "benchmark judge"
 
@@ -74,7 +73,7 @@ BENCHMARK_JUDGE = "benchmark judge"
 class JudgeConfig:
     """One judging's settings (``judge_config.json``); all but ``limit`` must match on resume."""
 
-    method: str = "llm"
+    method: str = JudgeMethod.LLM
     model: str | None = None
     base_url: str | None = None
     max_tokens: int = DEFAULT_JUDGE_TOKENS
@@ -141,7 +140,8 @@ def _texts(mapping: Mapping[str, str]) -> str:
 class Judge:
     """Judges answer records; ``client`` is None for the symbolic judge."""
 
-    def __init__(self, config: JudgeConfig, client: Any, attributes: PartAttributes, code: Any = None) -> None:
+    def __init__(self, config: JudgeConfig, client: ChatClient | None, attributes: PartAttributes,
+                 code: BenchmarkCode | None = None) -> None:
 
         self.config = config
         self.client = client
@@ -152,23 +152,27 @@ class Judge:
 
     def _ask(self, prompt: str) -> tuple[dict[str, Any] | None, str]:
         """The reply's JSON object (None when it has none) and the reply text."""
-        reply = self.client.chat([{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens,
-                                 temperature=0.0, role="creativity-judge")
+        reply = require_client(self.client, "the LLM judge").chat(
+            [{"role": "user", "content": prompt}], max_tokens=self.config.max_tokens, temperature=0.0,
+            role="creativity-judge")
         try:
             return extract_json_object(reply.text), reply.text
         except KariError:
             return None, reply.text
 
-    def judge(self, task: Task, record: Mapping[str, Any], raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The judgement record of one answer record (``raw``: its headline sample in the runner's form, as the
-        checkout's judge reads it)."""
+    def judge(self, task: Task, record: Mapping[str, Any], raw: Mapping[str, Any] | None = None) -> Judgement:
+        """The judgement of one answer record (``raw``: its headline sample in the runner's form, as the
+        checkout's judge reads it), its JSON object in the order the benchmark's judge reads."""
+        return Judgement.from_json(self._judgement(task, record, raw))
+
+    def _judgement(self, task: Task, record: Mapping[str, Any], raw: Mapping[str, Any] | None) -> dict[str, Any]:
         sample = headline_sample(dict(record))
         answer, scored = sample["answer"], sample["score"]
         out: dict[str, Any] = {"task_id": task.id, "sample": sample["sample"], "temperature": sample["temperature"],
                                "relation": scored["relation"], "gold": scored["gold_correct"]}
         if scored["relation"] == "no answer" or (self.code is not None and raw is None):
             return {**out, "how": "not judged", "reason": "empty answer (the benchmark never judges one)"}
-        if self.code is not None:
+        if self.code is not None and raw is not None:
             return benchmark_judgement(self.code.judge_sample(task.raw, raw), out)
         entity, part = scored["best_entity"], scored["best_part"]
         how_to_use = str(answer.get("how_to_use") or "")
@@ -229,7 +233,8 @@ def benchmark_judgement(judged: Mapping[str, Any], out: Mapping[str, Any]) -> di
     """kari's judgement record of a sample the checkout's judge judged (its judged sample kept whole): its
     relation and correctness (kari's own scoring of the same answer kept as ``kari_relation``), its rubric and its
     reasonability."""
-    rubric = judged.get("llm_judge") if isinstance(judged.get("llm_judge"), Mapping) else {}
+    given = judged.get("llm_judge")
+    rubric: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     gold = bool(judged.get("entity_correct")) and bool(judged.get("part_correct"))
     second = judged.get("prediction_reasonability_judge")
     reasonability = None
@@ -243,79 +248,56 @@ def benchmark_judgement(judged: Mapping[str, Any], out: Mapping[str, Any]) -> di
             "reasonability": reasonability, "benchmark_judged": dict(judged)}
 
 
-def summarise_judgements(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``judge_summary.json``: per field, the mean of the scores given, and how many were NA or not scored; split
-    into gold and other answers; the reasonability levels; how each record was judged."""
-    def fields(group: list[dict[str, Any]]) -> dict[str, Any]:
-        out = {}
-        for name in FIELDS:
-            values = [r["rubric"][name] for r in group if "rubric" in r]
-            numbers = [v for v in values if isinstance(v, int)]
-            out[name] = {"mean": round(sum(numbers) / len(numbers), 4) if numbers else None,
-                         "scored": len(numbers), "na": sum(1 for v in values if v == "NA"),
-                         "not_scored": sum(1 for v in values if v is None)}
-        return out
-
-    judged = [r for r in records if "rubric" in r]
-    levels = [r["reasonability"]["level"] for r in judged if isinstance(r.get("reasonability"), dict)
-              and r["reasonability"].get("level") is not None]
-    return {"tasks": len(records), "judged": len(judged),
-            "how": dict(sorted(Counter(r["how"] for r in records).items())),
-            "gold": fields([r for r in judged if r["gold"]]), "other": fields([r for r in judged if not r["gold"]]),
-            "reasonability_levels": dict(sorted(Counter(str(v) for v in levels).items())),
-            "relations": dict(sorted(Counter(r["relation"] for r in records).items()))}
-
-
-def judged_outputs(tasks: Mapping[str, Task], answers: list[dict[str, Any]], judgements: list[dict[str, Any]],
-                   mode: str | None, raws: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[dict[str, Any]]]:
+def judged_outputs(tasks: Mapping[str, Task], answers: Sequence[Mapping[str, Any]], judgements: Sequence[Judgement],
+                   mode: str | None,
+                   raws: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[dict[str, Any]]]:
     """The judgements in the benchmark judge's output format (one judged sample per task; the checkout's own
     judged sample where its judge judged; ``raws``: the headline samples as a runner output file holds them)."""
     by_task = {r["task_id"]: r for r in answers}
     out: dict[str, list[dict[str, Any]]] = {}
     for judged in judgements:
-        record = by_task.get(judged["task_id"])
-        if record is None or "rubric" not in judged:
+        record = by_task.get(judged.task_id)
+        if record is None or judged.rubric is None:
             continue
-        if isinstance(judged.get("benchmark_judged"), dict):
-            out[judged["task_id"]] = [judged["benchmark_judged"]]
+        if isinstance(judged.benchmark_judged, Mapping):
+            out[judged.task_id] = [dict(judged.benchmark_judged)]
             continue
-        sample = headline_sample(record)
-        base = dict(raws[judged["task_id"]]) if raws and judged["task_id"] in raws else benchmark_sample(sample, mode)
+        sample = headline_sample(dict(record))
+        base = dict(raws[judged.task_id]) if raws and judged.task_id in raws else benchmark_sample(sample, mode)
         if base is None:
             continue
-        task, scored = tasks[judged["task_id"]], sample["score"]
-        rubric = {k: v for name in FIELDS for k, v in ((f"{name}_reason", judged["reasons"][name]),
-                                                       (name, judged["rubric"][name]))}
-        reasonability = judged.get("reasonability")
-        out[judged["task_id"]] = [{**base, "task_uid": task.id, "setting": dict(task.setting),
+        task, scored = tasks[judged.task_id], sample["score"]
+        reasons = judged.reasons or {}
+        rubric = {k: v for name in FIELDS for k, v in ((f"{name}_reason", reasons[name]),
+                                                       (name, judged.rubric[name]))}
+        reasonability = judged.reasonability
+        out[judged.task_id] = [{**base, "task_uid": task.id, "setting": dict(task.setting),
                                    "best_matching_entity": scored["best_entity"],
                                    "best_matching_part": scored["best_part"],
                                    "entity_correct": scored["entity_correct"], "part_correct": scored["part_correct"],
                                    "prediction_relation": scored["relation"],
                                    "predicted_entity_part_judge_output": predicted_judge_entry(task, scored),
                                    "llm_judge": rubric,
-                                   "prediction_reasonability_judge": {} if not isinstance(reasonability, dict) else
+                                   "prediction_reasonability_judge": {} if not isinstance(reasonability, Mapping) else
                                    {"prediction_reasonable_reason": reasonability.get("reason", ""),
                                     "prediction_reasonable_level": reasonability.get("level")}}]
     return out
 
 
-def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = None, progress: bool = True,
-              tasks_file: str | Path | None = None, out: str | Path | None = None,
-              entity_lookup: list[Any] | None = None) -> dict[str, Any]:
+def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: LLMConfig | None = None,
+              progress: bool = True, tasks_file: str | Path | None = None, out: str | Path | None = None,
+              entity_lookup: list[Any] | None = None) -> JudgeSummary:
     """Judge the answers of ``run_dir`` (resuming) and return the judge summary. ``run_dir`` may instead be a
     runner output file of the benchmark's ``evaluate.py``: its tasks from ``tasks_file``, the judgement written
     into ``out``. ``entity_lookup``: the records of the benchmark's entity lookup for the checkout's judge."""
-    if config.method not in METHODS:
-        raise KariError(f"unknown judge {config.method!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
+    choice(config.method, JudgeMethod, "judge", code="creativity-config")
     if config.max_tokens < 1 or (config.limit is not None and config.limit < 1):
         raise KariError("--max-tokens and --limit must be >= 1", code="creativity-config")
-    if config.method == "llm" and llm_config is None:
+    if config.method == JudgeMethod.LLM and llm_config is None:
         raise KariError("the LLM judge needs an endpoint: pass --model (and --base-url), or use --judge symbolic",
                         code="creativity-config")
     if config.benchmark_repo is not None:
-        if config.method != "llm":
+        if config.method != JudgeMethod.LLM:
             raise KariError("--benchmark-repo runs the benchmark's LLM judge: not with --judge symbolic",
                             code="creativity-config")
         checkout_record(Path(config.benchmark_repo))  # not a checkout: one line now
@@ -325,15 +307,12 @@ def judge_run(run_dir: str | Path, config: JudgeConfig, *, llm_config: Any = Non
             raise KariError("judging a runner output file of the benchmark needs --tasks FILE (its task file) and "
                             "--out DIR (where the judgement goes)", file=str(source), code="creativity-config")
         folder = Path(out)
-        check_outputs([Output(folder, "--out", OutputKind.FOLDER,
-                              names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
-                      [*inputs_of("the runner output file", [source]), *inputs_of("--tasks", [tasks_file]),
-                       *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
+        reads = (*inputs_of("the runner output file", [source]), *inputs_of("--tasks", [tasks_file]),
+                 *_judge_inputs(config))
         tasks = {t.id: t for t in read_tasks(tasks_file)}
         answers, raws = external_records(read_samples(source), tasks, str(source))
-        folder.mkdir(parents=True, exist_ok=True)
         mode = source.stem.rsplit("__", 1)[-1] if "__" in source.stem else None
-        job = _Job(folder, tasks, answers, mode, source.name, raws, str(tasks_file))
+        job = _Job(folder, tasks, answers, mode, source.name, raws, str(tasks_file), reads)
     else:
         job = _run_job(source, out, config)
     attributes = PartAttributes(config.entities, config.db)
@@ -350,11 +329,17 @@ class _Job:
 
     folder: Path
     tasks: dict[str, Task]
-    answers: list[dict[str, Any]]
+    answers: Sequence[Mapping[str, Any]]
     mode: str | None
     name: str
     raws: dict[str, dict[str, Any]] | None
     tasks_file: str
+    reads: tuple[Input, ...]
+
+
+def _judge_inputs(config: JudgeConfig) -> tuple[Input, ...]:
+    """The files a judging reads besides the answers and their tasks: ``--entities`` and ``--db``."""
+    return (*inputs_of("--entities", config.entities), *inputs_of("--db", [config.db]))
 
 
 def _run_job(run: Path, out: str | Path | None, config: JudgeConfig) -> _Job:
@@ -365,20 +350,16 @@ def _run_job(run: Path, out: str | Path | None, config: JudgeConfig) -> _Job:
     if not (run / ANSWERS_FILE).is_file():
         raise KariError(f"not a 'kari creativity solve' run directory (no {ANSWERS_FILE}) nor a runner output file",
                         file=str(run), code="missing-file")
-    settings = load_json(read_text(run / CONFIG_FILE, "run configuration"), file=str(run / CONFIG_FILE),
-                         code="run-config")
-    if not isinstance(settings, dict) or not isinstance(settings.get("tasks"), str):
+    settings = read_config(run / CONFIG_FILE)  # a run of a newer kari is refused by its format version
+    if settings is None or not isinstance(settings.get("tasks"), str):
         raise KariError("the run configuration names no task file", file=str(run / CONFIG_FILE), code="run-config")
     solve_config = SolveConfig.from_json(settings)
-    check_outputs([Output(run, "RUN_DIR", OutputKind.FOLDER,
-                          names=(JUDGEMENTS_FILE, JUDGE_CONFIG_FILE, JUDGE_SUMMARY_FILE, f"{JUDGED_DIR}/"))],
-                  [*inputs_of("the run's answers", [run / ANSWERS_FILE]), *inputs_of("the run's task file",
-                                                                                      [settings["tasks"]]),
-                   *inputs_of("--entities", config.entities), *inputs_of("--db", [config.db])])
+    reads = (*inputs_of("the run's answers", [run / ANSWERS_FILE]),
+             *inputs_of("the run's task file", [settings["tasks"]]), *_judge_inputs(config))
     tasks = {t.id: t for t in read_tasks(settings["tasks"])}
-    answers = [r.to_json() if hasattr(r, "to_json") else r for r in checked_records(run).records]
-    mode = None if solve_config.solver == "symbolic" else solve_config.mode
-    return _Job(run, tasks, answers, mode, outputs_name(solve_config), None, settings["tasks"])
+    answers = checked_records(run).records  # a task twice, or one not of the run's task file: FILE:LINE
+    mode = None if solve_config.solver == SolverKind.SYMBOLIC else solve_config.mode
+    return _Job(run, tasks, answers, mode, outputs_name(solve_config), None, settings["tasks"], reads)
 
 
 def external_records(samples: list[ExternalSample], tasks: Mapping[str, Task],
@@ -404,70 +385,62 @@ def external_records(samples: list[ExternalSample], tasks: Mapping[str, Task],
     return records, raws
 
 
-def _judge_locked(job: _Job, config: JudgeConfig, llm_config: Any, progress: bool, attributes: PartAttributes,
-                  entity_lookup: list[Any] | None) -> dict[str, Any]:
+JUDGE_LOG: RunLog[Judgement] = RunLog(JUDGEMENTS_FILE, read_judgement, lambda j: (j.task_id, 0), "task")
+"""``judgements.jsonl``: one judgement per task of the run."""
+JUDGE_FILES = RunFiles(config=JUDGE_CONFIG_FILE, summary=JUDGE_SUMMARY_FILE, plan=None)
+"""The judge's own settings and summary beside the run's (it writes no plan: the run's answers are its items)."""
+
+
+def _judge_locked(job: _Job, config: JudgeConfig, llm_config: LLMConfig | None, progress: bool,
+                  attributes: PartAttributes, entity_lookup: list[Any] | None) -> JudgeSummary:
+    """Judge the answers not judged yet on the resumable run loop (:mod:`kari.io.runloop`): ``judge_config.json``
+    (the settings, then ``limit``) refuses a rerun with other settings, ``judgements.jsonl`` is read back as a
+    resume reads its log, each judgement is appended as it is made; no file it writes may be one it reads."""
     run = job.folder
-    with folder_lock(run):
-        check_settings(run / JUDGE_CONFIG_FILE, config.identity(), ignore=("limit",))
-        client = None
-        if config.method == "llm":
-            client = make_chat_client(llm_config, CallLog(run / f"judge_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        code = None
-        if config.benchmark_repo is not None:
-            code = BenchmarkCode(config.benchmark_repo, client, model=client.config.model, role="creativity-judge")
-            code.use_entity_lookup(entity_lookup)
-        judge = Judge(config, client, attributes, code)
-        atomic_write_json(run / JUDGE_CONFIG_FILE, {**config.identity(), "limit": config.limit})
-        path = run / JUDGEMENTS_FILE
-        judgements, dirty = load_log(path, _checked)
-        if dirty:
-            atomic_write_jsonl(path, judgements)
-        done = {j["task_id"] for j in judgements}
-        todo = [r for r in job.answers if r["task_id"] not in done][: config.limit]
-        for record in todo:
-            if record["task_id"] not in job.tasks:
-                raise KariError(f"task {record['task_id']!r} of the run is not in its task file",
-                                file=job.tasks_file, code="creativity-record")
-        bar = tqdm(total=len(todo), desc=f"creativity judge {config.method}", unit="task", disable=not progress,
-                   leave=False)
-        try:
-            with path.open("a", encoding="utf-8") as handle:
+    spec = RunSpec(run, JUDGE_LOG, config.identity(), {"limit": config.limit}, inputs=None, reads=job.reads,
+                   writes=(f"{JUDGED_DIR}/",), files=JUDGE_FILES)
+    with resumable(spec) as judging:
+        judging.check_resume()  # a refused resume stops before any client or call log is made
+        endpoint = llm_config if config.method == JudgeMethod.LLM else None
+        with optional_chat_client(endpoint, session_log(run, "judge_calls")) as client:
+            code = None
+            if config.benchmark_repo is not None:
+                asking = require_client(client, "the benchmark's judge")
+                code = BenchmarkCode(config.benchmark_repo, asking, model=asking.config.model,
+                                     role="creativity-judge")
+                code.use_entity_lookup(entity_lookup)
+            judge = Judge(config, client, attributes, code)
+            judging.start()
+            todo = judging.todo(job.answers, key=lambda answer: (answer["task_id"], 0))[: config.limit]
+            for record in todo:
+                if record["task_id"] not in job.tasks:
+                    raise KariError(f"task {record['task_id']!r} of the run is not in its task file",
+                                    file=job.tasks_file, code="creativity-record")
+
+            def judged() -> Iterator[Judgement]:
                 for record in todo:
                     raw = job.raws.get(record["task_id"]) if job.raws is not None else \
-                        benchmark_sample(headline_sample(record), job.mode)
-                    judged = judge.judge(job.tasks[record["task_id"]], record, raw)
-                    append(handle, judged)
-                    judgements.append(judged)
-                    bar.update(1)
-        finally:
-            bar.close()
-        summary = summarise_judgements(judgements)
-        summary["config"] = config.identity()
-        summary["prompts"] = ("benchmark: the checkout's own judge.py" if code is not None else
-                              "kari: kari's own judge prompts (--benchmark-repo DIR runs the benchmark's own)"
-                              if config.method == "llm" else "none: the symbolic scorer")
-        if code is not None:
-            summary["benchmark_repo"] = code.record
-            summary["agreement_with_kari"] = _agreement(judgements)
-        if client is not None:
-            summary["llm_usage"] = client.usage.as_dict()
-        (run / JUDGED_DIR).mkdir(exist_ok=True)
+                        benchmark_sample(headline_sample(dict(record)), job.mode)
+                    yield judge.judge(job.tasks[record["task_id"]], record, raw)
+
+            judgements = judging.record(judged(), len(todo), desc=f"creativity judge {config.method}", unit="task",
+                                        progress=progress)
+            usage = usage_of(client).get("llm_usage")
+        prompts = ("benchmark: the checkout's own judge.py" if code is not None else
+                   "kari: kari's own judge prompts (--benchmark-repo DIR runs the benchmark's own)"
+                   if config.method == JudgeMethod.LLM else "none: the symbolic scorer")
         atomic_write_json(run / JUDGED_DIR / job.name, judged_outputs(job.tasks, job.answers, judgements, job.mode,
                                                                       job.raws))
-        summary["judged_outputs"] = f"{JUDGED_DIR}/{job.name}"
-        atomic_write_json(run / JUDGE_SUMMARY_FILE, summary)
+        summary = replace(summarise_judgements(judgements), config=config.identity(), prompts=prompts,
+                          benchmark_repo=code.record if code is not None else None,
+                          agreement_with_kari=_agreement(judgements) if code is not None else None,
+                          llm_usage=usage, judged_outputs=f"{JUDGED_DIR}/{job.name}")
+        atomic_write_json(run / JUDGE_SUMMARY_FILE, summary.to_json())
     return summary
 
 
-def _agreement(judgements: list[dict[str, Any]]) -> dict[str, int]:
+def _agreement(judgements: Sequence[Judgement]) -> dict[str, int]:
     """How often the checkout's judge and kari's scoring agree on the relation and on gold (judged answers)."""
-    judged = [j for j in judgements if j.get("how") == BENCHMARK_JUDGE]
-    return {"judged": len(judged), "relation": sum(j["relation"] == j["kari_relation"] for j in judged),
-            "gold": sum(j["gold"] == j["kari_gold"] for j in judged)}
-
-
-def _checked(record: dict[str, Any], path: Path, line: int) -> dict[str, Any]:
-    if not isinstance(record.get("task_id"), str) or not isinstance(record.get("how"), str) \
-            or not isinstance(record.get("relation"), str):
-        raise KariError("corrupt record (not a judgement record)", file=str(path), line=line, code="run-corrupt")
-    return record
+    judged = [j for j in judgements if j.how == BENCHMARK_JUDGE]
+    return {"judged": len(judged), "relation": sum(j.relation == j.kari_relation for j in judged),
+            "gold": sum(j.gold == j.kari_gold for j in judged)}

@@ -27,9 +27,9 @@ is refused with it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES
+from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.creativity.interactive import explore
 from kari.creativity.goals import GoalMatch
 from kari.creativity.model import Task
@@ -38,14 +38,17 @@ from kari.creativity.prompting import (REPLY_KEPT, build_prompt, load_mode_promp
 from kari.creativity.scene import Candidate
 from kari.creativity.symbolic import Answer
 from kari.vocab.vocabulary import Vocabulary
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.rules.ast import Rule
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 
 class LLMSolver:
     """Answers a task in one of :data:`MODES`; ``with_rules`` adds the goal's matched rule to the prompt."""
 
-    def __init__(self, client: Any, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
+    def __init__(self, client: ChatClient, vocab: Vocabulary, rules: Sequence[Rule] = (), *, with_rules: bool = False,
                  mode: str = "static", max_tokens: int = DEFAULT_MAX_TOKENS, max_turns: int = DEFAULT_TURNS,
                  seed: int = 0, threshold: float | None = None, code: Any = None) -> None:
         if with_rules and not rules:
@@ -54,8 +57,7 @@ class LLMSolver:
             raise KariError("--benchmark-repo sends the benchmark's own requests, which have no place for a rule: use "
                             "--solver llm with it (llm+rules adds rules to kari's own prompts)",
                             code="creativity-config")
-        if mode not in MODES:
-            raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
+        choice(mode, Mode, "mode", code="creativity-config")
         self.client = client
         self.vocab = vocab
         self.rules = {r.affordance: r for r in rules}

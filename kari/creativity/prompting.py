@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, MODES, Mode
+from kari.core.creativity_names import DEFAULT_MAX_TOKENS, DEFAULT_TURNS, Mode
 from kari.creativity.model import GOLD_MARK, Task
 from kari.creativity.scene import Candidate, check_strict
 from kari.vocab.vocabulary import Vocabulary
-from kari.errors import KariError
-from kari.llm import extract_json_object, load_prompt
+from kari.errors import KariError, choice
+from kari.llm import Prompt, extract_json_object, load_prompt
 from kari.rules import verbalise
 from kari.rules.ast import Rule
 
@@ -29,8 +29,7 @@ REPLY_KEPT = 4000
 
 def check_sampling(solver: str, mode: str, temperatures: Sequence[float]) -> None:
     """Refuse a mode or sampling setting the solver cannot use (a ``creativity-config`` error)."""
-    if mode not in MODES:
-        raise KariError(f"unknown mode {mode!r} (expected one of {', '.join(MODES)})", code="creativity-config")
+    choice(mode, Mode, "mode", code="creativity-config")
     if not temperatures or len(set(temperatures)) != len(temperatures) or \
             not all(0.0 <= t <= 2.0 for t in temperatures):
         raise KariError("--temperature takes distinct values from 0 to 2", code="creativity-config")
@@ -80,11 +79,11 @@ def rules_block(rule: Rule | None, candidates: Sequence[Candidate], vocab: Vocab
             f"{verbalise(rule)}\nParts that meet it: {found}\n")
 
 
-def load_mode_prompt(name: str) -> Any:
+def load_mode_prompt(name: str) -> Prompt:
     return load_prompt(name, PROMPTS)
 
 
-def system_prompt(prompt: Any, **values: Any) -> str:
+def system_prompt(prompt: Prompt, **values: Any) -> str:
     """The ``system:`` header line of a prompt file, its ``$name`` fields filled."""
     text = prompt.meta.get("system", "")
     if not text:

@@ -10,16 +10,15 @@ the directory is locked while a command writes it. ``--shard K/N`` answers only 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import read_jsonl
 from kari.creativity.answering import Answerer
 from kari.core.creativity_names import (DEFAULT_MAX_TOKENS, DEFAULT_TURNS, GOAL_TEXTS, GOAL_THRESHOLD, GOAL_TOP_K,
-                                       LEXICAL_GOALS, METHODS, RULES, SOLVERS, Mode, SolverKind)
+                                       LEXICAL_GOALS, RULES, GoalMethod, GoalText, Mode, SolverKind)
 from kari.creativity.answers import ANSWERS_FILE, AnswerRecord, read_answer
 from kari.creativity.exchange import write_benchmark_outputs
 from kari.creativity.goals import GoalMapper
@@ -27,11 +26,11 @@ from kari.creativity.llm_solver import LLMSolver
 from kari.creativity.model import read_tasks
 from kari.creativity.prompting import check_sampling
 from kari.creativity.store import open_kb
-from kari.creativity.summary import summarise
+from kari.creativity.summary import SolveSummary, summarise
 from kari.creativity.symbolic import SymbolicSolver
 from kari.creativity.upstream import BenchmarkCode, checkout_record
 from kari.domain.canon import canonical_rules
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.io.atomic import atomic_write_json
 from kari.io.fingerprint import file_input, table_digest, table_input
 from kari.io.outputs import Input, inputs_of
@@ -40,7 +39,7 @@ from kari.io.runlog import SUMMARY_FILE, paths_as_paths, settings_json
 from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
                              usage_of)
 from kari.io.shards import join_shards, write_merged
-from kari.llm import CallLog, make_chat_client
+from kari.llm import optional_chat_client, require_client, session_log
 from kari.llm.config import LLM
 from kari.resources import asset_path
 from kari.rules.rulefile import load_rule_file, rule_file_fingerprint, rule_file_inputs
@@ -50,6 +49,10 @@ if TYPE_CHECKING:
     from kari.creativity.model import Task
     from kari.vocab.vocabulary import Vocabulary
     from kari.rules.ast import Rule
+    from duckdb import DuckDBPyConnection
+    from kari.embeddings import Embedder
+    from kari.llm.client import ChatClient
+    from kari.llm.config import LLMConfig
 
 
 GOAL_MAX_TOKENS = 64
@@ -135,8 +138,8 @@ def checked_records(folder: Path) -> LoggedRun[AnswerRecord]:
     return read_checked_log(folder, ANSWER_LOG)
 
 
-def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-                embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
+def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: LLMConfig | None = None, progress: bool = True,
+                embedder: Embedder | None = None, shard: Shard | None = None) -> SolveSummary:
     """Answer the configured tasks into ``out`` (resuming) and return the run summary: the files the config
     names are read here, each once, then :func:`solve_loaded` answers."""
     _check_settings(config)
@@ -160,8 +163,9 @@ def solve_tasks(config: SolveConfig, out: str | Path, *, llm_config: Any = None,
 
 
 def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task], rules: Sequence[Rule],
-                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: Any = None, llm_config: Any = None,
-                 progress: bool = True, embedder: Any = None, shard: Shard | None = None) -> dict[str, Any]:
+                 vocab: Vocabulary, descriptions: Mapping[str, str], kb_con: DuckDBPyConnection | None = None,
+                 llm_config: LLMConfig | None = None,
+                 progress: bool = True, embedder: Embedder | None = None, shard: Shard | None = None) -> SolveSummary:
     """:func:`solve_tasks` on loaded inputs: the task file's tasks (the first ``config.limit`` are answered;
     the others may have answers from an earlier session with a larger limit), the rules read into ``vocab``,
     the affordance descriptions and an open KB connection (None: parts from the tasks' descriptions).
@@ -175,14 +179,12 @@ def solve_loaded(config: SolveConfig, out: str | Path, *, tasks: Sequence[Task],
                    inputs=input_fingerprints(config, kb_con), reads=reads, plan=plan, shard=shard)
     with resumable(spec) as run:
         run.check_resume()  # a refused resume stops before any client, call log or solver is made
-        client = None
-        if _uses_llm(config):
-            client = make_chat_client(llm_config,
-                                      CallLog(run.spec.folder / f"llm_calls-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"))
-        mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client, max_tokens=GOAL_MAX_TOKENS,
-                            rules=rules, threshold=config.goal_threshold, top_k=config.goal_top_k,
-                            text=config.goal_text)
-        return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
+        endpoint = llm_config if _uses_llm(config) else None
+        with optional_chat_client(endpoint, session_log(run.spec.folder)) as client:
+            mapper = GoalMapper(affordances, config.goal, embedder=embedder, client=client,
+                                max_tokens=GOAL_MAX_TOKENS, rules=rules, threshold=config.goal_threshold,
+                                top_k=config.goal_top_k, text=config.goal_text)
+            return _solve_locked(run, config, list(rules), vocab, mapper, client, kb_con, chosen, progress)
 
 
 def _reads(config: SolveConfig) -> tuple[Input, ...]:
@@ -197,15 +199,11 @@ def _uses_llm(config: SolveConfig) -> bool:
 
 def _check_settings(config: SolveConfig) -> None:
     """A :class:`KariError` for settings that do not fit together (before anything is read)."""
-    if config.solver not in SOLVERS:
-        raise KariError(f"unknown solver {config.solver!r} (expected one of {', '.join(SOLVERS)})",
-                        code="creativity-config")
+    choice(config.solver, SolverKind, "solver", code="creativity-config")
     if config.limit is not None and config.limit < 1 or config.max_tokens < 1 or config.max_turns < 1:
         raise KariError("--limit, --max-tokens and --max-turns must be >= 1", code="creativity-config")
     check_sampling(config.solver, config.mode, config.temperatures)
-    if config.goal_text not in GOAL_TEXTS:
-        raise KariError(f"--goal-text must be one of {', '.join(GOAL_TEXTS)} (got {config.goal_text!r})",
-                        code="creativity-config")
+    choice(config.goal_text, GoalText, "goal text", code="creativity-config")
     if config.goal_top_k < 1:
         raise KariError("--goal-top-k must be >= 1", code="creativity-config")
     if config.rules is None and config.solver != SolverKind.LLM:
@@ -219,13 +217,11 @@ def _check_settings(config: SolveConfig) -> None:
 
 
 def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapping[str, str],
-                  llm_config: Any) -> dict[str, str]:
+                  llm_config: LLMConfig | None) -> dict[str, str]:
     """The affordances goals are mapped to (those with a rule, else every described one), once the goal
     mapping and the endpoint fit them; before the run directory exists."""
     affordances = {r.affordance: descriptions.get(r.affordance, "") for r in rules} or dict(descriptions)
-    if config.goal not in METHODS:
-        raise KariError(f"unknown goal mapping {config.goal!r} (expected one of {', '.join(METHODS)})",
-                        code="creativity-config")
+    choice(config.goal, GoalMethod, "goal mapping", code="creativity-config")
     if _uses_llm(config) and llm_config is None:
         raise KariError("an LLM solver or --goal llm needs an endpoint: pass --model (and --base-url)",
                         code="creativity-config")
@@ -233,16 +229,19 @@ def _check_inputs(config: SolveConfig, rules: Sequence[Rule], descriptions: Mapp
     return affordances
 
 
-def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Any, mapper: Any,
-                  client: Any, kb_con: Any, tasks: list[Any], progress: bool) -> dict[str, Any]:
+def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: list[Any], vocab: Vocabulary,
+                  mapper: GoalMapper, client: ChatClient | None, kb_con: DuckDBPyConnection | None, tasks: list[Any],
+                  progress: bool) -> SolveSummary:
     symbolic = SymbolicSolver(rules, vocab) if rules else None
     is_symbolic = config.solver == SolverKind.SYMBOLIC
     code = None
     if config.benchmark_repo is not None and not is_symbolic:
-        code = BenchmarkCode(config.benchmark_repo, client, model=client.config.model, mode=config.mode,
+        asking = require_client(client, f"the {config.solver} solver")
+        code = BenchmarkCode(config.benchmark_repo, asking, model=asking.config.model, mode=config.mode,
                              max_turns=config.max_turns, role=f"creativity-{config.mode}")
     solver = symbolic if is_symbolic else LLMSolver(
-        client, vocab, rules, with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
+        require_client(client, f"the {config.solver} solver"), vocab, rules,
+        with_rules=config.solver == SolverKind.LLM_RULES, mode=config.mode,
         max_tokens=config.max_tokens, max_turns=config.max_turns, seed=config.seed,
         threshold=config.goal_threshold if config.goal == RULES else None, code=code)
     answerer = Answerer(solver, config.solver, mapper, vocab, config.temperatures, kb_con, config.seed,
@@ -255,7 +254,7 @@ def _solve_locked(run: ResumableRun[AnswerRecord], config: SolveConfig, rules: l
 
 
 def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord],
-               llm_usage: Any = None, tasks: Sequence[Task] | None = None) -> dict[str, Any]:
+               llm_usage: Mapping[str, Any] | None = None, tasks: Sequence[Task] | None = None) -> SolveSummary:
     """Write a run directory's ``summary.json`` and its answers in the benchmark runner's format from its
     records (a solved run, or shards merged); returns the summary. ``tasks``: the run's tasks (their settings
     break the rates down; default: read from the task file)."""
@@ -266,14 +265,13 @@ def finish_run(folder: Path, config: SolveConfig, records: Sequence[AnswerRecord
     wording = ("none: the symbolic solver has no prompt" if config.solver == SolverKind.SYMBOLIC else
                "benchmark: built by the checkout's own code" if config.benchmark_repo is not None else
                "kari: kari's own prompts (not the benchmark's text; --benchmark-repo DIR sends the benchmark's own)")
-    summary = {**summarise(answers, by_id), "prompts": wording, "config": config.identity(),
-               **({"llm_usage": llm_usage} if llm_usage is not None else {}),
-               "benchmark_outputs": write_benchmark_outputs(folder, config, answers)}
-    atomic_write_json(folder / SUMMARY_FILE, summary)
+    summary = replace(summarise(answers, by_id), prompts=wording, config=config.identity(), llm_usage=llm_usage,
+                      benchmark_outputs=write_benchmark_outputs(folder, config, answers))
+    atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     return summary
 
 
-def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
+def merge_runs(shards: Sequence[str | Path], out: str | Path) -> SolveSummary:
     """``kari merge``: join the run directories of the shards of one ``kari creativity solve`` run into the run
     directory ``out``, whose ``answers.jsonl`` and ``summary.json`` are those of the run made unsharded
     (:mod:`kari.io.shards` refuses shards that do not form one whole run)."""
@@ -283,7 +281,7 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> dict[str, Any]:
                         lambda folder: finish_run(folder, config, joined.records, joined.llm_usage))
 
 
-def input_fingerprints(config: SolveConfig, kb_con: Any = None) -> dict[str, Any]:
+def input_fingerprints(config: SolveConfig, kb_con: DuckDBPyConnection | None = None) -> dict[str, Any]:
     """The content fingerprints of what a run reads (:mod:`kari.io.fingerprint`): the task file, the rules,
     the affordance descriptions (the bundled ones by default) and the vocabulary, with the KB database's part
     tables when it is given (read through ``kb_con`` when open)."""
@@ -305,10 +303,9 @@ KB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_attributes", "cb_part_afforda
 """The tables of the KB database a run reads the scenes' parts from (:func:`kari.creativity.store.kb_parts`)."""
 
 
-def _kb_fingerprint(db: Path, con: Any) -> dict[str, Any]:
-    opened = con is None
-    if opened:
-        con = open_kb(db)
+def _kb_fingerprint(db: Path, kb_con: DuckDBPyConnection | None) -> dict[str, Any]:
+    opened = kb_con is None
+    con = open_kb(db) if kb_con is None else kb_con
     try:
         present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         digests = {name: table_digest(con, name) if name in present else "none" for name in KB_TABLES}

@@ -13,10 +13,12 @@ focuses on that sample.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from kari.core.records import JsonRecord, Layout
 from kari.creativity.exchange import ExternalSample, read_samples
 from kari.creativity.metrics import rate, rates, score
 from kari.creativity.model import Task, read_tasks
@@ -55,7 +57,30 @@ def _headline(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [next((r for r in group if r["temperature"] == 0), group[0]) for group in by_task.values()]
 
 
-def summarise_scores(rows: Sequence[dict[str, Any]], tasks: int) -> dict[str, Any]:
+@dataclass(frozen=True, eq=False)
+class ScoreSummary(JsonRecord):
+    """``kari creativity score``'s ``summary.json``: the tasks of the task file and how many the answers file
+    answers, its samples, the headline rates (the headline sample of each task), the rates per temperature
+    (several temperatures only), the agreement with a judge output's own scores and its rubric (judge outputs
+    only), and which files were scored."""
+
+    tasks_in_file: int
+    tasks_answered: int
+    samples: int
+    headline: Mapping[str, Any]
+    tasks_without_answer: int
+    by_temperature: Mapping[str, Any] | None = None
+    judge: Mapping[str, Any] | None = None
+    input: str | None = None
+    tasks_file: str | None = None
+    layout: Layout | None = None
+
+    KEYS = ("tasks_in_file", "tasks_answered", "samples", "headline", "tasks_without_answer", "by_temperature",
+            "judge", "input", "tasks_file")
+    OPTIONAL = KEYS[5:]
+
+
+def summarise_scores(rows: Sequence[dict[str, Any]], tasks: int) -> ScoreSummary:
     """The summary of scored samples: headline and per-temperature rates, relations, agreement with the judge."""
     heads = _headline(rows)
     summary: dict[str, Any] = {"tasks_in_file": tasks, "tasks_answered": len(heads), "samples": len(rows),
@@ -87,7 +112,7 @@ def summarise_scores(rows: Sequence[dict[str, Any]], tasks: int) -> dict[str, An
                 str(r["judge"]["reasonability"].get("prediction_reasonable_level"))
                 for r in judged if isinstance(r["judge"].get("reasonability"), dict)
                 and r["judge"]["reasonability"]).items()))}
-    return summary
+    return ScoreSummary(**summary)
 
 
 def _rubric_means(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -100,7 +125,7 @@ def _rubric_means(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | None = None) -> dict[str, Any]:
+def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | None = None) -> ScoreSummary:
     """Score a runner or judge output file against its task file; write ``scores.jsonl`` and ``summary.json`` to
     ``out`` when given. A task that appears twice in the file, or that the task file does not hold, is an error
     at FILE:LINE (the answers are of other tasks: nothing is scored)."""
@@ -116,11 +141,9 @@ def score_file(answers: str | Path, tasks_file: str | Path, out: str | Path | No
             raise KariError(f"task {sample.task_id!r} is not in the task file {tasks_file}", file=str(answers),
                             line=sample.line, code="creativity-record")
         rows.append(score_sample(task, sample))
-    summary = summarise_scores(rows, len(tasks))
-    summary["input"] = str(answers)
-    summary["tasks_file"] = str(tasks_file)
+    summary = replace(summarise_scores(rows, len(tasks)), input=str(answers), tasks_file=str(tasks_file))
     if out is not None:
         with output_folder(out, "output directory") as folder:
             atomic_write_jsonl(folder / SCORES_FILE, rows)
-            atomic_write_json(folder / SUMMARY_FILE, summary)
+            atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     return summary

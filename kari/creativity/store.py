@@ -13,13 +13,17 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.creativity.attributes import AtomReading, PartState, part_state, read_attributes
 from kari.creativity.model import EnablingAttribute, Entity, Part, PartAffordance, Task, read_file
 from kari.vocab.vocabulary import Vocabulary, db_vocabulary
 from kari.errors import KariError
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+    from kari.embeddings import Embedder
 
 TABLES = ("cb_entities", "cb_parts", "cb_part_attributes", "cb_part_atoms", "cb_part_affordances",
           "cb_affordance_attributes")
@@ -52,14 +56,14 @@ class LoadSummary:
         return "\n".join([*lines, f"vocabulary: {self.vocabulary_added} new values"])
 
 
-def part_readings(entity: Entity, part: Part, vocab: Vocabulary, embedder: Any = None) -> list[AtomReading]:
+def part_readings(entity: Entity, part: Part, vocab: Vocabulary, embedder: Embedder | None = None) -> list[AtomReading]:
     """The atoms of one KB part (physical attributes; moisture and temperature of its state)."""
     texts = {**{k: v for k, v in part.physical.items()},
              **{k: v for k, v in part.state.items() if k in ("moisture", "temperature")}}
     return read_attributes(texts, vocab, entity.source, embedder)
 
 
-def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: Any = None) -> LoadSummary:
+def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: Embedder | None = None) -> LoadSummary:
     """Load CreativityBench entity and task files into the KB database ``db`` (created when missing)."""
     from kari.io.transaction import transaction
     from kari.kb.store import open_db
@@ -93,7 +97,7 @@ def load_creativity(db: str | Path, paths: Sequence[str | Path], *, embedder: An
     return summary
 
 
-def _check_schema(con: Any, db: str) -> None:
+def _check_schema(con: DuckDBPyConnection, db: str) -> None:
     """Refuse a database whose CreativityBench tables an older kari made (no scenario or modality columns)."""
     for table, column in (("cb_parts", "scenario"), ("cb_affordance_attributes", "modality"),
                           ("cb_task_entities", "judge_parts")):
@@ -103,7 +107,7 @@ def _check_schema(con: Any, db: str) -> None:
                             "database", file=db, code="creativity-db")
 
 
-def _entity_rows(entities: Iterable[Entity], vocab: Vocabulary, embedder: Any) -> dict[str, list[tuple]]:
+def _entity_rows(entities: Iterable[Entity], vocab: Vocabulary, embedder: Embedder | None) -> dict[str, list[tuple]]:
     rows: dict[str, list[tuple]] = {name: [] for name in TABLES}
     for entity in entities:
         file, line = _where(entity.source)
@@ -125,7 +129,8 @@ def _entity_rows(entities: Iterable[Entity], vocab: Vocabulary, embedder: Any) -
     return rows
 
 
-def _write(con: Any, entities: Sequence[Entity], tasks: Sequence[Task], rows: dict[str, list[tuple]]) -> None:
+def _write(con: DuckDBPyConnection, entities: Sequence[Entity], tasks: Sequence[Task],
+           rows: dict[str, list[tuple]]) -> None:
     keys = [[e.name, e.scenario] for e in entities]
     for table in TABLES:
         if keys:
@@ -151,7 +156,7 @@ def _where(source: str) -> tuple[str, int | None]:
     return file, int(line) if line.isdigit() else None
 
 
-def kb_parts(con: Any, entities: Iterable[str], scenario: str = "") -> dict[tuple[str, str], KBPart]:
+def kb_parts(con: DuckDBPyConnection, entities: Iterable[str], scenario: str = "") -> dict[tuple[str, str], KBPart]:
     """The KB's parts of the named entities: ``(entity, part) -> KBPart``. An entity the KB holds in several
     scenarios is read from the rows of ``scenario`` when there are any, else from its first scenario by name."""
     wanted = sorted(set(entities))

@@ -12,14 +12,71 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from kari.core.records import JsonRecord, Layout
 from kari.creativity.answering import headline_sample
 from kari.creativity.metrics import rate, rates
+from kari.io.versions import RUN_FORMAT
 
 
 BREAKDOWNS = (("by_difficulty", "difficulty"), ("by_entity_count", "entity_count"), ("by_scenario", None))
 """The summary's breakdowns: by the task's ``setting.difficulty``, ``setting.entity_count`` and its scenario."""
+
+
+@dataclass(frozen=True, eq=False)
+class SolveSummary(JsonRecord):
+    """A ``kari creativity solve`` run's ``summary.json`` (docs/creativity.md): the headline rates over the tasks
+    (their headline sample) with their intervals, the strict gold rate and the blind snaps, the relation counts,
+    the random-choice rates, the goal mapping's accuracy, and the sections a run has only sometimes (``--goal
+    rules`` counts, several temperatures, the oracle-affordance bound of the symbolic solver, the interactive
+    mode's turns, what ``llm+rules`` sent, the breakdowns by task setting), then whose prompts were sent, the
+    run's settings, its token usage and the benchmark runner's output file."""
+
+    tasks: int
+    answered: int
+    answered_share: float | None
+    entity_correct_rate: float | None
+    entity_correct_rate_ci: Any
+    part_correct_rate: float | None
+    part_correct_rate_ci: Any
+    gold_correct_rate: float | None
+    gold_correct_rate_ci: Any
+    strict_gold_correct_rate: float | None
+    strict_gold_correct_rate_ci: Any
+    blind_snaps: Mapping[str, Any] | None
+    gold_rate_when_answered: float | None
+    relations: Mapping[str, int]
+    normalised_only: Any
+    random_entity_rate: float | None
+    random_gold_rate: float | None
+    readings: Mapping[str, int]
+    goal_mapped_correctly: float | None
+    goal_rules: Mapping[str, Any] | None = None
+    by_temperature: Mapping[str, Any] | None = None
+    all_samples: Mapping[str, Any] | None = None
+    oracle_affordance: Mapping[str, Any] | None = None
+    mean_turns: float | None = None
+    rules_sent: Mapping[str, int] | None = None
+    by_difficulty: Mapping[str, Any] | None = None
+    by_entity_count: Mapping[str, Any] | None = None
+    by_scenario: Mapping[str, Any] | None = None
+    prompts: str | None = None
+    config: Mapping[str, Any] | None = None
+    llm_usage: Mapping[str, Any] | None = None
+    benchmark_outputs: str | None = None
+    format: str | None = RUN_FORMAT.written_tag
+    layout: Layout | None = None
+
+    KEYS = ("format", "tasks", "answered", "answered_share", "entity_correct_rate", "entity_correct_rate_ci",
+            "part_correct_rate", "part_correct_rate_ci", "gold_correct_rate", "gold_correct_rate_ci",
+            "strict_gold_correct_rate", "strict_gold_correct_rate_ci", "blind_snaps", "gold_rate_when_answered",
+            "relations", "normalised_only", "random_entity_rate", "random_gold_rate", "readings",
+            "goal_mapped_correctly", "goal_rules", "by_temperature", "all_samples", "oracle_affordance",
+            "mean_turns", "rules_sent", "by_difficulty", "by_entity_count", "by_scenario", "prompts", "config",
+            "llm_usage", "benchmark_outputs")
+    OPTIONAL = ("format", *KEYS[KEYS.index("goal_rules"):])
 
 
 def task_groups(task: Any) -> dict[str, str | None]:
@@ -32,8 +89,9 @@ def task_groups(task: Any) -> dict[str, str | None]:
     return out
 
 
-def summarise(records: Iterable[dict[str, Any]], tasks: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The summary of a run's answer records (``tasks``: id -> task, for the breakdowns by setting)."""
+def summarise(records: Iterable[Mapping[str, Any]], tasks: Mapping[str, Any] | None = None) -> SolveSummary:
+    """The summary of a run's answer records (``tasks``: id -> task, for the breakdowns by setting; without the
+    run's prompts, settings, usage and output file)."""
     records = list(records)
     heads = [headline_sample(r) for r in records]
     scores = [s["score"] for s in heads]
@@ -97,7 +155,7 @@ def summarise(records: Iterable[dict[str, Any]], tasks: Mapping[str, Any] | None
                     groups.setdefault(group, []).append(scored)
             if groups:
                 summary[name] = {g: _group(groups[g]) for g in sorted(groups, key=_order)}
-    return summary
+    return SolveSummary(**summary)
 
 
 def _group(scores: list[dict[str, Any]]) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from kari.errors import KariError
 from kari.rules.ast import Atom, Rule
 from kari.rules.printer import to_text
 from kari.solver.compile import compile_rule
-from kari.solver.control import solve
-from kari.solver.facts import object_facts, taxonomy_facts
+from kari.solver.control import number, solve
+from kari.solver.facts import asp_fact, object_facts, taxonomy_facts
 
 TIME_LIMIT = 10.0
 
@@ -63,19 +63,19 @@ def program(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affo
     entities = list(dict.fromkeys(c.entity for c in candidates))
     wholes = [entity_object(e, [c for c in candidates if c.entity == e]) for e in entities]
     objects = [c.object for c in candidates] + wholes
-    lines = [object_facts(objects, vocab), taxonomy_facts(vocab), *compile_rule(rule, 0, "strict"), "goal(0)."]
+    lines = [object_facts(objects, vocab), taxonomy_facts(vocab), *compile_rule(rule, 0, "strict"), asp_fact("goal", 0)]
     n = len(candidates)
     index = {e: i for i, e in enumerate(entities)}
     for o, cand in enumerate(candidates):
-        lines.append(f"cand({o},{index[cand.entity]}). order({o},{cand.order}).")
+        lines.append(f"{asp_fact('cand', o, index[cand.entity])} {asp_fact('order', o, cand.order)}")
         if cand.state.accessible is False:
-            lines.append(f"inaccessible({o}).")
+            lines.append(asp_fact("inaccessible", o))
         if cand.state.safe is False:
-            lines.append(f"unsafe({o}).")
+            lines.append(asp_fact("unsafe", o))
         level = typicality(cand, affordance_words)
         if level:
-            lines.append(f"typicality({o},{level}).")
-    lines += [f"whole({i},{n + i})." for i in range(len(entities))]
+            lines.append(asp_fact("typicality", o, level))
+    lines += [asp_fact("whole", i, n + i) for i in range(len(entities))]
     return "\n".join(lines)
 
 
@@ -93,9 +93,9 @@ def choose(candidates: Sequence[Candidate], rule: Rule, vocab: Vocabulary, affor
         return None, "none", None
     part_branch = next((a[2] for a in outcome.atoms if a[0] == "part_branch"), None)
     if part_branch is not None:
-        return int(chosen), "part", int(part_branch)
+        return number(chosen), "part", number(part_branch)
     entity_branch = next((a[2] for a in outcome.atoms if a[0] == "entity_branch"), None)
-    return int(chosen), "entity", None if entity_branch is None else int(entity_branch)
+    return number(chosen), "entity", None if entity_branch is None else number(entity_branch)
 
 
 def proof(candidate: Candidate, rule: Rule, branch: int, vocab: Vocabulary, reading: str,
@@ -148,7 +148,7 @@ class SymbolicSolver:
         """The best candidate of ``task`` for ``affordance``'s rule (``temperature`` is ignored: the solver is
         deterministic)."""
         rule = self.rules.get(affordance) if affordance else None
-        if rule is None:
+        if rule is None or affordance is None:
             return Answer("", "", "", affordance, "none", None, {"reason": "no rule for the goal's affordance"})
         words = set(affordance.replace("_", " ").split())
         index, reading, branch = choose(candidates, rule, self.vocab, words, self.time_limit)

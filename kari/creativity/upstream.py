@@ -161,6 +161,7 @@ class BenchmarkCode:
         settings = {"MODEL": model, "JUDGE_MODEL": model, "MODE": mode, "MAX_TURNS": str(max_turns)}
         with _set_items(os.environ, settings):  # the checkout reads its settings at import
             self.models = _load(files["models.py"], "models", {})
+            # the checkout's module is loaded at run time (its attributes unknown to the checker)
             self.models.OpenAI = lambda *args, **kwargs: _OpenAIStandIn(self)  # type: ignore[attr-defined]
             self.utils = _load(files["utils.py"], "utils", {"models": self.models})
             deps = {"models": self.models, "utils": self.utils}

@@ -133,13 +133,14 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
                 raise rule.error(f"{atom.key} is ill-typed: {atom.value!r} is a {' / '.join(others)} value{mend}",
                                  "ill-typed-value")
             found = vocab.canonicalise(atom.predicate, atom.value, source)
-            if found.value is None:
-                raise rule.error(f"{atom.key}: {atom.value!r} is a banned term ({vocab.banned_reason(atom.value)}), "
-                                 "not a static physical property", "banned-value")
+        value = found.value
+        if value is None:
+            raise rule.error(f"{atom.key}: {atom.value!r} is a banned term ({vocab.banned_reason(atom.value)}), "
+                             "not a static physical property", "banned-value")
         if report is not None:
             report.events.append(WordEvent(source, rule.affordance, atom.role, atom.predicate, atom.value,
-                                           found.value, found.how))
-        return atom if found.value == atom.value else Atom(atom.predicate, found.value, atom.role)
+                                           value, found.how))
+        return atom if value == atom.value else Atom(atom.predicate, value, atom.role)
 
     return Rule(rule.affordance, map_atoms(rule.body, read), rule.metadata, rule.branch_metadata)
 

@@ -34,7 +34,7 @@ from kari.core.benchmark import ObjectRecord
 from kari.vocab.morphology import lemma
 from kari.core.terms import PREDICATES, WHOLE, History, Predicate, Question, Semantics, normalise_term
 from kari.vocab.vocabulary import Vocabulary
-from kari.errors import KariError
+from kari.errors import choice
 from kari.rules.ast import Atom, Node, Or, Part, Rule
 
 Fact = tuple[str, str]
@@ -46,9 +46,7 @@ SEMANTICS: tuple[str, ...] = tuple(Semantics)
 
 def check_semantics(semantics: str) -> str:
     """``semantics`` when it names a reading, else a :class:`KariError`."""
-    if semantics not in SEMANTICS:
-        raise KariError(f"unknown semantics {semantics!r} (expected one of {', '.join(SEMANTICS)})", code="semantics")
-    return semantics
+    return choice(semantics, Semantics, "semantics", code="semantics")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,8 +21,8 @@ def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | 
     """One proof (:meth:`kari.explain.proof.Proof.to_json` plus ``rule``: the rule's index in the file) per row of
     the ``coverage`` table ``kari coverage`` wrote into ``db``, in table order."""
     with open_objects(bench, db) as source:
-        rows = source.con.execute("SELECT rule, affordance, object, covered, branch, part, semantics FROM coverage "
-                                  "ORDER BY rule, object").fetchall()
+        rows = source.kb.execute("SELECT rule, affordance, object, covered, branch, part, semantics FROM coverage "
+                                 "ORDER BY rule, object").fetchall()
         rules = read_rules(source.vocab, rules_file)
         for index, affordance, object_id, covered, branch, part, semantics in rows:
             if index >= len(rules) or rules[index].affordance != affordance:

@@ -210,7 +210,7 @@ class _Facts:
         """An atom read on ``on`` ('whole' or a part)."""
         holds = (atom.predicate, atom.value) in self.closed(on)
         stated = self.stated_on(on, atom.predicate)
-        base = dict(op="ATOM", holds=holds, atom=atom.key, role=atom.role, on=on)
+        base: dict[str, Any] = dict(op="ATOM", holds=holds, atom=atom.key, role=atom.role, on=on)
         if holds:
             support = tuple(self._support(f, atom.value) for f in stated
                             if atom.value in self.vocab.ancestors(atom.predicate, f[2]))
@@ -266,7 +266,8 @@ def _parents(vocab: Vocabulary) -> dict[tuple[str, str], set[str]]:
         for predicate, child, parent in vocab.isa_pairs():
             parents.setdefault((predicate, child), set()).add(parent)
         memo["parents"] = parents
-    return memo["parents"]
+    found: dict[tuple[str, str], set[str]] = memo["parents"]
+    return found
 
 
 def _any_part(node: Node, facts: _Facts) -> ProofNode:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import read_benchmark
 from kari.core.benchmark import ObjectRecord
@@ -24,17 +24,20 @@ from kari.explain.proof import Evidence, RecordEvidence
 from kari.rules import load_rule_file, parse_rule
 from kari.rules.ast import Rule
 
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
 
 class KBEvidence:
     """The KB edges behind each stated fact of a KB object, read from the ``object_property`` and
     ``object_parts`` views (one query each, on the first lookup)."""
 
-    def __init__(self, con: Any, vocab: Vocabulary) -> None:
+    def __init__(self, con: DuckDBPyConnection, vocab: Vocabulary) -> None:
         self.con, self.vocab = con, vocab
         self._facts: dict[tuple[str, str, str, str], list[dict[str, Any]]] | None = None
         self._parts: dict[tuple[str, str], list[dict[str, Any]]] = {}
 
-    def _load(self) -> None:
+    def _load(self) -> dict[tuple[str, str, str, str], list[dict[str, Any]]]:
         facts: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
         rows = self.con.execute(
             "SELECT p.object, p.part, p.predicate, p.value, p.raw, p.relation, p.edge_id, p.source, p.file, p.line, "
@@ -56,13 +59,15 @@ class KBEvidence:
             self._parts.setdefault((obj, part), []).append({"kind": "kb-edge", "edge_id": edge, "relation": relation,
                                                             "source": source, "file": file, "line": line})
         self._facts = facts
+        return facts
 
     def lookup(self, obj: ObjectRecord, part: str, predicate: str, value: str, origin: str) -> list[dict[str, Any]]:
-        if self._facts is None:
-            self._load()
+        facts = self._facts
+        if facts is None:
+            facts = self._load()
         if origin == "part-name":
             return list(self._parts.get((obj.id, part), []))
-        return list(self._facts.get((obj.id, part, predicate, value), []))  # type: ignore[union-attr]
+        return list(facts.get((obj.id, part, predicate, value), []))
 
 
 @dataclass
@@ -73,7 +78,7 @@ class ObjectSource:
     vocab: Vocabulary
     evidence: Evidence
     where: str
-    con: Any = None  # an open read-only KB connection (closed by :meth:`close`)
+    con: DuckDBPyConnection | None = None  # an open read-only KB connection (closed by :meth:`close`)
 
     def get(self, object_id: str) -> ObjectRecord:
         obj = self.objects.get(object_id)
@@ -82,6 +87,13 @@ class ObjectSource:
             hint = f" (similar: {', '.join(close)})" if close else ""
             raise KariError(f"no object {object_id!r} in {self.where}{hint}", code="unknown-object")
         return obj
+
+    @property
+    def kb(self) -> DuckDBPyConnection:
+        """The open KB connection of a source read with a database (a ``bad-option`` error without one)."""
+        if self.con is None:
+            raise KariError(f"{self.where} has no KB database (give --db PATH)", code="bad-option")
+        return self.con
 
     def close(self) -> None:
         if self.con is not None:
@@ -103,7 +115,7 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
         raise KariError("give --bench DIR (a benchmark's objects) or --db PATH (a KB's objects)", code="bad-option")
     if db is not None and vocab_dir is not None:
         raise KariError("give either --vocab FOLDER or --db DATABASE, not both", code="vocab-source")
-    con = None
+    con: DuckDBPyConnection | None = None
     if db is not None:
         from kari.kb import open_db
 
@@ -117,6 +129,7 @@ def open_objects(bench: str | Path | None = None, db: str | Path | None = None,
         else:
             from kari.kb import objects_from_db
 
+            assert con is not None  # db given without bench
             raw = objects_from_db(con)
             evidence = KBEvidence(con, vocab)
             where = f"the KB {db}"
@@ -136,8 +149,8 @@ def read_rules(vocab: Vocabulary, rules_file: str | Path | None = None, rule_tex
         raise KariError("give either --rules FILE or --rule TEXT", code="bad-option")
     if rule_text is not None:
         rules = [Rule(affordance or "rule", parse_rule(rule_text))]
-    else:
-        rules = load_rule_file(rules_file)  # type: ignore[arg-type]  # a .kari file with its .jsonl twin's metadata
+    elif rules_file is not None:
+        rules = load_rule_file(rules_file)  # a .kari file with its .jsonl twin's metadata
         if affordance is not None:
             rules = [r for r in rules if r.affordance == affordance]
             if not rules:

@@ -6,7 +6,17 @@
 (:mod:`kari.report` compares runs: ``kari report``).
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.game.engine import play_game
+    from kari.game.metrics import score, summarise
+    from kari.game.summary import RunData, RunSummary, Score
+    from kari.game.run import PlayConfig, play, play_loaded
+    from kari.game.setup import SetupBuilder
+    from kari.game.types import Ask, GameSetup, GameState, Guess, Turn
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.game.engine": ("play_game",),

@@ -52,7 +52,8 @@ def _entropy(mass: np.ndarray) -> np.ndarray:
     p = mass / safe
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    return terms.sum(axis=0)
+    entropy: np.ndarray = terms.sum(axis=0)
+    return entropy
 
 
 @dataclass
@@ -105,10 +106,10 @@ class CompiledRules:
                          for branch in rule.branches() for d in branch_disjuncts(rule, branch, Semantics.ANY_PART)]
             self.dnf.append(conjuncts)
         self.atoms = list(index)
-        conjuncts = [(i, atoms) for i, dnf in enumerate(self.dnf) if dnf is not None for atoms in dnf]
-        self._members = np.zeros((len(conjuncts), len(self.atoms)))  # conjunct x atom
-        self._owners = np.zeros((len(self.dnf), len(conjuncts)))  # candidate x conjunct
-        for k, (i, atoms) in enumerate(conjuncts):
+        owned = [(i, atoms) for i, dnf in enumerate(self.dnf) if dnf is not None for atoms in dnf]
+        self._members = np.zeros((len(owned), len(self.atoms)))  # conjunct x atom
+        self._owners = np.zeros((len(self.dnf), len(owned)))  # candidate x conjunct
+        for k, (i, atoms) in enumerate(owned):
             self._members[k, atoms] = 1.0
             self._owners[i, k] = 1.0
         self._sizes = self._members.sum(axis=1)
@@ -159,12 +160,12 @@ class CompiledRules:
 class BeliefModel:
     """One game's representatives as a boolean matrix over the question pool, and the soft belief on it."""
 
-    def __init__(self, reps: Mapping[str, Sequence[ObjectRecord]], pool: Sequence[Question], vocab: Vocabulary,
+    def __init__(self, reps: Mapping[str, Sequence[ObjectRecord]], pool: Sequence[tuple[str, str]], vocab: Vocabulary,
                  eps: float = EPS, smoothing: float = SMOOTHING, rules: RuleEvidence | None = None) -> None:
         if not 0.0 <= eps < 1.0 or not 0.0 <= smoothing <= 1.0:
             raise ValueError(f"need 0 <= eps < 1 and 0 <= smoothing <= 1, got {eps}, {smoothing}")
         self.candidates = tuple(reps)
-        self.pool = [tuple(q) for q in pool]
+        self.pool = [Question(*q) for q in pool]
         self.vocab = vocab
         self.eps = eps
         self.delta = eps / (1.0 + eps)
@@ -173,7 +174,7 @@ class BeliefModel:
         owner = [i for i, c in enumerate(self.candidates) for _ in reps[c]]
         self.owner = np.zeros((len(self.candidates), len(owner)))
         self.owner[owner, np.arange(len(owner))] = 1.0
-        self._column = {q: i for i, q in enumerate(self.pool)}
+        self._column: dict[tuple[str, ...], int] = {q: i for i, q in enumerate(self.pool)}
         self.facts = np.zeros((len(self._views), len(self.pool)), dtype=bool)
         for row, facts in enumerate(self._views):
             columns = [self._column[q] for q in facts if q in self._column]
@@ -189,7 +190,8 @@ class BeliefModel:
         size = self.owner.sum(axis=1)[:, None]
         theta = (counts + 1.0) / (size + 2.0)  # Laplace-smoothed share of the candidate's representatives
         own = np.where(facts, 1.0 - self.delta, self.delta)
-        return (1.0 - self.smoothing) * own + self.smoothing * theta[self._owner_index]
+        likelihood: np.ndarray = (1.0 - self.smoothing) * own + self.smoothing * theta[self._owner_index]
+        return likelihood
 
     def yes_likelihood(self, question: Question) -> np.ndarray:
         """P(yes to ``question`` | representative), for each representative."""
@@ -220,7 +222,7 @@ class BeliefModel:
     def masses(self, weights: np.ndarray, history: History, *, for_questions: bool = False) -> np.ndarray:
         """Unnormalised belief per candidate: the candidate's total weight, times its rule factor when the rules
         are evidence in the belief (or, ``for_questions``, when they only steer the questions)."""
-        mass = self.owner @ weights
+        mass: np.ndarray = self.owner @ weights
         if self._rules is not None and (self._rules.evidence.in_belief or for_questions):
             mass = mass * self._rules.factors(history)
         return mass
@@ -271,7 +273,8 @@ class BeliefModel:
         prior = self.masses(weights, history, for_questions=True)
         prior_entropy = float(_entropy(prior[:, None])[0])
         expected = (yes.sum(axis=0) * _entropy(yes) + no.sum(axis=0) * _entropy(no)) / safe
-        return np.maximum(prior_entropy - expected, 0.0)
+        gains: np.ndarray = np.maximum(prior_entropy - expected, 0.0)
+        return gains
 
     def lookahead_gains(self, weights: np.ndarray, history: History, allowed: np.ndarray,
                         width: int = 6, follow_ups: int = 24) -> np.ndarray:

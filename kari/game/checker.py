@@ -13,15 +13,18 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from kari.errors import KariError, one_of
+from kari.errors import KariError, unknown
 from kari.game.types import CheckResult, Question
 from kari.core.terms import PREDICATES, PREDICATE_OF_DIMENSION
 from kari.core.terms import normalise_term
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import FLAGS, CheckerKind
 from kari.llm import extract_json_object, load_prompt
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 CHECKER_MAX_TOKENS = 50
 _STRUCTURED = re.compile(r"^\s*([A-Za-z_]+)\s*:\s*([^?:]+?)\s*\??\s*$")
@@ -105,7 +108,7 @@ class SymbolicChecker:
         value = self.vocab.normalise(predicate, raw_value)
         if value is None:
             return CheckResult((), reason=f"unknown {predicate} value {normalise_term(raw_value)!r}")
-        return CheckResult(((predicate, value),))
+        return CheckResult((Question(predicate, value),))
 
     def _flag(self, lower: str, candidates: Sequence[str]) -> str | None:
         for kind, pattern in self.cues:
@@ -153,7 +156,7 @@ class SymbolicChecker:
         for variant in (term, term[:-1] if term.endswith("s") and len(term) > 3 else None):
             if not variant:
                 continue
-            hits = [(p, v) for p in PREDICATES if (v := self.vocab.normalise(p, variant)) is not None]
+            hits = [Question(p, v) for p in PREDICATES if (v := self.vocab.normalise(p, variant)) is not None]
             if hits:
                 return next((h for h in hits if h[0] in preferred), hits[0])
         return None
@@ -181,7 +184,7 @@ class LLMChecker:
 
     name = CheckerKind.LLM
 
-    def __init__(self, client: Any, vocab: Vocabulary) -> None:
+    def __init__(self, client: ChatClient, vocab: Vocabulary) -> None:
         self.client = client
         self.vocab = vocab
 
@@ -202,7 +205,7 @@ class LLMChecker:
             raw_value = str(item.get("value", "")).strip()
             if predicate is None or not raw_value:
                 continue
-            pair = (predicate, self.vocab.normalise(predicate, raw_value) or normalise_term(raw_value))
+            pair = Question(predicate, self.vocab.normalise(predicate, raw_value) or normalise_term(raw_value))
             if pair not in pairs:
                 pairs.append(pair)
         if flag in FLAGS:
@@ -221,7 +224,7 @@ def _safe_json(extract: Any, text: str) -> Any:
         return None
 
 
-def make_checker(name: str, vocab: Vocabulary, client: Any = None) -> Checker:
+def make_checker(name: str, vocab: Vocabulary, client: ChatClient | None = None) -> Checker:
     """``symbolic`` or ``llm`` (the latter needs a chat client)."""
     if name == CheckerKind.SYMBOLIC:
         return SymbolicChecker(vocab)
@@ -229,4 +232,4 @@ def make_checker(name: str, vocab: Vocabulary, client: Any = None) -> Checker:
         if client is None:
             raise KariError("the llm Checker needs an LLM endpoint (--model / --base-url)", code="game-config")
         return LLMChecker(client, vocab)
-    raise KariError(f"unknown checker {name!r} (expected {one_of(CheckerKind)})", code="game-config")
+    raise unknown("checker", name, CheckerKind, code="game-config")

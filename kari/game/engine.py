@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from kari.core.benchmark import Game, ObjectRecord
 from kari.core import game_defaults as defaults
@@ -25,7 +24,7 @@ from kari.game.questioners.base import Questioner, resolve_guess
 from kari.game.types import CheckResult, GameSetup, GameState, Guess, Question, Turn
 from kari.solver.consistency import beliefs, consistent_counts, information_gain
 from kari.vocab.vocabulary import Vocabulary
-from kari.core.game_records import GameRecord
+from kari.core.game_records import GameRecord, QuestionerInfo
 
 
 def belief_state(reps: Mapping[str, Sequence[ObjectRecord]], history: Sequence[tuple[Question, bool]],
@@ -82,7 +81,7 @@ class GameInPlay:
         self.rejections = 0 if turn.check.accepted else self.rejections + 1
         return turn
 
-    def finish(self, guess: Guess, questioner: str, info: Mapping[str, Any] | None = None) -> GameRecord:
+    def finish(self, guess: Guess, questioner: str, info: QuestionerInfo | None = None) -> GameRecord:
         """The game record once ``guess`` ends the game (run 0; the run sets its run index and rule facts)."""
         setup, state = self.setup, self.state
         chosen = resolve_guess(guess.affordance, setup.candidates)
@@ -106,7 +105,7 @@ class GameInPlay:
             forced=self.forced,
             repeated_questions=self.repeats,
             success=chosen == self.game.target,
-            questioner_info=dict(info or {}),
+            questioner_info=info if info is not None else QuestionerInfo(),
             time_s=round(time.perf_counter() - self.started, 6),
         )
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TextIO
 
 from kari.errors import KariError
 from kari.core.game_names import Player
@@ -20,6 +20,8 @@ from kari.game.run import GAMES_FILE, load_records, play_loaded, read_inputs
 
 if TYPE_CHECKING:
     from kari.core.benchmark import Benchmark
+    from kari.core.game_settings import PlayConfig
+    from kari.core.game_records import GameRecord
 
 
 def next_game_id(bench: Benchmark, out: Path) -> str:
@@ -32,7 +34,7 @@ def next_game_id(bench: Benchmark, out: Path) -> str:
                     code="game-config")
 
 
-def terminal_reader(stream: Any = None, write: Callable[[str], None] = print) -> Callable[[str], str]:
+def terminal_reader(stream: TextIO | None = None, write: Callable[[str], None] = print) -> Callable[[str], str]:
     """``input``, echoing each line read when ``stream`` (default stdin) is not a terminal. A line that is not
     UTF-8 text is a one-line error naming its line (``<stdin>:N``)."""
     stream = sys.stdin if stream is None else stream
@@ -68,8 +70,9 @@ def terminal_reader(stream: Any = None, write: Callable[[str], None] = print) ->
     return read
 
 
-def play_interactive(config: Any, out: str | Path, *, games: int = 1, read: Callable[[str], str] | None = None,
-                     write: Callable[[str], None] = print) -> list[dict[str, Any]]:
+def play_interactive(config: PlayConfig, out: str | Path, *, games: int = 1,
+                     read: Callable[[str], str] | None = None,
+                     write: Callable[[str], None] = print) -> list[GameRecord]:
     """Play ``games`` games (or the ones in ``config.game_ids``) with a person; returns their records.
 
     ``read`` defaults to :func:`terminal_reader`; a game that input ended stops the session."""

@@ -21,6 +21,7 @@ from kari.rules.ast import Rule
 
 if TYPE_CHECKING:
     from kari.solver.run import MatchRow
+    from kari.embeddings import Embedder
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ def _round(value: float | None) -> float | None:
 
 
 def kb_coverage(rules: Sequence[Rule], affordances: Sequence[str], games: Sequence[Any] = (), *,
-                threshold: float = MATCH_THRESHOLD, mode: str = MatchMode.EMBEDDING, embedder: Any = None) -> KBCoverage:
+                threshold: float = MATCH_THRESHOLD, mode: str = MatchMode.EMBEDDING,
+                embedder: Embedder | None = None) -> KBCoverage:
     """Match every benchmark affordance to ``rules`` and count the covered affordances and games (``games``:
     objects with ``object`` and ``target``)."""
     matcher = RuleMatcher(rules, threshold, 1, embedder=embedder, mode=mode)
@@ -90,7 +92,7 @@ class TargetMatching:
 
     threshold: float = MATCH_THRESHOLD
     mode: str = MatchMode.EMBEDDING
-    embedder: Any = None
+    embedder: Embedder | None = None
 
     def __call__(self, rules: Sequence[Rule], bench: Benchmark) -> tuple[KBCoverage, list[MatchRow]]:
         kb = kb_coverage(rules, sorted(bench.affordances), bench.games, threshold=self.threshold, mode=self.mode,

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.core.benchmark import ObjectRecord
-from kari.errors import KariError, one_of
+from kari.core.game_records import RuleFacts
+from kari.errors import KariError, choice
 from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
@@ -34,6 +35,7 @@ from kari.rules.rulefile import load_rule_file
 
 if TYPE_CHECKING:
     from kari.induce.folds import RuleSets
+    from kari.embeddings import Embedder
 
 DEFAULT_THRESHOLD = MATCH_THRESHOLD
 MATCH_MODES: tuple[str, ...] = tuple(MatchMode)
@@ -50,11 +52,10 @@ class RuleMatcher:
     """Matches candidates to a rule set; embeddings of rule verbs are computed once and cached."""
 
     def __init__(self, rules: Sequence[Rule], threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-                 embedder: Any = None, mode: str = MatchMode.EMBEDDING) -> None:
+                 embedder: Embedder | None = None, mode: str = MatchMode.EMBEDDING) -> None:
         if not 0.0 <= threshold <= 1.0 or top_k < 1:
             raise KariError("the match threshold must be in [0, 1] and top-k >= 1", code="game-config")
-        if mode not in MATCH_MODES:
-            raise KariError(f"unknown rule match mode {mode!r} (expected {one_of(MatchMode)})", code="game-config")
+        choice(mode, MatchMode, "rule match mode", code="game-config")
         self.mode = mode
         self.threshold = threshold
         self.top_k = top_k
@@ -147,7 +148,7 @@ class RuleMatcher:
 
 def match_goal(goal: str, rules: Sequence[Rule] | str | Path, *, vocab: Vocabulary | None = None,
                threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K, mode: str = MatchMode.EMBEDDING,
-               embedder: Any = None) -> tuple[RuleMatch, ...]:
+               embedder: Embedder | None = None) -> tuple[RuleMatch, ...]:
     """The rules for a goal text (CreativityBench: "I need something to cut this rope"), best first: each rule's
     similarity is its best verb's to the whole text (the rule verbs as in :class:`RuleMatcher`); a match needs
     ``threshold``. ``rules`` is a list of rules or a rules file (read into ``vocab``, the shipped vocabulary
@@ -208,7 +209,8 @@ class RuleSource:
 
     @classmethod
     def of(cls, rule_sets: RuleSets, vocab: Vocabulary, threshold: float = DEFAULT_THRESHOLD, top_k: int = TOP_K,
-           mode: str = MatchMode.EMBEDDING, embedder: Any = None, flagged: str = FLAGGED_RULES) -> RuleSource:
+           mode: str = MatchMode.EMBEDDING, embedder: Embedder | None = None,
+           flagged: str = FLAGGED_RULES) -> RuleSource:
         """Matchers over rule sets read once: every rule is read into ``vocab``
         (:func:`kari.domain.canon.canonical_rules`); the folds share one embedder (``embedder``, else the first
         fold's, loaded on first use). With ``flagged`` ``skip`` (the default) the KB rules ``kari induce --db``
@@ -238,8 +240,7 @@ def is_flagged(rule: Rule) -> bool:
 
 def usable_rules(rules: Sequence[Rule], flagged: str = FLAGGED_RULES) -> list[Rule]:
     """The rules a player is given: every one with ``flagged`` ``use``, else the unflagged ones."""
-    if flagged not in tuple(FlaggedRules):
-        raise KariError(f"unknown --flagged-rules {flagged!r} (expected {one_of(FlaggedRules)})", code="game-config")
+    choice(flagged, FlaggedRules, "--flagged-rules", code="game-config")
     return list(rules) if flagged == FlaggedRules.USE else [r for r in rules if not is_flagged(r)]
 
 
@@ -259,17 +260,14 @@ def combined_body(matches: Sequence[RuleMatch]) -> Node:
 
 
 def coverage_record(matches: dict[str, tuple[RuleMatch, ...]], target: str, hidden: ObjectRecord,
-                    vocab: Vocabulary) -> dict[str, Any]:
+                    vocab: Vocabulary, source: str | None = None) -> RuleFacts:
     """The per-game rule facts: matches per candidate (rule, verb, similarity, mode), whether the target has a
     rule, whether it covers o*, and whether o* is itself one of the KB's positives of the target's rule (the KB
     evidence names the very object the game hides) or of another candidate's."""
     target_rules = matches.get(target, ())
     evidence_of = [c for c, ms in matches.items() if any(hidden.id in kb_positives(m.rule) for m in ms)]
-    return {
-        "matched": {c: [m.to_json() for m in ms] for c, ms in matches.items()},
-        "target_has_rule": bool(target_rules),
-        "target_match": target_rules[0].to_json() if target_rules else None,
-        "target_rule_covers_object": any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
-        "target_rule_kb_positive": target in evidence_of,
-        "kb_positive_candidates": evidence_of,
-    }
+    return RuleFacts(source=source, matched={c: tuple(m.fact() for m in ms) for c, ms in matches.items()},
+                     target_has_rule=bool(target_rules),
+                     target_match=target_rules[0].fact() if target_rules else None,
+                     target_rule_covers_object=any(rule_holds(m.rule, hidden, vocab) for m in target_rules),
+                     target_rule_kb_positive=target in evidence_of, kb_positive_candidates=tuple(evidence_of))

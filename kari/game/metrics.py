@@ -127,7 +127,8 @@ def summarise(records: Sequence[GameRecord]) -> RunSummary:
         records=len(records),
         runs=len(runs),
         success_rate_by_run=by_run,
-        success_rate_sd_over_runs=round(statistics.pstdev(by_run.values()), 6) if len(by_run) > 1 else 0.0,
+        success_rate_sd_over_runs=(round(statistics.pstdev(v or 0.0 for v in by_run.values()), 6)
+                                   if len(by_run) > 1 else 0.0),
         avg_turns=_mean(r.n_turns for r in records),
         ig_by_turn=ig,
         ig_by_turn_games=ig_n,

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property
 from kari.game.types import Question
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import OracleKind
-from kari.errors import KariError, one_of
+from kari.errors import KariError, unknown
 from kari.llm import load_prompt
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 ORACLE_MAX_TOKENS = 20
 PLAYED_ORACLES = (OracleKind.KB, OracleKind.LLM)
@@ -85,7 +88,7 @@ class LLMOracle:
 
     name = OracleKind.LLM
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: ChatClient) -> None:
         self.client = client
 
     def answer(self, hidden: ObjectRecord, question: str, pair: Question) -> OracleReply:
@@ -96,7 +99,7 @@ class LLMOracle:
         return OracleReply(bool(parse_yes_no(reply.text)), reply.text)
 
 
-def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
+def make_oracle(name: str, vocab: Vocabulary, client: ChatClient | None = None) -> Oracle:
     """``kb`` or ``llm`` (the latter needs a chat client)."""
     if name == OracleKind.KB:
         return KBOracle(vocab)
@@ -106,4 +109,4 @@ def make_oracle(name: str, vocab: Vocabulary, client: Any = None) -> Oracle:
         return LLMOracle(client)
     if name == OracleKind.HUMAN:
         raise KariError("a person answers as Oracle only in a study: kari serve --mode oracle", code="game-config")
-    raise KariError(f"unknown oracle {name!r} (expected {one_of(PLAYED_ORACLES)})", code="game-config")
+    raise unknown("oracle", name, PLAYED_ORACLES, code="game-config")

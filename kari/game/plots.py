@@ -13,6 +13,7 @@ from typing import Any
 
 from kari.game.metrics import MIN_GAMES_PER_TURN, reliable_turns, sees_rules
 from kari.core.game_names import RULE_SUFFIXES, RUN_PLOTS
+from kari.core.game_settings import PlayConfig
 from kari.game.summary import RunSummary, Score
 from kari.io.atomic import atomic_open
 
@@ -167,18 +168,18 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: Path, 
     _save(fig, path)
 
 
-def run_title(config: Mapping[str, Any]) -> str:
+def run_title(config: PlayConfig) -> str:
     """Who played: ``"greedy-ig (oracle kb, checker symbolic)"``, with ``+ rules`` when rules were given."""
-    text = str(config.get("questioner", "run"))
+    text = str(config.questioner)
     if sees_rules(config) and not text.endswith(RULE_SUFFIXES):
         text += " + rules"
-    return f"{text} (oracle {config.get('oracle', 'kb')}, checker {config.get('checker', 'symbolic')})"
+    return f"{text} (oracle {config.oracle}, checker {config.checker})"
 
 
-def plot_run(summary: RunSummary, out: Path) -> list[Path]:
-    """The three figures of one run, written into ``out``, titled with the players."""
+def plot_run(summary: RunSummary, config: PlayConfig, out: Path) -> list[Path]:
+    """The three figures of one run (played with ``config``), written into ``out``, titled with the players."""
     paths = [out / name for name in RUN_PLOTS]
-    who = run_title(summary.config or {})
+    who = run_title(config)
     counts = summary.ig_by_turn_games
     plot_ig({who: (summary.ig_by_turn, counts)}, paths[0], title=f"Information gain per turn: {who}")
     plot_dimension_share(summary.dimension_share_by_turn, counts, paths[1],

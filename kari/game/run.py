@@ -11,10 +11,8 @@ command on a directory another one is writing fails at once (the directory is lo
 
 from __future__ import annotations
 
-import json
 import re
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,13 +44,20 @@ from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
 from kari.io.runloop import (LoggedRun, ResumableRun, RunLog, RunSpec, check_run_outputs, read_checked_log, resumable,
                              usage_of)
 from kari.io.shards import join_shards, write_merged
-from kari.llm import CallLog, make_chat_client
+from kari.llm import optional_chat_client, session_log
 from kari.rules.rulefile import rule_file_fingerprint, rule_file_inputs
 from kari.vocab.vocabulary import open_vocabulary, vocabulary_fingerprint
 
 if TYPE_CHECKING:
-    from kari.core.benchmark import Benchmark
+    from kari.core.benchmark import Benchmark, Game
+    from kari.game.questioners.base import Questioner
+    from kari.llm.config import LLMConfig
     from kari.vocab.vocabulary import Vocabulary
+
+Reader = Callable[[str], str]
+"""How a human player's answers are read (``input``)."""
+Writer = Callable[[str], None]
+"""How a human player's game is shown (``print``)."""
 
 __all__ = ["CONFIG_FILE", "GAMES_FILE", "GAME_LOG", "LLM_PARTS", "SUMMARY_FILE", "PlayConfig", "PlayerSettings",
            "check_settings_values", "checked_records", "finish_run", "input_files", "input_fingerprints", "load_records",
@@ -81,14 +86,14 @@ def select_games(games: Sequence[Any], count: int | None, ids: Sequence[str]) ->
     return list(games[:count] if count is not None else games)
 
 
-def _client(config: PlayConfig, out: Path, llm_config: Any) -> Any:
+def _endpoint(config: PlayConfig, llm_config: LLMConfig | None) -> LLMConfig | None:
+    """The endpoint of the run's LLM players (None when no LLM plays a part; an error when one does and there
+    is none)."""
     if not uses_llm(config):
         return None
-
     if llm_config is None:
         raise KariError("an llm player needs an endpoint: pass --model (and --base-url)", code="game-config")
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    return make_chat_client(llm_config, CallLog(out / f"llm_calls-{stamp}.jsonl"))
+    return llm_config
 
 
 def _player_class(config: PlayConfig, concurrency: int, has_rules: bool) -> Any:
@@ -116,8 +121,8 @@ def read_inputs(config: PlayConfig, concurrency: int = 1) -> tuple[Benchmark, Vo
     return bench, vocab, rules
 
 
-def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progress: bool = True,
-         read: Any = input, write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> dict[str, Any]:
+def play(config: PlayConfig, out: str | Path, *, llm_config: LLMConfig | None = None, progress: bool = True,
+         read: Reader = input, write: Writer = print, concurrency: int = 1, shard: Shard | None = None) -> RunSummary:
     """Play the configured games into ``out`` (resuming) and return the run summary: the inputs the config
     names are read (:func:`read_inputs`), then :func:`play_loaded` plays. A run file that would replace one
     of those inputs is refused first."""
@@ -128,8 +133,9 @@ def play(config: PlayConfig, out: str | Path, *, llm_config: Any = None, progres
 
 
 def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab: Vocabulary,
-                rules: RuleSource | None = None, llm_config: Any = None, progress: bool = True, read: Any = input,
-                write: Any = print, concurrency: int = 1, shard: Shard | None = None) -> RunData:
+                rules: RuleSource | None = None, llm_config: LLMConfig | None = None, progress: bool = True,
+                read: Reader = input, write: Writer = print, concurrency: int = 1,
+                shard: Shard | None = None) -> RunData:
     """:func:`play` on loaded inputs: ``bench`` read into ``vocab`` (which the run may grow), ``rules`` matched
     over the same vocabulary (None: no rules). ``config`` still names the inputs: it is the run's record, and
     the content of every input it names is fingerprinted into ``config.json`` (a resume over changed inputs
@@ -174,49 +180,50 @@ def _job_key(job: tuple[int, Any]) -> ItemKey:
     return job[1].id, job[0]
 
 
-def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Any, vocab: Any, games: list[Any],
-                 cls: Any, matcher: Any, llm_config: Any, progress: bool, read: Any, write: Any,
-                 concurrency: int, runs: int) -> RunData:
+def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Benchmark, vocab: Vocabulary,
+                 games: list[Game], cls: type[Questioner], matcher: RuleSource | None, llm_config: LLMConfig | None,
+                 progress: bool, read: Reader, write: Writer, concurrency: int, runs: int) -> RunData:
     """:func:`play` once its inputs are read and its run directory is locked (no other command writes it)."""
     from kari.game.setup import SetupBuilder
 
     out = run.spec.folder
-    run.check_resume()
-    client = _client(config, out, llm_config)
-    options = QuestionerOptions(vocab=vocab, threshold=config.threshold, questions=config.questions,
-                                temperature=config.temperature, client=client, max_tokens=config.max_tokens,
-                                llm_temperature=config.sampling_temperature, llm_seed=config.sampling_seed,
-                                read=read, write=write, settings=config.extra)
+    run.check_resume()  # a refused resume stops before any client or call log is made
+    with optional_chat_client(_endpoint(config, llm_config), session_log(out)) as client:
+        options = QuestionerOptions(vocab=vocab, threshold=config.threshold, questions=config.questions,
+                                    temperature=config.temperature, client=client, max_tokens=config.max_tokens,
+                                    llm_temperature=config.sampling_temperature, llm_seed=config.sampling_seed,
+                                    read=read, write=write, settings=config.extra)
 
-    def make_players() -> tuple[Any, Any, Any]:
-        return (make_questioner(config.questioner, options), make_checker(config.checker, vocab, client),
-                make_oracle(config.oracle, vocab, client))
+        def make_players() -> tuple[Any, Any, Any]:
+            return (make_questioner(config.questioner, options), make_checker(config.checker, vocab, client),
+                    make_oracle(config.oracle, vocab, client))
 
-    players = PerThread(make_players, first=make_players())  # built once here: bad settings fail before any game
-    builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
-                           leave_one_out=config.leave_one_out, rules=matcher, eps=config.eps, smoothing=config.smoothing,
-                           rule_evidence=cls.sees_rules and matcher is not None, oracle_noise=config.oracle_noise,
-                           model_reps=config.model_reps, rule_factors=config.extra.rule_factors,
-                           rules_in_belief=config.extra.rules_enter_belief, rule_weighting=config.weighting)
-    run.start()
-    todo = run.todo(_jobs(games, runs), key=_job_key)
+        players = PerThread(make_players, first=make_players())  # built once: bad settings fail before any game
+        builder = SetupBuilder(bench, vocab, k=config.reps_k, seed=config.seed, budget=config.budget,
+                               leave_one_out=config.leave_one_out, rules=matcher, eps=config.eps,
+                               smoothing=config.smoothing, rule_evidence=cls.sees_rules and matcher is not None,
+                               oracle_noise=config.oracle_noise, model_reps=config.model_reps,
+                               rule_factors=config.extra.rule_factors, rules_in_belief=config.extra.rules_enter_belief,
+                               rule_weighting=config.weighting)
+        run.start()
+        todo = run.todo(_jobs(games, runs), key=_job_key)
 
-    def play_one(job: tuple[int, Any, Any]) -> GameRecord:
-        index, game, (setup, hidden, rules) = job
-        questioner, checker, oracle = players.get()
-        record = play_game(game, hidden, setup, questioner, checker, oracle, vocab,
-                           max_rejections=config.max_rejections)
-        return replace(record, run=index, questioner=config.questioner, rules=rules)
+        def play_one(job: tuple[int, Any, Any]) -> GameRecord:
+            index, game, (setup, hidden, rules) = job
+            questioner, checker, oracle = players.get()
+            record = play_game(game, hidden, setup, questioner, checker, oracle, vocab,
+                               max_rejections=config.max_rejections)
+            return replace(record, run=index, questioner=config.questioner, rules=rules)
 
-    def played() -> Iterator[GameRecord]:
-        jobs = ((index, game, builder.build(game, index)) for index, game in todo)  # setups built in this thread
-        for _, record in ordered_map(play_one, jobs, concurrency):
-            yield record
+        def played() -> Iterator[GameRecord]:
+            jobs = ((index, game, builder.build(game, index)) for index, game in todo)  # setups built in this thread
+            for _, record in ordered_map(play_one, jobs, concurrency):
+                yield record
 
-    records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
-    usage = usage_of(client).get("llm_usage")
-    summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage))
-    return RunData(out, json.loads(json.dumps(config.to_json())), summary, records)
+        records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
+        usage = usage_of(client).get("llm_usage")
+        summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage))
+        return RunData(out, config, summary, records)
 
 
 def run_model(config: PlayConfig, llm_config: Any = None) -> RunModel:
@@ -241,7 +248,7 @@ def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], 
                                           model if model is not None else run_model(config))
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     if plots:
-        plot_run(summary, folder)
+        plot_run(summary, config, folder)
     return summary
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 from kari.core.benchmark import Benchmark, Game, ObjectRecord
+from kari.core.game_records import RuleFacts
 from kari.domain.objects import object_view
 from kari.game.belief import BeliefModel, RuleEvidence
 from kari.core.game_defaults import (BUDGET, EPS, REPRESENTATIVES, RULE_FALSIFIED, RULE_SATISFIED, RULE_WEIGHTING,
@@ -76,7 +77,7 @@ class SetupBuilder:
             self._model_reps[hidden] = select_representatives(self.bench, k=k, seed=self.seed, exclude=exclude)
         return self._model_reps[hidden]
 
-    def build(self, game: Game, run: int) -> tuple[GameSetup, ObjectRecord, dict[str, Any] | None]:
+    def build(self, game: Game, run: int) -> tuple[GameSetup, ObjectRecord, RuleFacts | None]:
         """The setup a Questioner gets, the hidden object (for the engine) and the game's rule facts."""
         hidden = self.bench.objects[game.object]
         ids = self.representatives(game.object)
@@ -105,10 +106,8 @@ class SetupBuilder:
                           noise_rng=random.Random(f"kari-oracle-noise:{self.seed}:{run}:{game.id}"), run=run)
         rules = None
         if matcher is not None:
-            rules = {"source": self.rules.kind if self.rules is not None else None,
-                     **coverage_record(matches, game.target, hidden, self.vocab)}
-            if self.rule_evidence:
-                rules["weights"] = {c: w.to_json() for c, w in weights.items()}
-            if fold is not None:
-                rules["fold"] = fold  # cross-fitted: these rules were induced without this fold's objects
+            rules = replace(coverage_record(matches, game.target, hidden, self.vocab,
+                                            self.rules.kind if self.rules is not None else None),
+                            weights={c: w.to_json() for c, w in weights.items()} if self.rule_evidence else None,
+                            fold=fold)  # cross-fitted: these rules were induced without this fold's objects
         return setup, hidden, rules

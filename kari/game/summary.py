@@ -15,9 +15,10 @@ from typing import Any
 from kari.core.game_names import RULE_SUFFIXES, RuleColumn, RuleOrigin
 from kari.game.questioners.registry import sees_rules
 from kari.core.game_records import GameRecord
-from kari.core.game_settings import LLM_PARTS
+from kari.core.game_settings import LLM_PARTS, PlayConfig
 from kari.core.records import JsonRecord, Layout
 from kari.core.run_model import RunModel
+from kari.io.versions import RUN_FORMAT
 from kari.llm.config import LLM
 
 
@@ -66,13 +67,14 @@ class RunSummary(JsonRecord):
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
     model: RunModel | None = None
+    format: str | None = RUN_FORMAT.written_tag
     layout: Layout | None = None
 
-    KEYS = ("games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
+    KEYS = ("format", "games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
             "success_rate_sd_over_runs", "avg_turns", "ig_by_turn", "ig_by_turn_games", "dimension_share",
             "dimension_share_by_turn", "by_affordance", "rejected_questions", "forced_guesses", "invalid_guesses",
             "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
-    OPTIONAL = ("by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
+    OPTIONAL = ("format", "by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
@@ -102,7 +104,7 @@ class RunData:
     """A run directory's configuration, summary and records."""
 
     path: Path
-    config: dict[str, Any]
+    config: PlayConfig
     summary: RunSummary
     records: list[GameRecord]
     name: str | None = None  # the label a report gives it when its folder's name is not unique there
@@ -129,10 +131,10 @@ class RunData:
     def questioner(self) -> str:
         """The questioner without a ``+rules`` / ``+kb`` suffix (the Table 1 row), with the positives its soft
         belief may use when a run capped them (``greedy-ig@10``: the paper's 10 representatives)."""
-        name = str(self.config.get("questioner"))
+        name = str(self.config.questioner)
         for suffix in RULE_SUFFIXES:
             name = name.removesuffix(suffix)
-        reps = self.config.get("model_reps")
+        reps = self.config.model_reps
         return f"{name}@{reps}" if reps else name
 
     @property
@@ -141,8 +143,8 @@ class RunData:
         LLM whose name is the configured one (:data:`~kari.core.run_model.NOT_RECORDED` without one)."""
         if self.summary.model is not None:
             return self.summary.model
-        parts = tuple(p for p in LLM_PARTS if self.config.get(p) == LLM)
-        name = self.config.get("model") if parts else None
+        parts = tuple(p for p in LLM_PARTS if getattr(self.config, p) == LLM)
+        name = self.config.model if parts else None
         return RunModel(llm=bool(parts), name=str(name) if name else None, parts=parts, kari_version="")
 
     @property
@@ -166,8 +168,8 @@ class RunData:
             return None
         for record in self.records:
             if record.rules is not None:
-                return str(record.rules.get("source") or RuleOrigin.FILE)
-        return RuleOrigin.CROSS_FITTED if str(self.config.get("rules", "")).endswith(".cv") else RuleOrigin.FILE
+                return str(record.rules.source or RuleOrigin.FILE)
+        return RuleOrigin.CROSS_FITTED if str(self.config.rules).endswith(".cv") else RuleOrigin.FILE
 
     @property
     def table_source(self) -> str | None:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.core.benchmark import ObjectRecord
 from kari.core.terms import History, Question, structured
 from kari.rules.ast import Rule
-from kari.core.game_records import CheckRecord, TurnRecord
+from kari.core.game_records import CheckRecord, MatchFact, TurnRecord
+
+if TYPE_CHECKING:
+    from kari.game.belief import BeliefModel
 
 __all__ = ["Action", "Ask", "CheckResult", "GameSetup", "GameState", "Guess", "History", "Question", "RuleMatch",
            "Turn", "structured"]
@@ -32,9 +35,13 @@ class RuleMatch:
     verb: str | None = None
     mode: str = "embedding"
 
+    def fact(self) -> MatchFact:
+        """The match as a game record keeps it."""
+        return MatchFact(self.rule.affordance, self.verb or self.rule.affordance, round(self.similarity, 4),
+                         self.mode)
+
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule.affordance, "verb": self.verb or self.rule.affordance,
-                "similarity": round(self.similarity, 4), "match": self.mode}
+        return self.fact().to_json()
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,12 +137,20 @@ class GameSetup:
     budget: int
     rng: random.Random
     rules: Mapping[str, Sequence[RuleMatch]] = field(default_factory=dict)
-    model: Any = None
+    model: BeliefModel | None = None
     hidden: ObjectRecord | None = None
     target: str | None = None
     oracle_noise: float = 0.0
     noise_rng: random.Random | None = field(default=None, repr=False)
     run: int = 0  # the repeat index (--runs): an LLM player's sampling seed depends on it
+
+    @property
+    def belief_model(self) -> BeliefModel:
+        """:attr:`model`, for the players that play on the soft belief (a setup built by
+        :class:`kari.game.setup.SetupBuilder` always has one)."""
+        if self.model is None:
+            raise ValueError(f"the setup of game {self.game_id} has no soft-belief model")
+        return self.model
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
 from kari.core.induce_config import EMBED_ACCEPT, EMBED_REJECT
@@ -24,6 +24,9 @@ from kari.rules.ast import Atom, Node, Or, any_of
 from kari.rules.rewrite import map_atoms
 from kari.core.terms import normalise_term
 from kari.vocab.vocabulary import Vocabulary
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
 
 DECISION_SCHEMA = {
     "type": "object",
@@ -75,14 +78,14 @@ class Auditor:
         self,
         vocab: Vocabulary,
         *,
-        embedder: Callable[[], Any] | None = None,
+        embedder: Callable[[], Embedder] | None = None,
         session: LLMSession | None = None,
         accept: float = EMBED_ACCEPT,
         reject: float = EMBED_REJECT,
     ) -> None:
         self.vocab = vocab
-        self._embedder_factory = embedder if embedder is not None else make_embedder
-        self._embedder: Any = None
+        self._embedder_factory: Callable[[], Embedder] | None = embedder if embedder is not None else make_embedder
+        self._embedder: Embedder | None = None
         self.session = session
         self.accept = accept
         self.reject = reject
@@ -197,7 +200,7 @@ class Auditor:
             return "ILL_TYPED"
         if decision == "SYNONYM":
             value = self.vocab.normalise(pred, str(data.get("value", "")))
-            return value if value in candidates else ""
+            return value if value is not None and value in candidates else ""
         return ""
 
 

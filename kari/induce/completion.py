@@ -86,4 +86,4 @@ def _inherited(obj: ObjectRecord, by_id: Mapping[str, ObjectRecord], kin: Kinshi
 
 
 def _is_inferred(prop: Property) -> bool:
-    return prop.inferred or (bool(prop.raw) and prop.raw.startswith(INFERRED_RAW))  # type: ignore[union-attr]
+    return bool(prop.inferred) or (prop.raw is not None and prop.raw.startswith(INFERRED_RAW))

@@ -85,9 +85,8 @@ class CostModel:
     def __init__(self, config: InduceConfig, prompts: Mapping[str, str]) -> None:
         self.config = config
         self.prompts = prompts
-        self.proposer = LLMProposer(None)  # type: ignore[arg-type]  # only its limits are read
-        self.validator = LLMValidator(None, repair_attempts=config.repair_attempts,  # type: ignore[arg-type]
-                                      batch=config.validator_batch)
+        self.proposer = LLMProposer(None)  # no session: only its limits are read
+        self.validator = LLMValidator(None, repair_attempts=config.repair_attempts, batch=config.validator_batch)
 
     def estimate(self, evidence: Evidence) -> AffordanceCost:
         """The requests and tokens per role the loop is expected to take for ``evidence``."""

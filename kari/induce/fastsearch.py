@@ -48,9 +48,9 @@ def _count(bits: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     if bits.shape[1] == 0:
         return np.zeros(bits.shape[0], dtype=np.int64)
     words = bits if mask is None else bits & mask
-    if _BITWISE_COUNT is not None:
-        return _BITWISE_COUNT(words).sum(axis=1, dtype=np.int64)
-    return _POPCOUNT[words.view(np.uint8)].sum(axis=1)
+    counts: np.ndarray = (_BITWISE_COUNT(words).sum(axis=1, dtype=np.int64) if _BITWISE_COUNT is not None
+                          else _POPCOUNT[words.view(np.uint8)].sum(axis=1))
+    return counts
 
 
 WEIGHT_UNITS = 8
@@ -98,13 +98,15 @@ def _packed(rows: np.ndarray) -> np.ndarray:
     if rows.shape[1]:
         packed = np.packbits(rows, axis=1)
         out[:, : packed.shape[1]] = packed
-    return out.view(np.uint64)
+    words: np.ndarray = out.view(np.uint64)
+    return words
 
 
 def _mask(size: int, members: Sequence[int]) -> np.ndarray:
     flags = np.zeros((1, size), dtype=bool)
     flags[0, list(members)] = True
-    return _packed(flags)[0]
+    mask: np.ndarray = _packed(flags)[0]
+    return mask
 
 
 def _unpacked(words: np.ndarray, size: int) -> np.ndarray:
@@ -153,14 +155,16 @@ class _AtomTable:
         memo = vocab.memo("atom_table")
         if "table" not in memo:
             memo["table"] = cls(vocab)
-        return memo["table"]
+        table: _AtomTable = memo["table"]
+        return table
 
     def row_ids(self, objects: Sequence[ObjectRecord]) -> np.ndarray:
         """The rows of ``objects`` in :attr:`dense` (new objects are read and added)."""
         row_of = self.row_of
         entries = [row_of.get(id(obj)) for obj in objects]
         if all(entry is not None and entry[0] is obj for entry, obj in zip(entries, objects)):  # the common case
-            return np.fromiter((entry[1] for entry in entries), dtype=np.int64, count=len(entries))  # type: ignore[index]
+            return np.fromiter((entry[1] for entry in entries if entry is not None), dtype=np.int64,
+                               count=len(entries))
         ids = []
         for obj in objects:
             entry = self.row_of.get(id(obj))
@@ -176,9 +180,9 @@ class _AtomTable:
             ids.append(entry[1])
         if self.dense.shape != (len(self.numbers), len(self.names)):
             self.dense = np.zeros((len(self.numbers), len(self.names)), dtype=bool)
-            lengths = [len(n) for n in self.numbers]
-            self.dense[np.repeat(np.arange(len(self.numbers)), lengths),
-                       np.array([i for n in self.numbers for i in n], dtype=np.int64)] = True
+            rows = np.repeat(np.arange(len(self.numbers)), np.array([len(n) for n in self.numbers], dtype=np.int64))
+            columns = np.array([i for n in self.numbers for i in n], dtype=np.int64)
+            self.dense[rows, columns] = True
         return np.array(ids, dtype=np.int64)
 
     def block(self, rows: np.ndarray, keys: Sequence[Key]) -> np.ndarray:
@@ -186,7 +190,8 @@ class _AtomTable:
         out = np.zeros((len(rows), len(keys)), dtype=bool)
         known = [(j, self.index[k]) for j, k in enumerate(keys) if k in self.index]
         if known and len(rows):
-            out[:, [j for j, _ in known]] = self.dense[np.ix_(rows, [i for _, i in known])]
+            columns = np.array([i for _, i in known], dtype=np.int64)
+            out[:, [j for j, _ in known]] = self.dense[np.ix_(rows, columns)]
         return out
 
 
@@ -203,7 +208,7 @@ def holds_rule(body: Node, matrix: AtomMatrix) -> np.ndarray:
         return matrix.holds[:, column].copy() if column is not None else np.zeros(len(matrix.objects), dtype=bool)
     if isinstance(body, Part):
         return holds_rule(body.body, matrix)
-    parts = [holds_rule(arg, matrix) for arg in body.args]  # type: ignore[attr-defined]
+    parts = [holds_rule(arg, matrix) for arg in body.args]
     if isinstance(body, Or):
         return np.logical_or.reduce(parts) if parts else np.zeros(len(matrix.objects), dtype=bool)
     return np.logical_and.reduce(parts) if parts else np.ones(len(matrix.objects), dtype=bool)
@@ -252,7 +257,7 @@ class VectorBranchSearch:
     """:class:`kari.induce.offline.BranchSearch` for the whole-object form, by enumeration (module docstring)."""
 
     def __init__(self, positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
-                 settings: object = None, *, time_limit: float = SOLVER_TIME_LIMIT,
+                 settings: ProposerSettings | None = None, *, time_limit: float = SOLVER_TIME_LIMIT,
                  refused: Refusals = Refusals(),
                  weights: Mapping[str, float] | None = None) -> None:
         self.settings = settings if settings is not None else ProposerSettings()
@@ -271,7 +276,7 @@ class VectorBranchSearch:
         self.pos_levels, self.neg_levels = _Levels(pos_units), _Levels(neg_units)
         total = sum(pos_units) + sum(neg_units)
         prior = sum(pos_units) / total if total else 0.5
-        self.constants = self.settings.constants(prior, len(known))  # type: ignore[attr-defined]
+        self.constants = self.settings.constants(prior, len(known))
         matrix = AtomMatrix(self.objects, vocab, AtomMatrix(known, vocab).atoms)  # only a positive's atoms can be chosen
         avoid = {(p, v) for p in PREDICATES for v in umbrella_values(vocab, p)}
         holds = matrix.holds
@@ -291,8 +296,8 @@ class VectorBranchSearch:
         self._holds_pos = columns[:, : self.n_pos]
 
     def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
-             done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> object:
-        """The optimal branch (a :class:`kari.induce.offline.BranchChoice`) or None (see BranchSearch.best)."""
+             done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> BranchChoice | None:
+        """The optimal branch or None (see :meth:`kari.induce.offline.BranchSearch.best`)."""
         c = self.constants
         t = min(100, max(0, round(100 * weight)))
         target_rows = sorted({self.number[o.id] for o in targets if o.id in self.number and
@@ -404,7 +409,8 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
     conflicts = []
     for (p1, v1), (p2, v2) in itertools.combinations(given, 2):
         if p1 == p2 and _excludes(p1, ancestors[(p1, v1)], ancestors[(p2, v2)], vocab):
-            conflicts.append((p1, *sorted((v1, v2))))
+            low, high = sorted((v1, v2))
+            conflicts.append((p1, low, high))
     if conflicts:
         return Lifting(tuple(sorted(conflicts)), frozenset(), {})
     redundant = frozenset(a for a in given for b in given if a != b and a[0] == b[0] and a[1] in ancestors[b])
@@ -416,14 +422,14 @@ def vector_guard(atoms: Sequence[Atom], positives: Sequence[ObjectRecord], negat
     keys = sorted({(p, a) for (p, _), opts in zip(kept, options) for a in opts})
     column = {k: j for j, k in enumerate(keys)}
     holds = AtomMatrix(objects, vocab, keys).holds
-    was = holds[:, [column[k] for k in kept]].all(axis=1)
+    was = np.asarray(holds[:, [column[k] for k in kept]].all(axis=1))
     c_pos, total = int(was[:n_pos].sum()), int(was.sum())
     best: tuple[tuple[int, int], tuple[str, ...]] | None = None
     for choice in itertools.product(*options):
         selected = sorted({(p, a) for (p, _), a in zip(kept, choice)})
         if not _compatible(selected, vocab):
             continue
-        now = holds[:, [column[k] for k in selected]].all(axis=1)
+        now = np.asarray(holds[:, [column[k] for k in selected]].all(axis=1))
         added = now & ~was
         ap, an = int(added[:n_pos].sum()), int(added[n_pos:].sum())
         if (ap or an) and total == 0:

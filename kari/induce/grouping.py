@@ -24,11 +24,12 @@ records.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from kari.errors import KariError
+from kari.errors import KariError, choice
 from kari.core.induce_config import DEFAULT_GROUPING, GROUP_THRESHOLD, GROUPINGS, Grouping
 from kari.induce import wordnet
 from kari.induce.inputs import Evidence
@@ -37,6 +38,9 @@ from kari.induce.senses import sense_keys
 from kari.induce.verbs import LIGHT, STOP, content_words, head_key, lexicon_of
 from kari.rules.syntax import KEYWORDS
 from kari.vocab.morphology import singular
+
+if TYPE_CHECKING:
+    from kari.embeddings import Embedder
 
 DEFAULT_GROUP_THRESHOLD = GROUP_THRESHOLD
 
@@ -66,15 +70,13 @@ class VerbGroup:
 
 def check_grouping(method: str, threshold: float = DEFAULT_GROUP_THRESHOLD) -> None:
     """A :class:`KariError` for an unknown method or a threshold outside [0, 1]."""
-    if method not in GROUPINGS:
-        raise KariError(f"unknown verb grouping {method!r} (expected one of {', '.join(GROUPINGS)})",
-                        code="induce-config")
+    choice(method, GROUPINGS, "verb grouping", code="induce-config")
     if not 0.0 <= threshold <= 1.0:
         raise KariError(f"the grouping threshold must be in [0, 1], got {threshold:g}", code="induce-config")
 
 
 def group_verbs(positives: Mapping[str, int], method: str = DEFAULT_GROUPING, *,
-                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: Embedder | None = None,
                 keys: Mapping[str, tuple[str, str]] | None = None) -> list[VerbGroup]:
     """Groups of the verbs ``positives`` counts (verb -> its number of positive objects), by ``method``, sorted
     by name; every verb is in exactly one group. ``keys`` (``wordnet`` only): each verb's ``(grouping key,
@@ -172,7 +174,7 @@ def _wordnet_key(verb: str) -> tuple[str, str]:
 # --- embedding clusters ----------------------------------------------------------------------------------------
 
 def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: float,
-              embedder: object) -> list[list[str]]:
+              embedder: Embedder | None) -> list[list[str]]:
     """Greedy centroid clustering of the phrases (see the module docstring)."""
     import numpy as np
 
@@ -181,7 +183,7 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 
         embedder = Embedder()
     order = sorted(verbs, key=lambda v: (-positives.get(v, 0), len(v), v))
-    vectors = np.asarray(embedder.encode([v.replace("_", " ") for v in order]), dtype=np.float64)  # type: ignore[attr-defined]
+    vectors = np.asarray(embedder.encode([v.replace("_", " ") for v in order]), dtype=np.float64)
     sums = np.zeros_like(vectors)
     centroids = np.zeros_like(vectors)  # row k: cluster k's mean direction (unit length)
     members: list[list[str]] = []
@@ -204,7 +206,7 @@ def _clusters(verbs: Sequence[str], positives: Mapping[str, int], threshold: flo
 # --- evidence ----------------------------------------------------------------------------------------------------
 
 def group_evidence(evidence: Mapping[str, Evidence], method: str = DEFAULT_GROUPING, *,
-                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: object = None,
+                   threshold: float = DEFAULT_GROUP_THRESHOLD, embedder: Embedder | None = None,
                    context: KBContext | None = None) -> dict[str, Evidence]:
     """One :class:`Evidence` per group of ``evidence``'s verbs: the members' positives and edges pooled, labelled
     negatives that no member names as positive, and the members (:class:`VerbMember`) recorded. With the KB's

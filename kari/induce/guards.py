@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
 from kari.core.benchmark import ObjectRecord
 from kari.core.terms import WHOLE
@@ -36,27 +36,30 @@ class GuardResult:
     changes: list[str] = field(default_factory=list)
 
 
-class Conflict(NamedTuple):
+@dataclass(frozen=True)
+class Conflict:
     """``conflict(P, V1, V2)``: the branch requires two values of one exclusive group."""
 
-    ATOM = "conflict"
+    ATOM: ClassVar[str] = "conflict"
     predicate: str
     first: str
     second: str
 
 
-class Redundant(NamedTuple):
+@dataclass(frozen=True)
+class Redundant:
     """``redundant(P, V)``: another atom of the branch implies P:V."""
 
-    ATOM = "redundant"
+    ATOM: ClassVar[str] = "redundant"
     predicate: str
     value: str
 
 
-class Lift(NamedTuple):
+@dataclass(frozen=True)
+class Lift:
     """``lift(P, V, A)``: P:V is lifted to its ancestor A while the branch's precision holds."""
 
-    ATOM = "lift"
+    ATOM: ClassVar[str] = "lift"
     predicate: str
     value: str
     to: str
@@ -69,10 +72,11 @@ def _conjunction(branch: Node) -> tuple[str | None, list[Atom]] | None:
     body = branch
     if isinstance(branch, Part):
         var, body = branch.var, branch.body
-    atoms = [body] if isinstance(body, Atom) else list(body.args) if isinstance(body, And) else []
-    if not atoms or not all(isinstance(a, Atom) and a.role == (var or WHOLE) for a in atoms):
+    members = [body] if isinstance(body, Atom) else list(body.args) if isinstance(body, And) else []
+    atoms = [a for a in members if isinstance(a, Atom) and a.role == (var or WHOLE)]
+    if not members or len(atoms) != len(members):
         return None
-    return var, atoms  # type: ignore[return-value]
+    return var, atoms
 
 
 def _rebuild(var: str | None, atoms: Sequence[Atom]) -> Node:
@@ -166,7 +170,7 @@ class Guard:
         """The branches from ``first_new`` on guarded one by one (never lifted to a value in ``avoid``); a branch
         that excludes itself or that an earlier branch subsumes is a problem (body None) and is refused as
         proposed."""
-        branches = list(body.args) if isinstance(body, Or) else [body]
+        branches: list[Node] = list(body.args) if isinstance(body, Or) else [body]
         kept, problems, changes, refused = branches[:first_new], [], [], []
         for branch in branches[first_new:]:
             result = guard_branch(branch, positives, negatives, self.vocab, lift_tolerance=self.lift_tolerance,
@@ -217,7 +221,8 @@ def _subsumers(branches: Sequence[Node], vocab: Vocabulary) -> list[int | None]:
         for j, other in enumerate(plain):
             if j == i or mine is None or other is None or not other <= mine:
                 continue
-            equivalent = plain[i] is not None and closed[j] is not None and plain[i] <= closed[j]  # type: ignore[operator]
+            own, wider = plain[i], closed[j]
+            equivalent = own is not None and wider is not None and own <= wider
             if not equivalent or j < i:
                 found = j
                 break

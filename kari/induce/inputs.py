@@ -47,6 +47,7 @@ class Weights(Mapping[str, float]):
     def __bool__(self) -> bool:
         return bool(self.own) or bool(self.base)
 
+    # Mapping.get's overloads, narrowed to the one this mapping of floats needs
     def get(self, key: str, default: float | None = None) -> float | None:  # type: ignore[override]
         own = self.own.get(key)
         return own if own is not None else self.base.get(key, default)

@@ -54,10 +54,10 @@ def context_of(con: Any) -> KBContext:
             "SELECT r.subject, e.sentence FROM kb_roles r JOIN edges e ON e.id = r.edge_id "
             "WHERE regexp_matches(e.sentence, '\\.n\\.[0-9][0-9]') ORDER BY r.subject, r.file, r.line").fetchall():
         object_sentences.setdefault(obj, {})[sentence] = None
-    relations = ", ".join(f"'{r}'" for r in ISA_RELATIONS)
+    isa_relations = ", ".join(f"'{r}'" for r in ISA_RELATIONS)
     isa = tuple(con.execute(
         "SELECT DISTINCT kari_snake(kari_node_label(node1, node1_label)), kari_snake(kari_node_label(node2, "
-        f"node2_label)), coalesce(id, file || ':' || line) FROM edges WHERE relation IN ({relations}) "
+        f"node2_label)), coalesce(id, file || ':' || line) FROM edges WHERE relation IN ({isa_relations}) "
         "ORDER BY ALL").fetchall())
     counts = dict(con.execute("SELECT object, count(DISTINCT verb) FROM affordance_evidence "
                               "WHERE polarity = 'positive' GROUP BY object").fetchall())

@@ -44,7 +44,7 @@ class Kinship:
 
     def siblings(self, obj: str) -> list[str]:
         """The KB objects sharing a (not too broad) level-1 parent with ``obj``, sorted."""
-        out = set()
+        out: set[str] = set()
         for link in self.parents.get(obj, ()):
             if link.level == 1 and len(self.children.get(link.parent, ())) <= MAX_CHILDREN:
                 out.update(self.children.get(link.parent, ()))

@@ -15,11 +15,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kari.errors import KariError
 from kari.llm import extract_json_object, load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
 from kari.llm.types import ChatRequest
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 ROLES = ("proposer", "validator", "auditor")
 PROMPTS = (*ROLES, "validator_batch")
@@ -69,7 +73,7 @@ def no_wait() -> AbstractContextManager[None]:
 class LLMSession:
     """A chat client plus the induction prompts, the affordance asked about and its tally."""
 
-    def __init__(self, client: Any, *, waiting: Callable[[], AbstractContextManager[Any]] = no_wait,
+    def __init__(self, client: ChatClient, *, waiting: Callable[[], AbstractContextManager[Any]] = no_wait,
                  affordance: str = "", tally: CallTally | None = None,
                  prompts: Mapping[str, Any] | None = None) -> None:
         self.client = client
@@ -132,3 +136,11 @@ def _parse(reply: Any) -> JSONReply:
     if not isinstance(data, dict):
         return JSONReply(None, reply.text, "the reply is not a JSON object", reply.cached)
     return JSONReply(data, reply.text, None, reply.cached)
+
+
+def connected(session: LLMSession | None, role: str) -> LLMSession:
+    """``session``, which the LLM ``role`` cannot ask without (a role built for its limits alone, as the cost
+    estimate of ``kari induce --dry-run`` builds them, has none): a ``llm-config`` error when None."""
+    if session is None:
+        raise KariError(f"the LLM {role} has no LLM session (it was built for its limits only)", code="llm-config")
+    return session

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -71,7 +72,9 @@ class _State:
     events: list[VocabEvent] = field(default_factory=list)
 
     def rule(self) -> Rule:
-        return Rule(self.evidence.affordance, self.body)  # type: ignore[arg-type]
+        if self.body is None:
+            raise ValueError(f"no rule body for {self.evidence.affordance} yet")
+        return Rule(self.evidence.affordance, self.body)
 
 
 def branches_of(body: Node | None) -> tuple[Node, ...]:
@@ -149,7 +152,7 @@ def _check(
     first_new = len(branches_of(state.body))
     with timers("audit"):
         audit = comps.auditor.audit(proposal.body, first_new, affordance=state.evidence.affordance, round=task.round)
-    if audit.errors:
+    if audit.errors or audit.body is None:
         return _Verdict(None, audit.errors, refused=Refusals().plus(values=audit.refused))
     guard = comps.guard if comps.guard is not None else Guard(comps.vocab)  # every path is guarded
     with timers("guard"):
@@ -244,7 +247,7 @@ def induce_affordance(
     affordances: Sequence[str] = (),
     timers: Timers | None = None,
 ) -> InductionResult:
-    """Run the loop for one affordance; returns its JSON-ready result (rule, provenance, rounds, events)."""
+    """Run the loop for one affordance; returns its result (rule, provenance, rounds, events)."""
     timers = timers if timers is not None else Timers()
     start = time.perf_counter()
     state = _State(evidence)
@@ -308,7 +311,7 @@ def _result(
         covers = [
             o.id
             for o in evidence.positives
-            if o.id in state.labels and branch.evaluate(lambda a, oid=o.id: state.labels[oid].get(a, False))
+            if o.id in state.labels and branch.evaluate(partial(_label, state.labels[o.id]))
         ]
         meta["evidence"] = branch_evidence(Rule(evidence.affordance, branch), evidence.positives, negatives,
                                            vocab, config.semantics)
@@ -350,6 +353,11 @@ def _result(
         **_kb_group(evidence),
         no_rule=no_rule_reason(state.rounds, state.dropped) if state.body is None else None,
     )
+
+
+def _label(labels: Mapping[Atom, bool], atom: Atom) -> bool:
+    """An atom's answer among one object's labels (an atom not asked about: False)."""
+    return labels.get(atom, False)
 
 
 def no_rule_reason(rounds: Sequence[Mapping[str, Any]], dropped: Sequence[Mapping[str, Any]]) -> str:

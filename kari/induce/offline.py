@@ -22,8 +22,8 @@ bridge (:func:`kari.solver.control.solve`); Python writes the facts, reads the a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
-from typing import NamedTuple
+from dataclasses import dataclass, replace
+from typing import ClassVar, Protocol
 
 from kari.core.benchmark import ObjectRecord
 from kari.domain.objects import has_property, object_view, rule_holds
@@ -96,9 +96,17 @@ class BranchSearch:
         return _choice(outcome, [o.id for o in self.objects], optimal=outcome.proven)
 
 
+class BranchFinder(Protocol):
+    """What the Proposer asks of a branch search (:class:`BranchSearch`, or the exact enumeration
+    :class:`kari.induce.fastsearch.VectorBranchSearch`)."""
+
+    def best(self, targets: Sequence[ObjectRecord], *, round_targets: Sequence[ObjectRecord] = (),
+             done: Sequence[ObjectRecord] = (), weight: float = 0.5) -> BranchChoice | None: ...
+
+
 def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectRecord], vocab: Vocabulary,
                   settings: ProposerSettings, *, time_limit: float = SOLVER_TIME_LIMIT,
-                  refused: Refusals = Refusals(), weights: Mapping[str, float] | None = None) -> BranchSearch:
+                  refused: Refusals = Refusals(), weights: Mapping[str, float] | None = None) -> BranchFinder:
     """The search for one proposal: clingo (``solver/propose.lp``) for the strict PART form, else the exact
     enumeration of :mod:`kari.induce.fastsearch` (same criterion, no grounding; KB-scale evidence). Neither
     chooses a value or a branch in ``refused``. ``weights`` (object id -> weight, 1 when absent) weigh the counts
@@ -107,8 +115,8 @@ def branch_search(positives: Sequence[ObjectRecord], negatives: Sequence[ObjectR
         return BranchSearch(positives, negatives, vocab, settings, time_limit=time_limit, refused=refused)
     from kari.induce.fastsearch import VectorBranchSearch
 
-    return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit,  # type: ignore[return-value]
-                              refused=refused, weights=weights)
+    return VectorBranchSearch(positives, negatives, vocab, settings, time_limit=time_limit, refused=refused,
+                              weights=weights)
 
 
 def best_branch(
@@ -129,25 +137,28 @@ def best_branch(
     return search.best(targets, round_targets=round_targets, done=done, weight=weight)
 
 
-class Selected(NamedTuple):
+@dataclass(frozen=True)
+class Selected:
     """``sel(P, V)``: the branch has the atom P:V (P in ASP spelling)."""
 
-    ATOM = "sel"
+    ATOM: ClassVar[str] = "sel"
     predicate: str
     value: str
 
 
-class Covered(NamedTuple):
+@dataclass(frozen=True)
+class Covered:
     """``cov(I)``: the branch covers known positive I."""
 
-    ATOM = "cov"
+    ATOM: ClassVar[str] = "cov"
     object: int
 
 
-class CoveredNegative(NamedTuple):
+@dataclass(frozen=True)
+class CoveredNegative:
     """``ncov(I)``: the branch covers known negative I."""
 
-    ATOM = "ncov"
+    ATOM: ClassVar[str] = "ncov"
     object: int
 
 
@@ -228,7 +239,7 @@ def f1(true_positives: float, false_positives: float, positives: float, beta: fl
 
 
 def f1_branch(
-    search: BranchSearch,
+    search: BranchFinder,
     positives: Sequence[ObjectRecord],
     negatives: Sequence[ObjectRecord],
     covered: set[str],

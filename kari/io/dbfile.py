@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kari.errors import KariError
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 CONNECT_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
 """Run on every connection kari opens (as statements, not connect-time config: a process may hold other
@@ -69,7 +72,7 @@ def file_kind(head: bytes) -> str:
     return "a binary file of another kind"
 
 
-def connect(path: str | Path, read_only: bool = False) -> Any:
+def connect(path: str | Path, read_only: bool = False) -> DuckDBPyConnection:
     """A DuckDB connection to ``path`` (``:memory:``, or a file checked by :func:`check_database_file`) with
     :data:`CONNECT_SETTINGS` applied. A database another process holds open for writing is a :class:`KariError`
     (code ``locked``, naming that process); DuckDB's other errors propagate (callers word them)."""

@@ -18,9 +18,13 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
+from kari.io.sql import row
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 INPUTS_KEY = "inputs"
 """The ``config.json`` key of a run's fingerprints."""
@@ -58,20 +62,20 @@ def table_input(what: str, path: str | os.PathLike[str], digests: Mapping[str, s
     return {"what": what, "path": str(path), "tables": dict(sorted(digests.items()))}
 
 
-def table_digest(con: Any, table: str) -> str:
+def table_digest(con: DuckDBPyConnection, table: str) -> str:
     """The digest of a DuckDB table's rows in their stored order (``rowid``: the order a reader that sorts by
     it sees), computed by DuckDB; the row count is part of it."""
     return _digest(con, f'SELECT md5(to_json(t)::VARCHAR) AS h, t.rowid AS n FROM "{table}" t', "n")
 
 
-def query_digest(con: Any, query: str) -> str:
+def query_digest(con: DuckDBPyConnection, query: str) -> str:
     """The digest of the rows a DuckDB query returns, as a set (their order does not count)."""
     return _digest(con, f"SELECT md5(to_json(q)::VARCHAR) AS h FROM ({query}) q", "h")
 
 
-def _digest(con: Any, rows: str, order: str) -> str:
-    count, digest = con.execute(f"SELECT count(*), coalesce(md5(string_agg(h, ',' ORDER BY {order})), '') "
-                                f"FROM ({rows})").fetchone()
+def _digest(con: DuckDBPyConnection, rows: str, order: str) -> str:
+    count, digest = row(con, f"SELECT count(*), coalesce(md5(string_agg(h, ',' ORDER BY {order})), '') "
+                                  f"FROM ({rows})")
     return f"{count}:{digest}"
 
 

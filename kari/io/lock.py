@@ -20,7 +20,7 @@ LOCK_FILE = ".kari.lock"
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: no locking
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module's stand-in where there is none
 
 
 @contextmanager

@@ -23,7 +23,7 @@ overlap, their union is every id, and their sizes differ by at most one over the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from kari.errors import KariError
 from kari.io.text import load_json, read_text
+from kari.io.versions import RUN_FORMAT
 
 PLAN_FILE = "plan.json"
 """A run directory's plan (written by the run loop at the start of each session)."""
@@ -131,11 +132,14 @@ class Plan:
                                 "selected": list(self.selected)}
         if self.items is not None:
             data["items"] = [[item, run] for item, run in self.items]
-        return data
+        return RUN_FORMAT.stamped(data)
 
     @classmethod
     def from_json(cls, data: Any, file: Path) -> Plan:
-        """A ``plan.json`` object; a malformed one is a ``run-config`` error naming the file."""
+        """A ``plan.json`` object; a malformed one is a ``run-config`` error naming the file, one of a newer
+        format a ``format-version`` error."""
+        if isinstance(data, dict):
+            RUN_FORMAT.version_of(data, str(file))
         try:
             items = data.get("items")
             plan = cls(str(data["noun"]), tuple(data["ids"]), data["runs"], tuple(data["selected"]),
@@ -171,12 +175,12 @@ def shard_of_config(config: Mapping[str, Any], path: Path) -> Shard | None:
         raise KariError(exc.message, file=str(path), code="run-config") from None
 
 
-def check_records(records: Sequence[R], lines: Sequence[int], path: Path, key: Callable[[R], Hashable],
+def check_records(records: Sequence[R], lines: Sequence[int], path: Path, key: Callable[[R], ItemKey],
                   plan: Plan | None, shard: Shard | None, noun: str = "item") -> None:
     """Refuse a log (``records`` read from ``path``, record i on line ``lines[i]``) holding a record twice or a
     record that is not in the run's ``plan`` or not in its ``shard``: a ``run-corrupt`` error at FILE:LINE.
     Without a plan (an older run directory) only repeated records are looked for."""
-    seen: dict[Hashable, int] = {}
+    seen: dict[ItemKey, int] = {}
     name = plan.describe if plan is not None else (lambda k: f"{noun} {k[0]!r}" + (f" run {k[1]}" if k[1] else ""))
     for record, line in zip(records, lines):
         item = key(record)

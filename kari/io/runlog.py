@@ -13,10 +13,11 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
 from kari.errors import KariError
 from kari.io.text import holds_nul, load_json, read_text
+from kari.io.versions import FORMAT_KEY, RUN_FORMAT
 
 CONFIG_FILE = "config.json"
 """A run directory's settings."""
@@ -24,7 +25,9 @@ CONFIG_FILE = "config.json"
 SUMMARY_FILE = "summary.json"
 """A run directory's scores, rewritten at the end of every session."""
 
-RecordCheck = Callable[[dict[str, Any], Path, int], Any]
+T = TypeVar("T")
+
+RecordCheck = Callable[[dict[str, Any], Path, int], T]
 """Returns the (typed) record when the line has the fields its readers need, else raises a ``run-corrupt``
 :class:`KariError`."""
 
@@ -51,23 +54,26 @@ def check_settings(path: Path, settings: Mapping[str, Any], ignore: Collection[s
     if old is None:
         return
     new = json.loads(json.dumps(dict(settings)))
-    diff = sorted(k for k in set(old) | set(new) if k not in ignore and old.get(k) != new.get(k))
+    skip = {*ignore, FORMAT_KEY}   # the file's format version is no setting (read_config checked it)
+    diff = sorted(k for k in set(old) | set(new) if k not in skip and old.get(k) != new.get(k))
     if diff:
         raise KariError(f"this run directory was made with other settings ({', '.join(diff)}); use a new --out",
                         file=str(path), code="run-config")
 
 
 def read_config(path: Path) -> dict[str, Any] | None:
-    """A run directory's ``config.json`` (None when there is none yet); not a JSON object: ``run-config``."""
+    """A run directory's ``config.json`` (or another of its records: ``summary.json``); None when there is none
+    yet; not a JSON object: ``run-config``; of a newer format than this kari reads: ``format-version``."""
     if not path.exists():
         return None
     data = load_json(read_text(path, "run configuration"), file=str(path), code="run-config")
     if not isinstance(data, dict):
         raise KariError("the run configuration is not a JSON object", file=str(path), code="run-config")
+    RUN_FORMAT.version_of(data, str(path))
     return data
 
 
-def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
+def load_log(path: Path, check: RecordCheck[T]) -> tuple[list[T], bool]:
     """Records already in the log at ``path`` and whether the file must be rewritten to be clean again: a last
     line without its newline (a crash mid-write) is kept when it is a whole record and dropped otherwise, and a
     line holding several records back to back (glued by a resume after such a crash) is split."""
@@ -79,9 +85,9 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     try:
         lines = body.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
-        line = body.count(b"\n", 0, exc.start) + 1
-        raise KariError("corrupt record (not UTF-8)", file=str(path), line=line, code="run-corrupt") from None
-    records: list[dict[str, Any]] = []
+        at = body.count(b"\n", 0, exc.start) + 1
+        raise KariError("corrupt record (not UTF-8)", file=str(path), line=at, code="run-corrupt") from None
+    records: list[T] = []
     dirty = False
     for number, line in enumerate(lines, 1):
         if line.strip():
@@ -102,7 +108,7 @@ def load_log(path: Path, check: RecordCheck) -> tuple[list[Any], bool]:
     return records, dirty
 
 
-def append(handle: Any, record: Mapping[str, Any]) -> None:
+def append(handle: IO[str], record: Mapping[str, Any]) -> None:
     """Append one record to an open log as one whole line and flush it (a crash loses at most this line). A full
     disk or another write failure is a :class:`KariError` naming the log file."""
     data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")

@@ -1,6 +1,7 @@
 """The one resumable run loop: items answered into a locked run directory, one record each, resumed on rerun.
 
-``kari play`` (``games.jsonl``) and ``kari creativity solve`` (``answers.jsonl``) both run it:
+``kari play`` (``games.jsonl``), ``kari creativity solve`` (``answers.jsonl``) and ``kari creativity judge``
+(``judgements.jsonl`` beside the answers it judges, with its own ``judge_config.json``: :class:`RunFiles`) run it:
 
 1. :func:`resumable` creates and locks the directory (a second writer fails at once; a directory created for a
    command that then fails before writing anything is removed again);
@@ -37,6 +38,7 @@ from kari.io.lock import output_folder
 from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan, Shard, check_records, read_plan, shard_of_config
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, append, check_settings, load_log, read_config
+from kari.io.versions import RUN_FORMAT
 
 
 class Record(Protocol):
@@ -76,34 +78,52 @@ class RunLog(Generic[R]):
 
 
 @dataclass(frozen=True)
+class RunFiles:
+    """The names of a run directory's settings, plan and summary files (the log's is its :class:`RunLog`'s);
+    ``plan`` None: the run writes no plan (a run over another run's records, such as ``kari creativity
+    judge``)."""
+
+    config: str = CONFIG_FILE
+    summary: str = SUMMARY_FILE
+    plan: str | None = PLAN_FILE
+
+
+@dataclass(frozen=True)
 class RunSpec(Generic[R]):
     """One run directory: its log (:class:`RunLog`) and its settings.
 
     ``settings`` must match on resume; ``counts`` (how many items were asked for) may differ; ``config.json``
     holds both, in that order, then the ``shard`` (when the run is one) and the ``inputs``: the fingerprints
-    of what the run reads, which must match on resume too. ``reads`` are the files the command reads: no file
-    the run writes (its log, ``config.json``, ``plan.json``, ``summary.json`` and the names in ``writes``) may
-    be one of them. ``plan`` is what the run is made of (``plan.json``): every record must be one of its items,
-    once, of this ``shard``."""
+    of what the run reads, which must match on resume too (None: the run records none). ``reads`` are the
+    files the command reads: no file the run writes (its log, ``config.json``, ``plan.json``, ``summary.json``
+    and the names in ``writes``) may be one of them. ``plan`` is what the run is made of (``plan.json``): every
+    record must be an item of it, once, of this ``shard``. ``files`` names the directory's files
+    (:class:`RunFiles`)."""
 
     folder: Path
     log: RunLog[R]
     settings: Mapping[str, Any]
     counts: Mapping[str, Any]
-    inputs: Mapping[str, Any] = field(default_factory=dict)
+    inputs: Mapping[str, Any] | None = field(default_factory=dict)
     reads: tuple[Input, ...] = ()
     writes: tuple[str, ...] = ()
     plan: Plan | None = None
     shard: Shard | None = None
+    files: RunFiles = RunFiles()
 
     def identity(self) -> dict[str, Any]:
         """What a resumed run must share with this one besides its inputs: the settings and the shard."""
         return {**self.settings, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {})}
 
     def config(self) -> dict[str, Any]:
-        """The ``config.json`` object."""
-        return {**self.settings, **self.counts, **({SHARD_KEY: str(self.shard)} if self.shard is not None else {}),
-                INPUTS_KEY: dict(self.inputs)}
+        """The ``config.json`` object (its format version first)."""
+        return RUN_FORMAT.stamped({**self.settings, **self.counts,
+                                   **({SHARD_KEY: str(self.shard)} if self.shard is not None else {}),
+                                   **({INPUTS_KEY: dict(self.inputs)} if self.inputs is not None else {})})
+
+    def written(self) -> tuple[str, ...]:
+        """The files the run writes into its directory (:func:`run_files`)."""
+        return run_files(self.log, self.writes, self.files)
 
 
 class ResumableRun(Generic[R]):
@@ -122,11 +142,13 @@ class ResumableRun(Generic[R]):
     def check_resume(self) -> None:
         """Refuse to go on in a directory made with other settings, as another shard, or over inputs whose
         content changed since; a directory of an older kari (no fingerprints) is refused once it holds records."""
-        path = self.spec.folder / CONFIG_FILE
+        path = self.spec.folder / self.spec.files.config
         old = read_config(path)
         if old is None:
             return
         check_settings(path, self.spec.identity(), ignore=(*self.spec.counts, INPUTS_KEY))
+        if self.spec.inputs is None:
+            return
         if INPUTS_KEY not in old:
             if self.log_path.is_file() and self.log_path.read_bytes().strip():
                 raise KariError(f"this run directory {OLD_RUN}: start afresh with a new --out (kari report still "
@@ -143,9 +165,9 @@ class ResumableRun(Generic[R]):
         self.records, lines, dirty = read_log(self.log_path, self.spec.log.read)
         check_records(self.records, lines, self.log_path, self.spec.log.key, self.spec.plan, self.spec.shard)
         self.spec.log.check(self.records, lines, self.log_path, self.spec.config())
-        atomic_write_json(self.spec.folder / CONFIG_FILE, self.spec.config())
-        if self.spec.plan is not None:
-            atomic_write_json(self.spec.folder / PLAN_FILE, self.spec.plan.to_json())
+        atomic_write_json(self.spec.folder / self.spec.files.config, self.spec.config())
+        if self.spec.plan is not None and self.spec.files.plan is not None:
+            atomic_write_json(self.spec.folder / self.spec.files.plan, self.spec.plan.to_json())
         if dirty:
             atomic_write_jsonl(self.log_path, [r.to_json() for r in self.records])
         return self.records
@@ -186,10 +208,11 @@ class ResumableRun(Generic[R]):
         return gone
 
 
-def run_files(log: RunLog[Any], writes: Iterable[str] = ()) -> tuple[str, ...]:
-    """The names a run writes into its directory: its log, ``config.json``, ``plan.json``, ``summary.json``
-    and ``writes`` (plots)."""
-    return (log.file, CONFIG_FILE, PLAN_FILE, SUMMARY_FILE, *writes)
+def run_files(log: RunLog[Any], writes: Iterable[str] = (), files: RunFiles = RunFiles()) -> tuple[str, ...]:
+    """The names a run writes into its directory: its log, ``config.json``, ``plan.json`` (unless it writes
+    none), ``summary.json`` (or the names ``files`` gives them) and ``writes`` (plots)."""
+    names = (log.file, files.config, files.plan, files.summary, *writes)
+    return tuple(name for name in names if name is not None)
 
 
 def check_run_outputs(folder: Path, log: RunLog[Any], reads: Iterable[Input], writes: Iterable[str] = ()) -> None:
@@ -202,7 +225,7 @@ def check_run_outputs(folder: Path, log: RunLog[Any], reads: Iterable[Input], wr
 def resumable(spec: RunSpec[R]) -> Iterator[ResumableRun[R]]:
     """Create and lock ``spec.folder`` for the block (:func:`kari.io.lock.output_folder`), after checking that
     none of the files the run writes is one of the files it reads."""
-    with output_folder(spec.folder, writes=run_files(spec.log, spec.writes), inputs=spec.reads):
+    with output_folder(spec.folder, writes=spec.written(), inputs=spec.reads):
         yield ResumableRun(spec)
 
 
@@ -261,10 +284,22 @@ def old_run_note(folder: Path) -> str | None:
     return f"{folder} {OLD_RUN}: only repeated records were looked for"
 
 
-def usage_of(client: Any) -> dict[str, Any]:
+class Totals(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class Metered(Protocol):
+    """What a run reads of its chat client (:class:`kari.llm.client.ChatClient`): its token totals."""
+
+    @property
+    def usage(self) -> Totals: ...
+
+
+def usage_of(client: Metered | None) -> dict[str, Any]:
     """The summary's ``llm_usage`` entry of a chat client (none without one)."""
     return {} if client is None else {"llm_usage": client.usage.as_dict()}
 
 
-__all__ = ["LoggedRun", "OLD_RUN", "Record", "ResumableRun", "RunLog", "RunSpec", "old_run_note", "read_checked_log",
+__all__ = ["LoggedRun", "OLD_RUN", "Record", "ResumableRun", "RunFiles", "RunLog", "RunSpec", "old_run_note",
+           "read_checked_log",
            "read_log", "resumable", "usage_of"]

@@ -34,9 +34,11 @@ from kari.io.lock import folder_lock
 from kari.io.outputs import Input, Output, OutputKind, check_outputs
 from kari.io.plan import PLAN_FILE, SHARD_KEY, ItemKey, Plan
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE, read_config
-from kari.io.runloop import OLD_RUN, LoggedRun, RunLog, old_run_note, read_checked_log
+from kari.io.runloop import OLD_RUN, LoggedRun, Record, RunLog, old_run_note, read_checked_log
+from kari.io.versions import FORMAT_KEY, RUN_FORMAT
 
-R = TypeVar("R")
+R = TypeVar("R", bound=Record)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ def _same_run(first: LoggedRun[Any], run: LoggedRun[Any]) -> None:
         raise KariError(f"this shard read other inputs than {first.folder}: {changes(old, new)[0]}", file=where,
                         code="merge-shards")
     keys = set(first.config) | set(run.config)
-    diff = sorted(k for k in keys if k not in (SHARD_KEY, INPUTS_KEY) and first.config.get(k) != run.config.get(k))
+    diff = sorted(k for k in keys if k not in (SHARD_KEY, INPUTS_KEY, FORMAT_KEY)
+                  and first.config.get(k) != run.config.get(k))
     if diff or old != new:
         raise KariError(f"this shard was made with other settings than {first.folder} "
                         f"({', '.join(diff) or INPUTS_KEY})", file=where, code="merge-shards")
@@ -177,7 +180,8 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(a)
     for k, v in b.items():
         if isinstance(v, Mapping):
-            out[k] = _add(out.get(k) if isinstance(out.get(k), Mapping) else {}, v)
+            prior = out.get(k)
+            out[k] = _add(prior if isinstance(prior, Mapping) else {}, v)
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and isinstance(out.get(k, 0), (int, float)):
             out[k] = out.get(k, 0) + v
             if isinstance(out[k], float):
@@ -187,15 +191,15 @@ def _add(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def write_merged(out: str | os.PathLike[str], joined: Joined[Any], log: RunLog[Any],
-                 shards: Sequence[str | os.PathLike[str]], finish: Callable[[Path], Any]) -> Any:
+def write_merged(out: str | os.PathLike[str], joined: Joined[R], log: RunLog[R],
+                 shards: Sequence[str | os.PathLike[str]], finish: Callable[[Path], T]) -> T:
     """Write the joined run as the run directory ``out`` (which must not exist, or be an empty folder, and be
     none of the ``shards``): ``config.json``, ``plan.json`` and the log, then ``finish(folder)`` (the command's
     summary, plots, ...), all into a new folder beside ``out`` renamed into place at the end. Returns what
     ``finish`` returned."""
     target = merge_target(out, shards, (CONFIG_FILE, PLAN_FILE, log.file))
     with staging(target) as folder:
-        atomic_write_json(folder / CONFIG_FILE, joined.config)
+        atomic_write_json(folder / CONFIG_FILE, RUN_FORMAT.stamped(joined.config))
         atomic_write_json(folder / PLAN_FILE, joined.plan.to_json())
         atomic_write_jsonl(folder / log.file, [r.to_json() for r in joined.records])
         return finish(folder)

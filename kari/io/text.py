@@ -9,7 +9,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, Protocol
 
 from kari.errors import KariError
 
@@ -41,7 +41,13 @@ def read_text(path: str | os.PathLike[str], what: str = "file") -> str:
     return text.removeprefix(BOM)
 
 
-def read_lines(handle: IO[bytes], where: str, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+class LineReader(Protocol):
+    """A binary file (plain or gzip) read line by line."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def read_lines(handle: LineReader, where: str, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line_number, raw_line)`` from a binary handle, each line read with a bound: a line longer than
     ``max_line`` bytes raises a :class:`KariError` naming ``where`` and the line (code ``line-too-long``)
     after at most ``max_line`` bytes were read, so a file without newlines is never held in memory whole."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from kari.io.sql import count
 from kari.errors import KariError
 from kari.io.atomic import atomic_open, check_output_file
 from kari.io.outputs import Input, Output, check_outputs
@@ -67,4 +68,4 @@ def export_kgtk(con: duckdb.DuckDBPyConnection, out: str | Path) -> int:
             raise KariError(f"cannot write: {first}", file=str(out), code="output-write") from None
         with open(staging, "rb") as src, atomic_open(out, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
-    return con.execute("SELECT count(*) FROM edges").fetchone()[0]
+    return count(con, "SELECT count(*) FROM edges")

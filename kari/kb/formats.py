@@ -21,10 +21,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from kari.errors import KariError
+from kari.core.formats import KBFormat
+from kari.errors import KariError, choice
 from kari.kb import textfile
 
-FORMATS = ("auto", "kgtk", "cskg5", "aristo", "triples")
+FORMATS: tuple[str, ...] = tuple(KBFormat)
 
 CSKG5_HEADER = ("node1", "label", "node2", "datasource", "weight")
 ARISTO_HEADER = ("qstrength", "quantifier", "arg1", "pred", "arg2", "sentence", "score", "inferred?",
@@ -76,8 +77,7 @@ def _strip_gz(name: str) -> str:
 
 def detect(path: Path, fmt: str = "auto") -> Source:
     """Work out the format and columns of ``path`` (``fmt`` forces a format; ``auto`` looks at the header)."""
-    if fmt not in FORMATS:
-        raise KariError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", code="kb-format")
+    choice(fmt, KBFormat, "format", code="kb-format")
     textfile.check_readable(path)
     suffix = Path(_strip_gz(path.name)).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json") and fmt in ("auto", "triples"):
@@ -274,19 +274,27 @@ def _kgtk(src: Source, reader: str) -> Decoded:
     if "id" in exprs:                      # members of a node2 list get ids ID-1, ID-2, ...
         exprs["id"] = f"CASE WHEN i > 0 THEN {exprs['id']} || '-' || i ELSE {exprs['id']} END"
     for key in ("node1", "relation"):
-        ref = _ident(col[key])
+        ref = _ident(_required(col, key))
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
                         f"THEN 'column {col[key]}: a list (|) is not allowed here' END")
-    bars = f"contains({_ident(col['node1'])}, '|') OR contains({_ident(col['relation'])}, '|')"
+    bars = f"contains({_ident(_required(col, 'node1'))}, '|') OR contains({_ident(_required(col, 'relation'))}, '|')"
     exploded = f"(SELECT *, {escapes} AS {escaped} FROM {_explode_node2(col, reader)})"
     return exprs, problems, exploded, f"({escaped} OR {bars})"
+
+
+def _required(col: dict[str, str | None], key: str) -> str:
+    """The header name of a column every KGTK file has (:func:`detect` checked the header)."""
+    name = col[key]
+    if name is None:
+        raise KariError(f"the KGTK file has no {key} column", code="kb-header")
+    return name
 
 
 def _explode_node2(col: dict[str, str | None], reader: str) -> str:
     """FROM item with one row per value of a node2 list: ``i`` (0 for a single value, else 1..n),
     ``node2_value`` and ``node2_label_value`` (the i-th label when the label list is as long). Rows without a
     list (nearly all) take the first branch, which builds no list."""
-    node2 = _ident(col["node2"])  # type: ignore[arg-type]
+    node2 = _ident(_required(col, "node2"))
     label = _ident(col["node2_label"]) if col["node2_label"] else "NULL"
     is_list = f"coalesce(contains({node2}, '|'), false)"
     single = f"SELECT *, 0 AS i, {node2} AS node2_value, {label} AS node2_label_value FROM {reader} WHERE NOT {is_list}"

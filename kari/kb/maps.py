@@ -6,17 +6,32 @@ tables ``relation_map`` and ``value_lexicon`` by every writable :func:`kari.kb.s
 
 from __future__ import annotations
 
+from enum import StrEnum
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from kari.errors import KariError
+from kari.errors import KariError, unknown
 from kari.kb.textfile import iter_lines
 from kari.resources import asset_path
 from kari.core.terms import PREDICATES
 
-ROLES = ("made_of", "has_property", "has_part", "part_of", "affordance_pos", "affordance_neg")
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
+class Role(StrEnum):
+    """What a KB relation means to kari (``kb/relation_map.tsv``'s ``role`` column)."""
+
+    MADE_OF = "made_of"
+    HAS_PROPERTY = "has_property"
+    HAS_PART = "has_part"
+    PART_OF = "part_of"
+    AFFORDANCE_POS = "affordance_pos"
+    AFFORDANCE_NEG = "affordance_neg"
+
+
+ROLES: tuple[str, ...] = tuple(Role)
 
 
 def default_relation_map() -> Path:
@@ -53,8 +68,7 @@ def read_relation_map(path: Path | None = None) -> list[tuple[str, str]]:
     out = []
     for number, (relation, role) in read_tsv(path, ("relation", "role")):
         if role not in ROLES:
-            raise KariError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}", file=str(path),
-                            line=number, code="kb-map")
+            raise unknown("role", role, ROLES, file=str(path), line=number, code="kb-map")
         out.append((relation, role))
     return out
 
@@ -69,13 +83,12 @@ def read_lexicon(path: Path | None = None) -> list[tuple[str, str, str]]:
     out = []
     for number, (raw, predicate, value) in read_tsv(path, ("raw", "predicate", "value")):
         if predicate not in PREDICATES:
-            raise KariError(f"unknown predicate {predicate!r}; expected one of {', '.join(PREDICATES)}",
-                            file=str(path), line=number, code="kb-lexicon")
+            raise unknown("predicate", predicate, PREDICATES, file=str(path), line=number, code="kb-lexicon")
         out.append((raw, predicate, value))
     return out
 
 
-def refresh_maps(con: Any, relation_map: Path | None = None, lexicon: Path | None = None) -> None:
+def refresh_maps(con: DuckDBPyConnection, relation_map: Path | None = None, lexicon: Path | None = None) -> None:
     """Replace the contents of the ``relation_map`` and ``value_lexicon`` tables (inside the caller's transaction)
     unless they already hold exactly these rows (their digest is kept in ``kari_meta``): an open that changes
     nothing writes nothing."""

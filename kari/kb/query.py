@@ -9,6 +9,7 @@ from typing import Any
 
 import duckdb
 
+from kari.io.sql import count, scalar
 from kari.errors import KariError
 
 SHOW_COLUMNS = ("node1", "relation", "node2", "source", "weight", "file", "line")
@@ -16,8 +17,8 @@ SHOW_COLUMNS = ("node1", "relation", "node2", "source", "weight", "file", "line"
 
 def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """``{"edges", "nodes", "relations": {rel: n}, "sources": {src: n}, "files": [...]}`` (counts descending)."""
-    edges = con.execute("SELECT count(*) FROM edges").fetchone()[0]
-    nodes = con.execute("SELECT count(*) FROM (SELECT node1 FROM edges UNION SELECT node2 FROM edges)").fetchone()[0]
+    edges = count(con, "SELECT count(*) FROM edges")
+    nodes = count(con, "SELECT count(*) FROM (SELECT node1 FROM edges UNION SELECT node2 FROM edges)")
 
     def counts(column: str) -> dict[str, int]:
         rows = con.execute(f"SELECT coalesce({column}, ''), count(*) AS n FROM edges GROUP BY 1 "
@@ -42,7 +43,7 @@ def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> l
         rows = con.execute(
             f"SELECT {cols} FROM edges WHERE kari_snake(kari_node_label(node1, node1_label)) = $key "
             f"OR kari_snake(kari_node_label(node2, node2_label)) = $key ORDER BY file, line LIMIT $l",
-            {"key": con.execute("SELECT kari_snake(kari_label(?))", [node]).fetchone()[0], "l": limit}).fetchall()
+            {"key": scalar(con, "SELECT kari_snake(kari_label(?))", [node]), "l": limit}).fetchall()
     return [dict(zip(SHOW_COLUMNS, row)) for row in rows]
 
 
@@ -108,7 +109,8 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str, max_rows: int = 1000,
         raise KariError(first, code="kb-sql") from None
     if error is not None:
         raise error
-    return outcome["rows"]
+    rows: tuple[list[str], list[tuple[Any, ...]]] = outcome["rows"]
+    return rows
 
 
 def _stop(con: duckdb.DuckDBPyConnection, done: threading.Event) -> None:

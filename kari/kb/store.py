@@ -29,6 +29,7 @@ from typing import Any
 
 import duckdb
 
+from kari.io.sql import count, row, scalar
 from kari import interrupts
 from kari.errors import ExitCode, KariError
 from kari.io.dbfile import connect
@@ -121,7 +122,7 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     try:
         con.execute("SET enable_progress_bar = false")
         if read_only or not create:
-            if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'edges'").fetchone()[0]:
+            if not count(con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'edges'"):
                 raise KariError("not a kari KB (no edges table)", file=where, code="kb-db")
         if not read_only:
             try:
@@ -204,8 +205,8 @@ def check_schema(con: duckdb.DuckDBPyConnection, where: str) -> None:
     """Raise ``kb-damaged`` when one of kari's tables, views, macros or sequences is missing or a table or view
     has other columns than kari gives it (something other than kari changed the database). Objects that are
     not kari's are ignored."""
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kari_meta' "
-                       "AND database_name = current_database()").fetchone()[0]:
+    if not count(con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'kari_meta' "
+                       "AND database_name = current_database()"):
         return                           # never opened for writing by kari: no schema to check yet
     if con.execute("SELECT value FROM kari_meta WHERE key = 'sql_sha256'").fetchone() != (_sql_digest(),):
         return                           # another version's schema (a read-only open cannot update it)
@@ -229,16 +230,16 @@ def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
     in each file's transaction) and close it. Every file's format and header are checked before the database is
     touched; a database file this call created is removed again when no file could be loaded: a failed first
     load leaves nothing."""
-    paths = [Path(p) for p in paths]
+    files = [Path(p) for p in paths]
     check_outputs([Output(Path(db), "--db", OutputKind.DATABASE)],
-                  [*inputs_of("a KB file", paths), *inputs_of("--lexicon", [lexicon])])
-    for path in paths:
+                  [*inputs_of("a KB file", files), *inputs_of("--lexicon", [lexicon])])
+    for path in files:
         formats.detect(path, fmt)
     report = LoadReport()
     with removed_unless(db, lambda: bool(report.files)):
         con = open_db(db, lexicon=lexicon)
         try:
-            load_files(con, paths, fmt, report=report, vocabulary=True)
+            load_files(con, files, fmt, report=report, vocabulary=True)
         finally:
             con.close()
     return report
@@ -278,7 +279,7 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
     committed, so a caller that passed it knows what a failure left loaded."""
     report = report if report is not None else LoadReport()
     settings = dict(LOAD_SETTINGS, **({"memory_limit": memory_limit} if memory_limit else {}))
-    previous = {name: con.execute("SELECT current_setting(?)", [name]).fetchone()[0] for name in settings}
+    previous = {name: scalar(con, "SELECT current_setting(?)", [name]) for name in settings}
     after: Callable[[duckdb.DuckDBPyConnection], None] | None = None
     if vocabulary:
         def after(con: duckdb.DuckDBPyConnection) -> None:
@@ -301,7 +302,7 @@ def load_files(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], fmt:
 def _restore_settings(con: duckdb.DuckDBPyConnection, previous: dict[str, str]) -> None:
     for name, value in previous.items():       # RESET first: SET of a printed size may round it
         con.execute(f"RESET {name}")
-        if con.execute("SELECT current_setting(?)", [name]).fetchone()[0] != value:
+        if scalar(con, "SELECT current_setting(?)", [name]) != value:
             con.execute(f"SET {name} = '{value}'")
 
 
@@ -319,12 +320,12 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
         try:
             _copy_raw_lines(con, src)        # a temporary table, outside the transaction: nothing of the KB
             with transaction(con):
-                load_id = con.execute("SELECT nextval('kari_load_seq')").fetchone()[0]
-                empty = not con.execute("SELECT EXISTS (SELECT 1 FROM edges)").fetchone()[0]
+                load_id = scalar(con, "SELECT nextval('kari_load_seq')")
+                empty = not scalar(con, "SELECT EXISTS (SELECT 1 FROM edges)")
                 staged = formats.staged_sql(src, formats.table_reader_sql(src, RAW_TABLE))
                 con.execute(INSERT_SQL.format(staged=staged, new_only="" if empty else NEW_ONLY),
                             {"file": file, "load_id": load_id})
-                inserted, added = con.execute(COUNT_SQL, [load_id]).fetchone()
+                inserted, added = row(con, COUNT_SQL, [load_id])
                 if inserted > added:
                     con.execute(DEDUPE_SQL, {"load_id": load_id})
                 count = counting.result()
@@ -361,7 +362,7 @@ def _copy_raw_lines(con: duckdb.DuckDBPyConnection, src: formats.Source) -> None
     """Read the file's raw lines into the temporary table :data:`RAW_TABLE` on all threads, in file order
     (``preserve_insertion_order`` on for this statement only), so that a row's ``rowid`` (0, 1, ... in a
     committed table) numbers its line."""
-    previous = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    previous = scalar(con, "SELECT current_setting('preserve_insertion_order')")
     con.execute("SET preserve_insertion_order = true")
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS SELECT * FROM {formats.scan_sql(src)}")
@@ -372,7 +373,7 @@ def _copy_raw_lines(con: duckdb.DuckDBPyConnection, src: formats.Source) -> None
 def _check_every_line_read(con: duckdb.DuckDBPyConnection, src: formats.Source, lines: int) -> None:
     """DuckDB read one row per data line: a line it skipped (a last line longer than its buffer was dropped
     without an error) is the first over-long line, named at FILE:LINE; nothing of the file is loaded."""
-    read = con.execute(f"SELECT count(*) FROM {RAW_TABLE}").fetchone()[0]
+    read = count(con, f"SELECT count(*) FROM {RAW_TABLE}")
     if read == lines:
         return
     found = textfile.first_bad_line(src.path, len(src.columns), src.delim, src.json_lines, src.header)
@@ -390,7 +391,7 @@ def _drop_raw_lines(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _database_path(con: duckdb.DuckDBPyConnection) -> str:
-    return con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()[0]
+    return str(scalar(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"))
 
 
 def _database_write_error(con: duckdb.DuckDBPyConnection, exc: BaseException) -> KariError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import io
 import re
 import threading
 import zlib
@@ -15,8 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
-
 from kari.errors import KariError
 from kari.io.text import MAX_LINE_BYTES, BadJSON, decode_json, read_lines
 from kari.io.text import decode_line as _decode_line
@@ -31,9 +30,9 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == b"\x1f\x8b"
 
 
-def open_bytes(path: Path) -> IO[bytes]:
+def open_bytes(path: Path) -> gzip.GzipFile | io.BufferedReader:
     """Open ``path`` for binary reading, decompressing gzip files."""
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    return gzip.GzipFile(path, "rb") if is_gzip(path) else open(path, "rb")
 
 
 @contextmanager

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from kari.io.sql import scalar
 from kari.core.benchmark import ObjectRecord, Property
 from kari.domain.canon import canonical_objects
 from kari.io.transaction import transaction
@@ -42,7 +43,7 @@ def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
     A KB whose edges the lexicon types nowhere has no objects: that is found first, at a fraction of the cost of
     the part joins. Each property carries the ids of the edges that state it (``Property.edges``: the property
     edge and, for a part's property, the part edge), each part the edges that make it one (``part_edges``)."""
-    if not con.execute("SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL)").fetchone()[0]:
+    if not scalar(con, "SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL)"):
         return []
     props = con.execute("SELECT object, part, predicate, value, min(file || ':' || line), "
                         "list(DISTINCT edge_id ORDER BY edge_id), "

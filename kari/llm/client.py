@@ -17,12 +17,14 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
-from kari.errors import KariError
+from kari.errors import KariError, choice
 
 from .cache import CachedReply, ReplyCache, cache_key, request_fingerprint
 from .calllog import CallLog
@@ -220,10 +222,41 @@ class ChatClient:
                             tag=request.tag)
 
 
+def require_client(client: ChatClient | None, who: str) -> ChatClient:
+    """``client``, which ``who`` (a part an LLM plays) cannot do without: a ``llm-config`` error when None."""
+    if client is None:
+        raise KariError(f"{who} needs an LLM endpoint: pass --model (and --base-url)", code="llm-config")
+    return client
+
+
+def session_log(folder: Path, prefix: str = "llm_calls") -> Path:
+    """The call log of one session in a run directory: ``FOLDER/PREFIX-<YYYYmmddTHHMMSS>.jsonl``."""
+    return folder / f"{prefix}-{time.strftime('%Y%m%dT%H%M%S')}.jsonl"
+
+
+@contextmanager
+def chat_client(config: LLMConfig, log_path: Path) -> Iterator[ChatClient]:
+    """The one way a command builds its chat client: :func:`make_chat_client` for ``config`` with a
+    :class:`CallLog` at ``log_path`` (one JSON line per call), the log closed after the block."""
+    client = make_chat_client(config)  # a config that cannot work fails before the log file is made
+    with CallLog(log_path) as log:
+        client.log = log
+        yield client
+
+
+@contextmanager
+def optional_chat_client(config: LLMConfig | None, log_path: Path) -> Iterator[ChatClient | None]:
+    """:func:`chat_client` when there is an endpoint, else None (a run in which no LLM plays a part)."""
+    if config is None:
+        yield None
+        return
+    with chat_client(config, log_path) as client:
+        yield client
+
+
 def make_chat_client(config: LLMConfig, log: CallLog | None = None) -> ChatClient:
     """The client for ``config.backend`` (``openai``); replay-only configs never touch the network."""
-    if config.backend != "openai":
-        raise KariError(f"unknown LLM backend {config.backend!r} (known: openai)", code="llm-config")
+    choice(config.backend, ("openai",), "LLM backend", code="llm-config")
 
     if not config.offline_replay:
         config.api_key()  # fail early and clearly when OpenAI's API has no key

@@ -5,17 +5,27 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, fields, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from kari.errors import KariError
+from kari.errors import KariError, choice
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-JSON_MODES = ("auto", "json_schema", "json_object", "off")
-"""``auto``: try ``json_schema``, then ``json_object``, then plain text, and remember what the server accepts.
-``json_schema``: OpenAI structured output; ``json_object``: llama.cpp's ``{"type": "json_object", "schema": ...}``;
-``off``: never send ``response_format`` (the prompt alone asks for JSON)."""
+class JsonMode(StrEnum):
+    """How kari asks a server for JSON: ``auto`` tries ``json_schema``, then ``json_object``, then plain text, and
+    remembers what the server accepts; ``json_schema``: OpenAI structured output; ``json_object``: llama.cpp's
+    ``{"type": "json_object", "schema": ...}``; ``off``: never send ``response_format`` (the prompt alone asks
+    for JSON)."""
+
+    AUTO = "auto"
+    JSON_SCHEMA = "json_schema"
+    JSON_OBJECT = "json_object"
+    OFF = "off"
+
+
+JSON_MODES: tuple[str, ...] = tuple(JsonMode)
 
 
 DEFAULT_TIMEOUT = 60.0
@@ -43,6 +53,35 @@ def call_limits(timeout: float, attempts: int, max_bytes: int = DEFAULT_MAX_REPL
     if not 1 <= max_bytes <= MAX_REPLY_BYTES:
         raise KariError(f"--llm-max-bytes must be in [1, {MAX_REPLY_BYTES}] (got {max_bytes})", code="bad-option")
     return {"timeout": float(timeout), "max_retries": int(attempts) - 1, "max_reply_bytes": int(max_bytes)}
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """The LLM connection as a command line gives it (``--base-url``, ``--model``, ``--api-key-env``,
+    ``--no-cache``, ``--cache-dir``, ``--llm-timeout``, ``--llm-attempts``, ``--llm-max-bytes``; the CLI declares
+    each once, in :mod:`kari.cli.options`): :meth:`config` is the one place a command's :class:`LLMConfig` is built."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    no_cache: bool = False
+    cache_dir: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    attempts: int = DEFAULT_ATTEMPTS
+    max_bytes: int = DEFAULT_MAX_REPLY_BYTES
+
+    def __post_init__(self) -> None:
+        call_limits(self.timeout, self.attempts, self.max_bytes)  # a bad limit fails here, before any work
+
+    def config(self, concurrency: int | None = None, budget_calls: int | None = None,
+               budget_tokens: int | None = None) -> LLMConfig:
+        """The endpoint these options name (unset ones from ``$KARI_LLM_BASE_URL`` / ``$KARI_LLM_MODEL``);
+        ``concurrency``: calls in flight at once (None: the default); ``budget_calls`` / ``budget_tokens``: what
+        the client may spend (None: no bound)."""
+        return LLMConfig.from_env(base_url=self.base_url, model=self.model, api_key_env=self.api_key_env,
+                                  use_cache=not self.no_cache, cache_dir=self.cache_dir,
+                                  **call_limits(self.timeout, self.attempts, self.max_bytes),
+                                  concurrency=concurrency, budget_calls=budget_calls, budget_tokens=budget_tokens)
 
 
 def default_cache_dir() -> Path:
@@ -97,10 +136,7 @@ class LLMConfig:
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
-        if self.json_mode not in JSON_MODES:
-            raise KariError(
-                f"json_mode must be one of {', '.join(JSON_MODES)}, got {self.json_mode!r}", code="llm-config"
-            )
+        choice(self.json_mode, JsonMode, "JSON mode", code="llm-config")
         if not self.model:
             raise KariError("no model name given (--model or KARI_LLM_MODEL)", code="llm-config")
         if self.concurrency < 1 or self.max_retries < 0 or not (math.isfinite(self.timeout) and self.timeout > 0):

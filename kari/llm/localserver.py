@@ -92,6 +92,7 @@ def resolve_spec(model: Path | None = None, **settings: object) -> ServerSpec:
         raise KariError(reason, code="llm-server")
     path = model if model is not None else smollm2_gguf()
     assert path is not None
+    # the settings are ServerSpec's own fields by name (port, alias, ...), passed through from `kari llm serve`
     return ServerSpec(path, **{k: v for k, v in settings.items() if v is not None})  # type: ignore[arg-type]
 
 
@@ -99,7 +100,8 @@ def is_ready(base_url: str) -> bool:
     """Does ``GET {base_url}/models`` answer 200?"""
     try:
         with urllib.request.urlopen(f"{base_url}/models", timeout=2) as resp:
-            return resp.status == 200
+            status: int = resp.status
+            return status == 200
     except (urllib.error.URLError, OSError):
         return False
 

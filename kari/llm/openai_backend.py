@@ -26,6 +26,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from kari.errors import KariError
@@ -91,7 +92,7 @@ class OpenAIBackend:
         while True:
             try:
                 outcome = call_with_retries(
-                    lambda mode=mode: self._attempt(client, request, mode),
+                    partial(self._attempt, client, request, mode),
                     max_retries=self.config.max_retries,
                     base=self.config.backoff_base,
                     cap=self.config.backoff_max,

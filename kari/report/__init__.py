@@ -9,7 +9,12 @@ Markdown, :mod:`kari.report.leaderboard` the leaderboard, :mod:`kari.report.html
 written by ``kari coverage --ledger``).
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.report.writer import compare, load_run, report, report_loaded, write_report, write_report_loaded
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.report.writer": ("compare", "load_run", "report", "report_loaded", "write_report", "write_report_loaded"),

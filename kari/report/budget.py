@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kari.core.game_defaults import BUDGET
+from kari.core.game_settings import PlayConfig
 from kari.report.intervals import pct_ci
 from kari.stats import LEVEL, wilson
 from kari.io.escape import md
@@ -41,10 +42,9 @@ def budget_curve(records: Sequence[Mapping[str, Any]], budget: int, level: float
     return {"t": list(range(top + 1)), "success_rate": shares, "ci": intervals}
 
 
-def run_budget(config: Mapping[str, Any]) -> int:
-    """A run's question budget (its ``config.json``; the default for a run that names none)."""
-    value = config.get("budget")
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else BUDGET
+def run_budget(config: PlayConfig) -> int:
+    """A run's question budget (its ``config.json``'s; the default for a run that names none)."""
+    return config.budget
 
 
 def shown_budgets(data: Mapping[str, Any]) -> list[int]:

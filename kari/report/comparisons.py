@@ -22,15 +22,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kari.core.game_names import RuleColumn, RuleOrigin
+from kari.io.versions import REPORT_FORMAT
 from kari.report.budget import budget_curve, run_budget
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, t_interval, wilson
 
 if TYPE_CHECKING:
     from kari.report.inputs import CoverageSource
     from kari.game.summary import RunData
+    from kari.core.game_records import RuleFacts
 
 Record = Mapping[str, Any]
-REPORT_FORMAT = "kari-report/1"
 
 
 @dataclass(frozen=True)
@@ -171,11 +172,10 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     cells = list(diff.values())
     pairs = len(keys)
     both = sum(c[3] for c in cells)
-    boot = {"resamples": settings.resamples, "seed": settings.seed, "level": settings.level}
     sr_a = sum(bool(left[k]["success"]) for k in keys) / pairs if pairs else None
     sr_b = sum(bool(right[k]["success"]) for k in keys) / pairs if pairs else None
-    delta = (sr_b - sr_a) if pairs else None  # type: ignore[operator]
-    interval = bootstrap_ratio([c[0] for c in cells], [c[1] for c in cells], **boot) if pairs else None
+    delta = sr_b - sr_a if sr_a is not None and sr_b is not None else None
+    interval = _bootstrap([c[0] for c in cells], [c[1] for c in cells], settings) if pairs else None
     return {
         "games": len(cells), "pairs": pairs,
         "a_success_rate": _rounded(sr_a), "b_success_rate": _rounded(sr_b),
@@ -184,7 +184,7 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
         "discordant": {"b": only_a, "c": only_b},
         "turn_pairs": int(both),
         "delta_turns": _rounded(sum(c[2] for c in cells) / both) if both else None,
-        "delta_turns_ci": _interval(bootstrap_ratio([c[2] for c in cells], [c[3] for c in cells], **boot))
+        "delta_turns_ci": _interval(_bootstrap([c[2] for c in cells], [c[3] for c in cells], settings))
         if both else None,
     }
 
@@ -219,7 +219,7 @@ def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: S
         "games": len(shared), "pairs": sum(len(side[g]) for g in shared for side, _, people in sides if people),
         "clustered": "participants",
         "a_success_rate": _rounded(rate_a), "b_success_rate": _rounded(rate_b),
-        "delta": _rounded(rate_b - rate_a) if shared else None,  # type: ignore[operator]
+        "delta": _rounded(rate_b - rate_a) if rate_a is not None and rate_b is not None else None,
         "delta_ci": _interval(interval), "excludes_zero": excludes_zero(interval),
         "mcnemar_p": None, "discordant": {"b": None, "c": None}, **turns,
     }
@@ -255,6 +255,11 @@ SOURCE_LABELS = {RuleColumn.KB: "KB rules", RuleColumn.RULES: "benchmark rules"}
 cross-fitted ``RULES.cv`` of ``kari induce --bench --cv``, or any other rules file)."""
 
 
+def _bootstrap(num: Sequence[float], den: Sequence[float], settings: Settings) -> tuple[float, float] | None:
+    """The paired bootstrap interval of ``sum(num) / sum(den)`` with the report's settings."""
+    return bootstrap_ratio(num, den, resamples=settings.resamples, seed=settings.seed, level=settings.level)
+
+
 def table_key(run: RunData) -> tuple[str, str]:
     """A run's Table 1 row: (player, model). Runs of one player with different models are different rows, each
     paired with its own model's run without rules."""
@@ -266,7 +271,7 @@ def player_label(run: RunData) -> str:
     return f"{run.questioner} [{run.model.label}]" if run.model.llm else run.questioner
 
 
-def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
+def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, RuleColumn]]:
     """``(without rules, with rules, source)`` per (player, model) and rule source (:data:`SOURCE_LABELS`) that
     has both: the first run of each kind (Table 1)."""
     first: dict[tuple[str, str], dict[str | None, RunData]] = {}
@@ -276,9 +281,9 @@ def rules_pairs(runs: Sequence[RunData]) -> list[tuple[RunData, RunData, str]]:
             if None in cells and src in cells]
 
 
-def _rule_flags(run: RunData, key: str) -> dict[str, bool]:
-    """A per-game flag of a run's own rule facts (``target_has_rule``, ``target_rule_covers_object``)."""
-    return {r.game: bool(r.rules.get(key)) for r in run.records if r.rules is not None}
+def _rule_flags(run: RunData, flag: Callable[[RuleFacts], bool]) -> dict[str, bool]:
+    """A per-game flag of a run's own rule facts (whether the target has a rule, whether it covers the object)."""
+    return {r.game: flag(r.rules) for r in run.records if r.rules is not None}
 
 
 def _split(a: RunData, b: RunData, flags: Mapping[str, bool], names: tuple[str, str],
@@ -298,9 +303,10 @@ def comparisons(runs: Sequence[RunData], source: CoverageSource | None, settings
     for a, b, src in table:
         entry = {"kind": "rules", "source": src, "label": f"{player_label(a)}: +{SOURCE_LABELS[src]}",
                  "model": a.model.label, "a": a.label, "b": b.label, **paired(a.records, b.records, settings)}
-        entry["by_rule_coverage"] = _split(a, b, _rule_flags(b, "target_has_rule"), ("covered", "uncovered"),
+        has_rule = _rule_flags(b, lambda f: f.target_has_rule)
+        entry["by_rule_coverage"] = _split(a, b, has_rule, ("covered", "uncovered"),
                                            settings)
-        entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, "target_rule_covers_object"),
+        entry["by_rule_covers_object"] = _split(a, b, _rule_flags(b, lambda f: f.target_rule_covers_object),
                                                 ("covers", "does_not_cover"), settings)
         if kb_evidence:
             entry["without_kb_evidence"] = paired(a.records, b.records, settings,
@@ -333,10 +339,10 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
     cfg = run.config
     model = run.model
     row: dict[str, Any] = {
-        "run": run.label, "path": str(run.path), "questioner": cfg.get("questioner"), "player": run.questioner,
+        "run": run.label, "path": str(run.path), "questioner": cfg.questioner, "player": run.questioner,
         "model": model.label, "served_model": model.served_label or None, "model_info": model.to_json(),
         "tokens": run.tokens,
-        "rules": run.with_rules, "oracle": cfg.get("oracle"), "checker": cfg.get("checker"),
+        "rules": run.with_rules, "oracle": cfg.oracle, "checker": cfg.checker,
         "runs_per_game": max((len(rs) for rs in by_game(run.records).values()), default=0),
         **row_scores(run.records, settings),
     }
@@ -359,7 +365,7 @@ def run_row(run: RunData, source: CoverageSource | None, settings: Settings) -> 
 def report_data(runs: Sequence[RunData], source: CoverageSource | None, settings: Settings) -> dict[str, Any]:
     """The whole ``report.json`` object."""
     return {
-        "format": REPORT_FORMAT,
+        "format": REPORT_FORMAT.tag,
         "level": settings.level, "resamples": settings.resamples, "seed": settings.seed,
         "coverage_source": None if source is None else source.to_json(),
         "kb_coverage": None if source is None or source.kind != RuleOrigin.KB else source.kb_summary(),

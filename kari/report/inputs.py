@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.errors import KariError
-from kari.core.game_defaults import MATCH_THRESHOLD
 from kari.core.game_names import MatchMode, RuleOrigin
 from kari.domain.canon import canonical_rules
 from kari.explain.sources import open_objects
@@ -58,15 +57,15 @@ class CoverageSource:
 
     @property
     def threshold(self) -> float:
-        return self.run.config.get("rule_threshold", MATCH_THRESHOLD)
+        return self.run.config.rule_threshold
 
     def match_mode(self) -> str:
         """How the recorded matches were made (the records say; older runs: the run's configuration)."""
         for record in self.run.records:
-            for matches in ((record.rules or {}).get("matched") or {}).values():
-                for match in matches:
-                    return str(match.get("match", MatchMode.EMBEDDING))
-        return MatchMode.EXACT if self.run.config.get("rule_match") == MatchMode.EXACT else MatchMode.EMBEDDING
+            mode = record.rules.match_mode() if record.rules is not None else None
+            if mode is not None:
+                return mode
+        return MatchMode.EXACT if self.run.config.rule_match == MatchMode.EXACT else MatchMode.EMBEDDING
 
     def kb_summary(self) -> dict[str, Any]:
         """The KB coverage (the paper's figure): affordances and games whose target has a matched rule."""
@@ -112,13 +111,14 @@ def coverage_source(runs: Sequence[RunData]) -> CoverageSource | None:
     whose records carry rule facts (None when no run has any)."""
     ordered = [r for r in runs if r.rule_source == RuleOrigin.KB] + [r for r in runs if r.rule_source != RuleOrigin.KB]
     for run in ordered:
-        facts = [r for r in run.records if r.rules is not None]
+        facts = [(r, r.rules) for r in run.records if r.rules is not None]
         if facts:
-            rules_file = str(run.config.get("rules"))
-            flag = (lambda key: {r.game: bool(r.rules.get(key)) for r in facts})  # type: ignore[union-attr]
-            return CoverageSource(run, rules_file, _rule_count(rules_file), flag("target_has_rule"),
-                                  flag("target_rule_covers_object"), flag("target_rule_kb_positive"),
-                                  {r.game: r.target for r in facts})
+            rules_file = str(run.config.rules)
+            return CoverageSource(run, rules_file, _rule_count(rules_file),
+                                  {r.game: f.target_has_rule for r, f in facts},
+                                  {r.game: f.target_rule_covers_object for r, f in facts},
+                                  {r.game: f.target_rule_kb_positive for r, f in facts},
+                                  {r.game: r.target for r, _ in facts})
     return None
 
 
@@ -171,12 +171,11 @@ def open_source(runs: Sequence[RunData], options: ReportOptions) -> OpenedSource
     """The benchmark objects (read into the runs' vocabulary) the proofs and the KB-gap ledger are about, its
     folder, and a note saying why there are none."""
     bench = options.bench if options.bench is not None else next(
-        (run.config.get("bench") for run in runs if run.config.get("bench")), None)
+        (str(run.config.bench) for run in runs), None)
     if bench is None or not Path(str(bench)).is_dir():
         return None, None, f"the benchmark {bench} is not here (give --bench DIR)"
-    db = options.db if options.db is not None else next((run.config.get("db") for run in runs if run.config.get("db")),
-                                                         None)
+    db = options.db if options.db is not None else next((str(run.config.db) for run in runs if run.config.db), None)
     if db is not None and not Path(str(db)).is_file():
         return None, str(bench), f"the KB {db} is not here (give --db PATH)"
-    vocab = None if db is not None else next((run.config.get("vocab") for run in runs if run.config.get("vocab")), None)
+    vocab = None if db is not None else next((str(run.config.vocab) for run in runs if run.config.vocab), None)
     return open_objects(str(bench), None if db is None else str(db), vocab), str(bench), ""

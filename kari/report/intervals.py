@@ -144,9 +144,9 @@ def table1(data: Mapping[str, Any], *, subset: str | None = None) -> list[str]:
             if row["run"] not in paired:
                 cell = pct_ci(row["success_rate"], row["success_rate_ci"])
                 name = row["player"] if row["player"] == row["run"] else f"{row['player']} ({row['run']})"
-                source = {"kb": 1, None: 0}.get(row.get("rule_source"), 2) if row["rules"] else 0
+                column = {"kb": 1, None: 0}.get(row.get("rule_source"), 2) if row["rules"] else 0
                 cells = ["-"] * 7
-                cells[[0, 1, 4][source]] = cell
+                cells[[0, 1, 4][column]] = cell
                 lines.append(f"| {md(name)} | {md(row.get('model', '-'))} | " + " | ".join(cells) + " |")
         lines += ["", "**SR %**: without rules; **+KB rules**: with the KB-anchored rules (induced from the KB's "
                       "positives, matched to each candidate by sentence similarity: the paper's KARI); **+benchmark "

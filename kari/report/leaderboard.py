@@ -62,8 +62,8 @@ def leaderboard_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     ranked = [rows[i] for i in order]
     for position, row in enumerate(ranked):
         previous = ranked[position - 1] if position else None
-        same = previous is not None and previous["success_rate"] == row["success_rate"]
-        row["rank"] = previous["rank"] if same else position + 1  # type: ignore[index]
+        tied = previous is not None and previous["success_rate"] == row["success_rate"]
+        row["rank"] = previous["rank"] if previous is not None and tied else position + 1
     return ranked
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kari.io.sql import scalar
 from kari.core.benchmark import ObjectRecord
 from kari.vocab.vocabulary import Vocabulary
 from kari.errors import KariError
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from kari.explain.sources import ObjectSource
     from kari.report.inputs import ReportInputs, RuleReader
     from kari.game.summary import RunData
+    from duckdb import DuckDBPyConnection
 
 CSV_COLUMNS = ("rank", "target", "rule", "object", "part", "predicate", "value", "games", "branch", "game_ids",
                "object_source")
@@ -43,11 +45,12 @@ REPORT_TOP = 20
 
 # --- games from a coverage database -----------------------------------------------------------------------------
 
-def coverage_ledger(con: Any, rules: Sequence[Rule], objects: Mapping[str, ObjectRecord], vocab: Vocabulary) -> Ledger:
+def coverage_ledger(con: DuckDBPyConnection, rules: Sequence[Rule], objects: Mapping[str, ObjectRecord],
+                    vocab: Vocabulary) -> Ledger:
     """The ledger of the games ``kari coverage --bench`` stored in ``con`` (``rules``: the canonical rules of
     that coverage; ``objects``: the benchmark's, read into ``vocab``). Each game's verdict must equal the
     solver's (``game_rule_match.target_covers_object``): a difference is a bug, never a silent disagreement."""
-    semantics = con.execute("SELECT any_value(semantics) FROM coverage").fetchone()[0]
+    semantics = scalar(con, "SELECT any_value(semantics) FROM coverage")
     if semantics is None:
         raise KariError("the database holds no coverage; run kari coverage --bench DIR first", code="ledger-input")
     by_name: dict[str, Rule] = {}
@@ -87,7 +90,7 @@ def write_ledger(rules_file: str | Path, db: str | Path, bench: str | Path, out:
     if out is not None:
         ledger_format(out)
     with open_objects(bench, db) as source:
-        ledger = coverage_ledger(source.con, read_rules(source.vocab, rules_file), source.objects, source.vocab)
+        ledger = coverage_ledger(source.kb, read_rules(source.vocab, rules_file), source.objects, source.vocab)
     con = open_db(db, create=False)
     try:
         write_ledger_tables(con, ledger)
@@ -106,7 +109,7 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
     and a note: why there is none, or how many games' verdicts differ from the run's own record of them."""
     from kari.report.inputs import PlayedRules
 
-    path = run.config.get("rules")
+    path = run.config.rules
     if not path:
         return None, f"run {run.label} was played without rules: no KB-gap ledger"
     rules = PlayedRules(source, read)
@@ -118,12 +121,12 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
         if record.object not in source.objects:
             return None, f"the hidden object {record.object!r} of game {record.game} is not in {source.where}: " \
                          "no KB-gap ledger"
-        names = [m["rule"] for m in (facts.get("matched") or {}).get(record.target) or []]
-        chosen = tuple(r for r in (rules.rule(str(path), facts.get("fold"), n) for n in names) if r is not None)
+        names = facts.matched_rules(record.target)
+        chosen = tuple(r for r in (rules.rule(str(path), facts.fold, n) for n in names) if r is not None)
         if len(chosen) < len(names):
             return None, f"the rules {path} no longer hold every rule run {run.label} was matched to: no KB-gap ledger"
         games[record.game] = GameRules(record.game, record.object, record.target, chosen)
-        recorded[record.game] = bool(facts.get("target_rule_covers_object"))
+        recorded[record.game] = facts.target_rule_covers_object
     if not games:
         return None, f"run {run.label} records no rule facts: no KB-gap ledger"
     ledger = kb_gap_ledger(games.values(), source.objects, source.vocab)
@@ -138,7 +141,7 @@ def run_ledger(run: RunData, source: ObjectSource, read: RuleReader | None = Non
 
 # --- writers ----------------------------------------------------------------------------------------------------
 
-def write_ledger_tables(con: Any, ledger: Ledger) -> None:
+def write_ledger_tables(con: DuckDBPyConnection, ledger: Ledger) -> None:
     """Replace the rows of ``kb_gaps`` and ``kb_gap_games`` (``kb/ledger.sql``) with ``ledger``, in one
     transaction (or the caller's)."""
     from kari.io.transaction import transaction

@@ -29,6 +29,7 @@ from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, wri
 from kari.rules.rulefile import rule_file_inputs
 from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, score
 from kari.core.game_names import RuleColumn
+from kari.core.game_settings import PlayConfig
 from kari.game.plots import budget_figure, plot_ig, run_title, save_figure
 from kari.game.run import checked_records
 from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
@@ -36,6 +37,7 @@ from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import read_rule_sets
 from kari.io.atomic import atomic_write_json, atomic_write_text
 from kari.io.text import load_json, read_text
+from kari.io.versions import RUN_FORMAT
 from kari.report.budget import BUDGET_FIGURE, budget_section, budget_series
 from kari.report.comparisons import Settings, report_data, table_key
 from kari.report.html.page import render_html
@@ -65,8 +67,10 @@ def load_run(path: str | Path) -> RunData:
                        for name in (CONFIG_FILE, SUMMARY_FILE))
     if not isinstance(config, dict) or not isinstance(summary, dict):
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
+    for name, data in ((CONFIG_FILE, config), (SUMMARY_FILE, summary)):
+        RUN_FORMAT.version_of(data, str(root / name))  # a run of a newer kari is refused, never misread
     records = checked_records(root).records  # a repeated record, or one not of the run's inputs: FILE:LINE
-    return RunData(root, config, RunSummary.from_json(summary), records)
+    return RunData(root, PlayConfig.from_json(config, str(root / CONFIG_FILE)), RunSummary.from_json(summary), records)
 
 
 def _pct(value: float | None) -> str:
@@ -125,11 +129,11 @@ def compare(runs: Sequence[RunData], figure: str | None = None, data: Mapping[st
     for run in runs:
         overall = score(run.records)
         split = coverage_split(run.records, covered) if covered else None
-        cov = (split or {}).get("covered", {})
-        unc = (split or {}).get("uncovered", {})
+        cov: Mapping[str, Any] = (split or {}).get("covered", {})
+        unc: Mapping[str, Any] = (split or {}).get("uncovered", {})
         cfg = run.config
-        lines.append(f"| {md(run.label)} | {md(cfg.get('questioner'))} | {md(run.model.label)} | {md(cfg.get('oracle'))} | "
-                     f"{md(cfg.get('checker'))} | {md(run.rule_source or 'no')} | {len({r.game for r in run.records})} | "
+        lines.append(f"| {md(run.label)} | {md(cfg.questioner)} | {md(run.model.label)} | {md(cfg.oracle)} | "
+                     f"{md(cfg.checker)} | {md(run.rule_source or 'no')} | {len({r.game for r in run.records})} | "
                      f"{_pct(overall['success_rate'])} | {_turns(overall['avg_turns_solved'])} | "
                      f"{_pct(cov.get('success_rate'))} | {_pct(unc.get('success_rate'))} | "
                      f"{_turns(cov.get('avg_turns_solved'))} | {_turns(unc.get('avg_turns_solved'))} |")
@@ -296,6 +300,6 @@ def _ig_series(runs: Sequence[RunData]) -> Mapping[str, tuple[list[float], list[
     series = {}
     for run in runs:
         who = run_title(run.config)
-        label = who if run.label == run.config.get("questioner") else f"{run.label}: {who}"
+        label = who if run.label == run.config.questioner else f"{run.label}: {who}"
         series[label] = ig_by_turn(run.records)
     return series

@@ -70,7 +70,8 @@ def _expr(tokens: list[tuple], i: int, role: str, positions: bool) -> tuple[int,
         i, body, body_pos = _expr(tokens, i + 3, var.lower(), positions)
         if tokens[i][_PUNCT] != ")":
             raise _Reject
-        pos = Pos(token[_START], (body_pos,), None, var_token[_START]) if positions else None
+        pos = Pos(token[_START], (body_pos,) if body_pos is not None else (), None, var_token[_START]) \
+            if positions else None
         return i + 1, Part(var.lower(), body), pos
     if not op:
         raise _Reject
@@ -91,4 +92,4 @@ def _expr(tokens: list[tuple], i: int, role: str, positions: bool) -> tuple[int,
             if punct != ",":
                 raise _Reject
     node = And(tuple(args)) if op == "AND" else Or(tuple(args))
-    return i, node, Pos(token[_START], tuple(arg_positions)) if positions else None
+    return i, node, Pos(token[_START], tuple(p for p in arg_positions if p is not None)) if positions else None

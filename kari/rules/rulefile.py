@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kari.core.formats import RuleForm
 from kari.core.terms import normalise_term
-from kari.errors import KariError
+from kari.errors import KariError, unknown
 from kari.io.fingerprint import file_input
 from kari.io.outputs import Input, inputs_of
 from kari.io.text import BadJSON, decode_json, read_text
+from kari.io.versions import FORMAT_KEY, RULES_FORMAT
 from kari.rules.ast import And, Node, Or, Part, Rule
 from kari.rules.diagnostics import Diagnostic, RuleSyntaxError
 from kari.rules.english import verbalise
@@ -245,6 +247,13 @@ def read_jsonl(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]
 
 def _jsonl_entry(record: Any, file: str, number: int) -> Entry:
     entry = Entry(str(record.get("affordance")) if isinstance(record, dict) else "?", file, number, None)
+    if isinstance(record, dict):
+        try:
+            RULES_FORMAT.version_of(record)  # a line of a newer kari is refused by name, never misread
+        except KariError as exc:
+            entry.error = RuleSyntaxError(exc.message, file=file, line=number, code=exc.code or "format-version")
+            entry.error.exit_code = exc.exit_code   # bad input (2), not a rule's own fault
+            return entry
     try:
         entry.rule = rule_from_record(record)
     except RuleSyntaxError as exc:
@@ -288,17 +297,18 @@ def rule_from_record(record: Any) -> Rule:
     if branches and len(branches) != len(rule.branches()):
         raise RuleSyntaxError(f"'branches' has {len(branches)} entries but the rule has {len(rule.branches())} "
                               "OR branches", code="json-schema")
-    metadata = {k: v for k, v in record.items() if k not in ("affordance", "rule", "branches")}
+    metadata = {k: v for k, v in record.items() if k not in ("affordance", "rule", "branches", FORMAT_KEY)}
     return Rule(affordance, body, metadata, tuple(branches))
 
 
 def rule_to_record(rule: Rule) -> dict[str, Any]:
-    """The JSONL record of ``rule`` (metadata keys after ``affordance``, ``rule`` and ``branches``)."""
+    """The JSONL record of ``rule`` (its format version when it is written with one, then ``affordance``,
+    ``rule``, ``branches`` and the metadata keys)."""
     record: dict[str, Any] = {"affordance": rule.affordance, "rule": to_json(rule.body)}
     if rule.branch_metadata:
         record["branches"] = [dict(b) for b in rule.branch_metadata]
-    record.update({k: v for k, v in rule.metadata.items() if k not in record})
-    return record
+    record.update({k: v for k, v in rule.metadata.items() if k not in record and k != FORMAT_KEY})
+    return RULES_FORMAT.stamped(record)
 
 
 def json_path(body: Node, path: tuple[int, ...], root: str = "$") -> str:
@@ -329,7 +339,7 @@ def dump_rules_kari(rules: Iterable[Rule], pretty: bool = False) -> str:
     return separator.join(blocks) + ("\n" if blocks else "")
 
 
-FORMS = ("text", "pretty", "json", "english")
+FORMS: tuple[str, ...] = tuple(RuleForm)
 
 
 def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
@@ -342,7 +352,7 @@ def format_rules(rules: Sequence[Rule], form: str = "text") -> str:
         return dump_rules_jsonl(rules)
     if form == "english":
         return "".join(verbalise(rule) + "\n" for rule in rules)
-    raise KariError(f"unknown output form {form!r} (expected {', '.join(FORMS)})", code="bad-option")
+    raise unknown("output form", form, RuleForm, code="bad-option")
 
 
 def dump_rules_jsonl(rules: Iterable[Rule]) -> str:

@@ -136,7 +136,8 @@ def _build_grammar() -> pp.ParserElement:
     or_kw = pp.CaselessKeyword("OR").set_name("OR")
     part_kw = pp.CaselessKeyword("PART").set_name("PART")
 
-    expr = pp.Forward().set_name("rule expression")
+    expr = pp.Forward()
+    expr.set_name("rule expression")
     atom_tail = predicate("predicate") - colon - here("value_loc") - value("value")
     plain_atom = atom_tail.copy().set_name("atom")
     qualified_atom = (variable("role") + dot - atom_tail).set_name("role-qualified atom")

@@ -11,7 +11,17 @@ export and :mod:`kari.serve.agreement` the human Oracles' agreement. Needs the `
 (``pip install 'kari[serve]'``: Starlette and uvicorn).
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from kari.serve.agreement import oracle_agreement
+    from kari.serve.assignment import assign
+    from kari.serve.export import export_study
+    from kari.serve.settings import Mode, StudySettings
+    from kari.serve.store import open_study, study_config
+    from kari.serve.study import Study
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.serve.agreement": ("oracle_agreement",),

@@ -125,7 +125,7 @@ class ActiveGame:
         if self.guess is None:
             raise KariError("the game is not over", code="serve-state")
         name = self.questioner.name if self.questioner is not None else "human"
-        info = self.questioner.info() if self.questioner is not None else {}
+        info = self.questioner.info() if self.questioner is not None else None
         record = self.play.finish(self.guess, name, info)
         turns = tuple(replace(t, time_s=round(seconds, 3),
                               kb_answer=None if kb is None else ("yes" if kb else "no"))

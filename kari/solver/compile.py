@@ -23,7 +23,7 @@ from kari.domain.objects import check_semantics
 from kari.core.terms import WHOLE, Semantics
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part, Rule
-from kari.solver.facts import ASP_PREDICATE, asp_string, taxonomy_facts
+from kari.solver.facts import ASP_PREDICATE, asp_fact, asp_string, taxonomy_facts
 
 MAX_DISJUNCTS = 256
 """A branch whose normal form has more disjuncts than this is rejected (grounding stays bounded)."""
@@ -104,7 +104,7 @@ def compile_rules(rules: Sequence[Rule], vocab: Vocabulary, semantics: str = Sem
     header = [f"% kari compiled rules ({len(rules)}), semantics: {semantics}",
               "% run with: python -m clingo solver/facts.lp solver/coverage.lp THIS_FILE OBJECT_FACTS",
               "% vocabulary is-a taxonomy"]
-    rule_facts = [f"rule({n},{asp_string(r.affordance)})." for n, r in enumerate(normalised)]
+    rule_facts = [asp_fact("rule", n, r.affordance) for n, r in enumerate(normalised)]
     return "\n".join([*header, taxonomy_facts(vocab), *rule_facts,
                       compile_rule_batch(normalised, range(len(normalised)), semantics)]) + "\n"
 

@@ -24,10 +24,10 @@ from kari.vocab.vocabulary import Vocabulary
 
 def question_pool(objects: Iterable[ObjectRecord], vocab: Vocabulary) -> list[Question]:
     """Every ``(PREDICATE, value)`` some object has (taxonomy ancestors included), plus the vocabulary; sorted."""
-    pool = {(p, v) for p in PREDICATES for v in vocab.values(p)}
+    pool: set[tuple[str, str]] = {(p, v) for p in PREDICATES for v in vocab.values(p)}
     for obj in objects:
         pool |= object_view(obj, vocab).whole
-    return sorted(pool)
+    return [Question(*q) for q in sorted(pool)]
 
 
 def select_representatives(bench: Benchmark, k: int = 10, seed: int = 0,

@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from kari.errors import KariError
 from kari.resources import asset_path
 
+if TYPE_CHECKING:  # clingo is imported when a query runs (start-up time)
+    import clingo
+
 Value = int | str | None | tuple[Any, ...]
 """A clingo symbol as Python: number -> int, string or constant -> str, #sup/#inf -> None, f(a,b) -> tuple."""
 
-A = TypeVar("A", bound=NamedTuple)
+
+
+class AtomAnswer(Protocol):
+    """A typed answer of a query: a frozen dataclass whose ``ATOM`` names the shown predicate and whose fields
+    take its arguments, in order."""
+
+    ATOM: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+A = TypeVar("A", bound=AtomAnswer)
 
 
 @dataclass
@@ -36,16 +49,17 @@ class SolveOutcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def answers(self, kind: type[A]) -> list[A]:
-        """The shown atoms of one predicate as typed answers, in model order: ``kind`` is a NamedTuple whose
-        ``ATOM`` names the predicate and whose fields take its arguments (atoms of another arity are others).
+        """The shown atoms of one predicate as typed answers, in model order: ``kind`` is an :class:`AtomAnswer`
+        (atoms of another arity are others).
 
-        >>> class Ask(NamedTuple):
-        ...     ATOM = "ask"
+        >>> @dataclass(frozen=True)
+        ... class Ask:
+        ...     ATOM: ClassVar[str] = "ask"
         ...     question: int
         >>> SolveOutcome(atoms=[("ask", 3), ("reached",), ("ask", 1)]).answers(Ask)
         [Ask(question=3), Ask(question=1)]
         """
-        name, arity = getattr(kind, "ATOM"), len(kind._fields)
+        name, arity = kind.ATOM, len(fields(kind))
         return [kind(*atom[1:]) for atom in self.atoms if atom[0] == name and len(atom) == arity + 1]
 
     def holds(self, name: str, *args: Value) -> bool:
@@ -61,7 +75,14 @@ def encoding(name: str) -> str:
     return str(path)
 
 
-def _value(symbol: Any) -> Value:
+def number(value: Value) -> int:
+    """An atom's argument that its encoding shows as an integer (a :class:`TypeError` otherwise: a bug)."""
+    if not isinstance(value, int):
+        raise TypeError(f"expected an integer argument, got {value!r}")
+    return value
+
+
+def _value(symbol: clingo.Symbol) -> Value:
     import clingo
 
     kind = symbol.type
@@ -98,14 +119,14 @@ class Grounding:
         started = time.perf_counter()
         self._ctl = _grounded(programs, encodings, options, what)
         self.ground_s = time.perf_counter() - started
-        self._true: set[Any] = set()
+        self._true: set[clingo.Symbol] = set()
 
     def solve(self, true_externals: Sequence[tuple[str, tuple[int | str, ...]]], *, time_limit: float,
               numbers_only: bool = False) -> SolveOutcome:
         """Solve with exactly the given ``(name, args)`` externals true (every other external false)."""
         import clingo
 
-        def symbol(arg: int | str) -> Any:
+        def symbol(arg: int | str) -> clingo.Symbol:
             return clingo.Number(arg) if isinstance(arg, int) else clingo.String(arg)
 
         wanted = {clingo.Function(name, [symbol(a) for a in args]) for name, args in true_externals}
@@ -117,13 +138,14 @@ class Grounding:
         return _search(self._ctl, time_limit, 0.0, numbers_only)
 
 
-def _grounded(programs: Sequence[str], encodings: Sequence[str], options: Sequence[str], what: str) -> Any:
+def _grounded(programs: Sequence[str], encodings: Sequence[str], options: Sequence[str],
+              what: str) -> clingo.Control:
     """A clingo Control with the encodings and programs loaded and grounded (a clear error when they do not parse)."""
     import clingo
 
     messages: list[str] = []
 
-    def logger(code: Any, message: str) -> None:
+    def logger(code: clingo.MessageCode, message: str) -> None:
         messages.append(" ".join(message.split()))
 
     ctl = clingo.Control(["--warn=none", *options], logger=logger, message_limit=5)
@@ -139,11 +161,11 @@ def _grounded(programs: Sequence[str], encodings: Sequence[str], options: Sequen
     return ctl
 
 
-def _search(ctl: Any, remaining: float, ground_s: float, numbers_only: bool) -> SolveOutcome:
+def _search(ctl: clingo.Control, remaining: float, ground_s: float, numbers_only: bool) -> SolveOutcome:
     """Solve the grounded ``ctl`` within ``remaining`` seconds; the last (best) model's shown atoms."""
     outcome = SolveOutcome()
 
-    def on_model(model: Any) -> None:
+    def on_model(model: clingo.Model) -> None:
         if numbers_only:
             outcome.numbers = [s.number for s in model.symbols(shown=True)]
             return

@@ -26,13 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
 from kari.core.benchmark import ObjectRecord
 from kari.errors import KariError
 from kari.solver.control import solve
 from kari.domain.objects import object_view
-from kari.solver.facts import asp_string
+from kari.solver.facts import asp_fact, asp_string
 from kari.core.terms import History, Question
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.solver_types import THRESHOLD
@@ -105,11 +105,11 @@ def belief_after(matrix: GameMatrix, asked: Sequence[int]) -> dict[str, float] |
 
 
 def _program(matrix: GameMatrix, target: int, threshold: Fraction) -> str:
-    lines = [f"threshold({threshold.numerator},{threshold.denominator}).", f"target({target})."]
-    lines += [f"rep({r},{c})." for r, c in enumerate(matrix.rep_candidate)]
+    lines = [asp_fact("threshold", threshold.numerator, threshold.denominator), asp_fact("target", target)]
+    lines += [asp_fact("rep", r, c) for r, c in enumerate(matrix.rep_candidate)]
     for q, out in enumerate(matrix.eliminates):
-        lines.append(f"question({q}). % {asp_string(':'.join(matrix.questions[q]))}")
-        lines += [f"elim({q},{r})." for r in sorted(out)]
+        lines.append(f"{asp_fact('question', q)} % {asp_string(':'.join(matrix.questions[q]))}")
+        lines += [asp_fact("elim", q, r) for r in sorted(out)]
     return "\n".join(lines)
 
 
@@ -127,10 +127,11 @@ def _order(matrix: GameMatrix, chosen: list[int], target: str) -> list[int]:
     return ordered
 
 
-class Asked(NamedTuple):
+@dataclass(frozen=True)
+class Asked:
     """``ask(Q)``: question Q is in the optimal plan."""
 
-    ATOM = "ask"
+    ATOM: ClassVar[str] = "ask"
     question: int
 
 
@@ -155,7 +156,7 @@ def optimal_target_aware(hidden: ObjectRecord, target: str, reps_objects: Mappin
                         f"raise the time limit", code="time-limit")
     chosen = [answer.question for answer in outcome.answers(Asked)]
     reached = outcome.holds("reached")
-    ordered = _order(matrix, chosen, target)  # type: ignore[arg-type]
+    ordered = _order(matrix, chosen, target)
     belief = belief_after(matrix, ordered)
     guess = None if belief is None else max(matrix.candidates, key=lambda a: belief[a])
     questions = tuple(matrix.questions[i] for i in ordered)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import bench_inputs, read_labelled
 from kari.core.benchmark import Benchmark, Game
@@ -23,6 +23,9 @@ from kari.rules.anchors import rule_verbs
 from kari.rules.rulefile import rule_file_inputs
 from kari.solver.consistency import select_representatives
 from kari.solver.coverage import compute_coverage
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 MatchRow = tuple[str, str, str, float, str]
 """A ``rule_matches`` row: (target affordance, rule affordance, the rule verb that matched, similarity, mode)."""
@@ -137,7 +140,7 @@ def check_coverage_outputs(rules_file: str | Path, db: str | Path, bench: str | 
                   [*rule_file_inputs(rules_file), *bench_inputs(bench)])
 
 
-def coverage_loaded(rules: Sequence[Rule], con: Any, vocab: Vocabulary, bench: Benchmark | None = None,
+def coverage_loaded(rules: Sequence[Rule], con: DuckDBPyConnection, vocab: Vocabulary, bench: Benchmark | None = None,
                     semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *, folder: Path | None = None,
                     db: Path | None = None, match_targets: TargetMatcher | None = None) -> CoverageSummary:
     """:func:`coverage` on loaded inputs: ``rules`` as read (their words and ``bench``'s, as written, are read

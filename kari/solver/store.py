@@ -11,12 +11,16 @@ import csv
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kari.io.sql import count
 from kari.core.game_names import MatchMode
 from kari.io.transaction import transaction
 from kari.resources import asset_path
 from kari.core.solver_types import CoverageRow
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 Labels = Iterable[tuple[str, str, bool]]
 """``(affordance, object, label)`` triples."""
@@ -40,7 +44,8 @@ def _csv(rows: Iterable[Sequence[Any]], folder: str) -> str | None:
     return path
 
 
-def _load(con: Any, table: str, columns: dict[str, str], rows: Iterable[Sequence[Any]], folder: str) -> None:
+def _load(con: DuckDBPyConnection, table: str, columns: dict[str, str], rows: Iterable[Sequence[Any]],
+          folder: str) -> None:
     """(Re)create the temporary table ``table`` with ``columns`` (name -> DuckDB type) holding ``rows``."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE {table} ({', '.join(f'{n} {t}' for n, t in columns.items())})")
     path = _csv(rows, folder)
@@ -54,7 +59,7 @@ def _load(con: Any, table: str, columns: dict[str, str], rows: Iterable[Sequence
         os.unlink(path)
 
 
-def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels: Labels = (),
+def write_coverage(con: DuckDBPyConnection, rows: Sequence[CoverageRow], semantics: str, labels: Labels = (),
                    games: Iterable[tuple[str, str, str]] = (),
                    representatives: Mapping[str, Sequence[str]] | None = None, seed: int = 0,
                    folder: str | None = None,
@@ -95,7 +100,7 @@ def write_coverage(con: Any, rows: Sequence[CoverageRow], semantics: str, labels
             con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
-def write_representatives(con: Any, representatives: Mapping[str, Sequence[str]], seed: int = 0,
+def write_representatives(con: DuckDBPyConnection, representatives: Mapping[str, Sequence[str]], seed: int = 0,
                           folder: str | None = None) -> None:
     """Replace the rows of the ``representatives(affordance, object, rank, seed)`` table (in one transaction, or
     in the caller's)."""
@@ -112,15 +117,15 @@ def _sql(name: str) -> str:
     return asset_path("kb", name).read_text(encoding="utf-8")
 
 
-def _replace(con: Any, table: str, query: str, params: Sequence[Any] = ()) -> None:
+def _replace(con: DuckDBPyConnection, table: str, query: str, params: Sequence[Any] = ()) -> None:
     """Replace every row of the kb/*.sql table ``table`` with the rows of ``query``, in their order."""
     con.execute(f"DELETE FROM {table}")
     con.execute(f"INSERT INTO {table} {query}", list(params))
 
 
-def kb_labels(con: Any) -> list[tuple[str, str, bool]]:
+def kb_labels(con: DuckDBPyConnection) -> list[tuple[str, str, bool]]:
     """Labels from the KB's ``affordance_evidence`` view (positive evidence wins); empty when there is none."""
-    exists = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'affordance_evidence'").fetchone()[0]
+    exists = count(con, "SELECT count(*) FROM duckdb_views() WHERE view_name = 'affordance_evidence'")
     if not exists:
         return []
     return [(v, o, bool(p)) for v, o, p in con.execute(

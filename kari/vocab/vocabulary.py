@@ -24,15 +24,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from kari.io.sql import count
 from kari.vocab.morphology import lemma, variants
 from kari.core.terms import PREDICATES, Predicate, normalise_term
-from kari.errors import KariError
+from kari.errors import KariError, unknown
 from kari.io.dbfile import connect
 from kari.io.fingerprint import folder_input, query_digest, table_input
 from kari.io.text import iter_text_lines
 from kari.resources import asset_path
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 VOCAB_FILES = {"values": ("predicate", "value", "description"), "synonyms": ("predicate", "synonym", "value"),
                "isa": ("predicate", "child", "parent"), "banned": ("term", "kind")}
@@ -139,7 +143,7 @@ class Vocabulary:
         return vocab
 
     @classmethod
-    def from_db(cls, con: Any) -> Vocabulary:
+    def from_db(cls, con: DuckDBPyConnection) -> Vocabulary:
         """Read the vocabulary stored by :meth:`to_db` (table ``vocabulary``) from a DuckDB connection."""
         import duckdb
 
@@ -181,7 +185,7 @@ class Vocabulary:
         except IsaRowError as exc:
             raise exc.error from None
 
-    def to_db(self, con: Any) -> int:
+    def to_db(self, con: DuckDBPyConnection) -> int:
         """Store the vocabulary in the DuckDB table ``vocabulary`` (kb/vocabulary.sql; its rows replaced, columns
         as :meth:`rows`) in one transaction; returns the number of rows."""
         from kari.io.transaction import transaction
@@ -189,7 +193,7 @@ class Vocabulary:
         with transaction(con):
             return self.write_table(con)
 
-    def write_table(self, con: Any) -> int:
+    def write_table(self, con: DuckDBPyConnection) -> int:
         """Replace the rows of the DuckDB table ``vocabulary`` (created if missing) inside the caller's transaction,
         in one bulk insert; returns the number of rows."""
         rows = self.rows()
@@ -475,8 +479,9 @@ class Vocabulary:
         head = value.rpartition("_")[2]
         if head and head != value and not self._parents.get((predicate, value)):
             known = self.lookup(predicate, head)
-            if known is not None and known.value != value and not self.is_a(predicate, known.value, value):
-                self.add_isa(predicate, value, known.value)
+            parent = known.value if known is not None else None
+            if parent is not None and parent != value and not self.is_a(predicate, parent, value):
+                self.add_isa(predicate, value, parent)
 
     def link_compounds(self) -> None:
         """Link every added compound value without a parent to its head word (words added later, such as a
@@ -631,17 +636,17 @@ def open_vocabulary(folder: str | Path | None = None, db: str | Path | None = No
     return load_vocabulary(db if db is not None else folder)
 
 
-def db_vocabulary(con: Any) -> Vocabulary:
+def db_vocabulary(con: DuckDBPyConnection) -> Vocabulary:
     """The vocabulary stored in a KB database connection, or the shipped one when it stores none yet."""
-    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
-    rows = con.execute("SELECT count(*) FROM vocabulary").fetchone()[0] if exists else 0
+    exists = count(con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'")
+    rows = count(con, "SELECT count(*) FROM vocabulary") if exists else 0
     return Vocabulary.from_db(con) if rows else Vocabulary.load()
 
 
-def vocabulary_digest(con: Any) -> str:
+def vocabulary_digest(con: DuckDBPyConnection) -> str:
     """The fingerprint of the vocabulary a KB database connection stores (:func:`db_vocabulary` reads it): its
     rows as a set, provenance aside (``none`` when it has no vocabulary table)."""
-    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'").fetchone()[0]
+    exists = count(con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vocabulary'")
     return query_digest(con, "SELECT kind, predicate, term, value FROM vocabulary") if exists else "none"
 
 
@@ -662,7 +667,7 @@ def vocabulary_fingerprint(folder: str | Path | None = None, db: str | Path | No
 
 def _check_predicate(predicate: str) -> None:
     if predicate not in PREDICATES:
-        raise KariError(f"unknown predicate {predicate!r} (expected one of {', '.join(PREDICATES)})", code="vocab-predicate")
+        raise unknown("predicate", predicate, PREDICATES, code="vocab-predicate")
 
 
 def _read_tsv(path: Path, columns: tuple[str, ...]) -> list[tuple[int, list[str]]]:

@@ -6,10 +6,15 @@ rules' atoms), ``llm`` and ``human``. The registry (:mod:`kari.game.questioners.
 module on demand, so that building one player never imports another's dependencies.
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
 
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief, resolve_guess
+    from kari.game.questioners.registry import QUESTIONERS, make_questioner, questioner_class, sees_rules
+
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "kari.game.questioners.base": ("Questioner", "argmax_belief", "resolve_guess"),
-    "kari.game.questioners.registry": ("QUESTIONERS", "QuestionerOptions", "make_questioner", "questioner_class",
-                                       "sees_rules"),
+    "kari.game.questioners.base": ("Questioner", "QuestionerOptions", "argmax_belief", "resolve_guess"),
+    "kari.game.questioners.registry": ("QUESTIONERS", "make_questioner", "questioner_class", "sees_rules"),
 })

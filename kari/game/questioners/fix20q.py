@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import csv
 import math
+import random
 from pathlib import Path
-from typing import Any
 
 from kari.errors import KariError
 from kari.game.checker import predicate_of_dimension
-from kari.game.questioners.base import Questioner
+from kari.game.questioners.base import Questioner, QuestionerOptions
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.resources import asset_path
 from kari.vocab.vocabulary import Vocabulary
@@ -50,13 +50,13 @@ def load_questions(path: str | Path | None, vocab: Vocabulary) -> list[Question]
             if value is None:
                 raise KariError(f"{row[1]!r} is not a {predicate} value of the vocabulary", file=str(file), line=line,
                                 col=len(row[0]) + 2, code="questions-value")
-            questions.append((predicate, value))
+            questions.append(Question(predicate, value))
     if not questions:
         raise KariError("the question list is empty", file=str(file), code="questions-empty")
     return questions
 
 
-def softmax_guess(fractions: dict[str, float], temperature: float, rng: Any) -> str:
+def softmax_guess(fractions: dict[str, float], temperature: float, rng: random.Random) -> str:
     """Sample a candidate with probability proportional to ``exp(fraction / temperature)``."""
     names = list(fractions)
     top = max(fractions.values())
@@ -76,7 +76,7 @@ class Fix20QQuestioner(Questioner):
         self.temperature = temperature
 
     @classmethod
-    def from_options(cls, options: Any) -> Fix20QQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> Fix20QQuestioner:
         return cls(options.vocab, load_questions(options.questions, options.vocab), options.temperature)
 
     def start(self, setup: GameSetup) -> None:
@@ -94,6 +94,6 @@ class Fix20QQuestioner(Questioner):
         return self._guess(state)
 
     def _guess(self, state: GameState) -> Guess:
-        model = self.setup.model
+        model = self.setup.belief_model
         fractions = model.fractions(model.weights(state.history))
         return Guess(softmax_guess(fractions, self.temperature, self.setup.rng))

@@ -16,11 +16,11 @@ questions that decide the candidates' rules gain more and are asked first.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from kari.game.questioners.base import Questioner, argmax_belief
+from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.types import Action, Ask, GameState, Guess, structured
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_defaults import LOOKAHEAD, MIN_GAIN, STOP_BELIEF
@@ -38,11 +38,11 @@ class GreedyIGQuestioner(Questioner):
         self.lookahead = lookahead
 
     @classmethod
-    def from_options(cls, options: Any) -> GreedyIGQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> GreedyIGQuestioner:
         return cls(options.vocab, *options.settings.greedy)
 
     def act(self, state: GameState) -> Action:
-        model = self.setup.model
+        model = self.setup.belief_model
         history = state.history
         weights = model.weights(history)
         belief = model.belief(weights, history)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
-from kari.game.questioners.base import Questioner, resolve_guess
+from kari.game.questioners.base import Questioner, QuestionerOptions, resolve_guess
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess
 from kari.core.game_names import Player
 
@@ -33,7 +32,7 @@ class HumanQuestioner(Questioner):
         self.write = write
 
     @classmethod
-    def from_options(cls, options: Any) -> HumanQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> HumanQuestioner:
         return cls(options.read, options.write)
 
     def start(self, setup: GameSetup) -> None:

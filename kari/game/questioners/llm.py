@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
-from kari.game.questioners.base import Questioner
+from kari.game.questioners.base import Questioner, QuestionerOptions
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, RuleMatch, Turn
 from kari.core.game_names import Player
 from kari.core.run_model import sampling_seed
@@ -20,6 +20,9 @@ from kari.errors import KariError
 from kari.llm import load_prompt
 from kari.llm.config import DEFAULT_MAX_TOKENS
 from kari.rules import verbalise
+
+if TYPE_CHECKING:
+    from kari.llm.client import ChatClient
 
 _FINAL = re.compile(r"FINAL[_ ]GUESS\s*:\s*(.+)", re.IGNORECASE)
 MAX_QUESTION_CHARS = 300
@@ -71,7 +74,7 @@ class LLMQuestioner(Questioner):
     sees_rules = True
     name = Player.LLM
 
-    def __init__(self, client: Any, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
+    def __init__(self, client: ChatClient, max_tokens: int = DEFAULT_MAX_TOKENS, temperature: float = 0.0,
                  seed: int | None = None) -> None:
         self.client = client
         self.max_tokens = max_tokens
@@ -80,7 +83,7 @@ class LLMQuestioner(Questioner):
         self.run_seed: int | None = None
 
     @classmethod
-    def from_options(cls, options: Any) -> LLMQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> LLMQuestioner:
         if options.client is None:
             raise KariError("the llm questioner needs an LLM endpoint (--model / --base-url)", code="game-config")
         return cls(options.client, options.max_tokens, options.llm_temperature, options.llm_seed)

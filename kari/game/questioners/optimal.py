@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kari.game.questioners.base import Questioner, argmax_belief
+from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, structured
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_names import Player
+from kari.core.game_records import QuestionerInfo
 from kari.core.game_defaults import OPTIMAL_TIME_LIMIT, THRESHOLD
 from kari.solver import optimal_target_aware
 
@@ -33,7 +34,7 @@ class OptimalQuestioner(Questioner):
         self.time_limit = time_limit
 
     @classmethod
-    def from_options(cls, options: Any) -> OptimalQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> OptimalQuestioner:
         return cls(options.vocab, options.threshold, options.time_limit)
 
     def start(self, setup: GameSetup) -> None:
@@ -48,7 +49,9 @@ class OptimalQuestioner(Questioner):
     def _replan(self, state: GameState) -> None:
         setup = self.setup
         pool = [q for q in setup.pool if not state.was_asked(q)]
-        result = optimal_target_aware(setup.hidden, setup.target, setup.reps, self.vocab, pool,  # type: ignore[arg-type]
+        if setup.hidden is None or setup.target is None:
+            raise ValueError("the Optimal player is given the hidden object and its target (uses_hidden_object)")
+        result = optimal_target_aware(setup.hidden, setup.target, setup.reps, self.vocab, pool,
                                       threshold=self.threshold, time_limit=self.time_limit, history=state.history)
         self.plan = list(zip(result.questions, result.answers))
         self.plans += 1
@@ -79,5 +82,6 @@ class OptimalQuestioner(Questioner):
     def forced_guess(self, state: GameState, reason: str) -> Guess:
         return Guess(argmax_belief(state))
 
-    def info(self) -> dict[str, Any]:
-        return {"proven_optimal": all(self.proven), "planned_turns": self.planned_turns, "plans": self.plans}
+    def info(self) -> QuestionerInfo:
+        return QuestionerInfo.stated(proven_optimal=all(self.proven), planned_turns=self.planned_turns,
+                                     plans=self.plans)

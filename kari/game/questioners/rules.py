@@ -12,15 +12,15 @@ stream. Its questions come from the rules only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from kari.game.questioners.base import Questioner, argmax_belief
+from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.match import combined_body
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.domain.objects import answered, rule_status
 from kari.vocab.vocabulary import Vocabulary
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.core.game_names import Player
+from kari.core.game_records import QuestionerInfo
 
 Truth = bool | None
 
@@ -45,7 +45,7 @@ class RulesQuestioner(Questioner):
         self.vocab = vocab
 
     @classmethod
-    def from_options(cls, options: Any) -> RulesQuestioner:
+    def from_options(cls, options: QuestionerOptions) -> RulesQuestioner:
         return cls(options.vocab)
 
     def start(self, setup: GameSetup) -> None:
@@ -79,7 +79,7 @@ class RulesQuestioner(Questioner):
         for cand in open_rules:
             seen = set()
             for atom in self.bodies[cand].atoms():
-                key = (atom.predicate, atom.value)
+                key = Question(atom.predicate, atom.value)
                 if key in seen or state.was_asked(key) or answered(key, known, self.vocab) is not None:
                     continue
                 seen.add(key)
@@ -103,5 +103,5 @@ class RulesQuestioner(Questioner):
         soft = state.soft_beliefs  # ties: the soft belief over the representatives, then the game's random stream
         return Guess(argmax_belief(state, {c: soft.get(c, 0.0) for c in tied} if soft else None))
 
-    def info(self) -> dict[str, Any]:
-        return {"candidates_with_rules": len(self.bodies)}
+    def info(self) -> QuestionerInfo:
+        return QuestionerInfo(candidates_with_rules=len(self.bodies))

@@ -10,7 +10,13 @@ of the target's rule on the hidden object), SR per affordance, the player-vs-pla
 with its coverage and proofs.
 """
 
+from typing import TYPE_CHECKING
+
 from kari.exports import lazy_exports
+
+if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on first use
+    from kari.report.html.data import page_data
+    from kari.report.html.page import COMPRESS_ABOVE, embed_data, render_html
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.report.html.data": ("page_data",),

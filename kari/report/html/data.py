@@ -76,23 +76,23 @@ def game_proofs(runs: Sequence[RunData], games: list[dict[str, Any]], source: Ob
         return proofs
     rule_sets = PlayedRules(source, read)
     for index, run in enumerate(runs):
-        path = run.config.get("rules")
+        path = run.config.rules
         if not path:
             continue
         for record, compact in zip(run.records, (g for g in games if g["r"] == index), strict=True):
-            facts = record.get("rules") or {}
-            matched = (facts.get("matched") or {}).get(record["target"]) or []
-            if not matched or record.get("object") not in source.objects:
+            facts = record.rules
+            matched = facts.matched_rules(record.target) if facts is not None else []
+            if facts is None or not matched or record.object not in source.objects:
                 continue
-            name, fold = matched[0]["rule"], facts.get("fold")
-            key = f"{path}|{fold}|{name}|{record['object']}"
+            name, fold = matched[0], facts.fold
+            key = f"{path}|{fold}|{name}|{record.object}"
             if key not in proofs:
                 rule = rule_sets.rule(str(path), fold, name)
                 if rule is None:
                     continue
-                proof = explain(rule, source.objects[record["object"]], source.vocab, "any-part", source.evidence)
+                proof = explain(rule, source.objects[record.object], source.vocab, "any-part", source.evidence)
                 fold_note = "" if fold is None else f" (fold {fold}'s rules: induced without this object's fold)"
-                proofs[key] = f"rule given to the player for {record['target']}{fold_note}:\n" + proof_text(proof)
+                proofs[key] = f"rule given to the player for {record.target}{fold_note}:\n" + proof_text(proof)
             compact["p"] = key
     return proofs
 
@@ -102,7 +102,7 @@ def rules_file(runs: Sequence[RunData], options: ReportOptions) -> tuple[str | N
     if options.rules is not None:
         return str(options.rules), f"rules of {options.rules} (--rules)"
     for run in runs:
-        path = run.config.get("rules")
+        path = run.config.rules
         if path:
             where = Path(str(path))
             if where.is_dir() or where.suffix == ".cv":
@@ -124,14 +124,11 @@ def played_matches(runs: Sequence[RunData], path: str) -> dict[str, dict[str, An
     given = {str(shown), str(shown.with_suffix(".cv")), str(shown.with_suffix(".jsonl")), str(shown.with_suffix(".kari"))}
     found: dict[str, dict[str, Any]] = {}
     for run in runs:
-        if str(run.config.get("rules")) not in given:
+        if str(run.config.rules) not in given:
             continue
         for record in run.records:
-            for candidate, matches in ((record.rules or {}).get("matched") or {}).items():
-                if matches:
-                    found.setdefault(candidate, dict(matches[0]))
-                else:
-                    found.setdefault(candidate, {})
+            for candidate, matches in (record.rules.matched if record.rules is not None else {}).items():
+                found.setdefault(candidate, matches[0].to_json() if matches else {})
     return found
 
 
@@ -224,8 +221,8 @@ def page_data(runs: Sequence[RunData], data: Mapping[str, Any], options: ReportO
         "report": data,
         "runs": [{"label": run.label, "player": run.questioner, "rules": run.with_rules,
                   "rule_source": run.rule_source, "model": run.model.label,
-                  "questioner": run.config.get("questioner"), "oracle": run.config.get("oracle"),
-                  "checker": run.config.get("checker")} for run in runs],
+                  "questioner": run.config.questioner, "oracle": run.config.oracle,
+                  "checker": run.config.checker} for run in runs],
         "games": games, "proofs": proofs, "rules": rules, "affordance_rules": matched,
         "rules_origin": origin if rules else (note or origin), "bench": bench,
     }
