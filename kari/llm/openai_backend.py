@@ -225,11 +225,11 @@ class OpenAIBackend:
         return without_surrogates(content or "").replace("\0", "\ufffd"), choices[0].get("finish_reason", "")
 
 
-def _within(seconds: float, call: Any, stop: threading.Event | None = None,
-            stopped: threading.Event | None = None) -> Any:
+def _within(seconds: float, call: Any, stop: threading.Event, stopped: threading.Event) -> Any:
     """``call()`` run in a daemon thread; its result, or its exception re-raised here, or
     :class:`~kari.llm.retry.Transient` once ``seconds`` have passed, or :class:`Cancelled` as soon as ``stopped``
-    is set (either way ``stop`` is then set, for the thread to end its reads; it is left to end on its own)."""
+    (the client's) is set; either way ``stop`` (the attempt's) is then set, for the thread to end its reads (it
+    is left to end on its own)."""
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -244,10 +244,9 @@ def _within(seconds: float, call: Any, stop: threading.Event | None = None,
     threading.Thread(target=run, name="kari-llm-attempt", daemon=True).start()
     deadline = time.monotonic() + seconds
     while not done.wait(min(POLL_S, max(0.0, deadline - time.monotonic()))):
-        cancelled = stopped is not None and stopped.is_set()
+        cancelled = stopped.is_set()
         if cancelled or time.monotonic() >= deadline:
-            if stop is not None:
-                stop.set()
+            stop.set()
             if cancelled:
                 raise Cancelled("the LLM client was stopped")
             raise Transient(f"timed out after {seconds:g} s (the whole reply)")
