@@ -159,12 +159,14 @@ def copy_checkout(target: Path, root: Path, tests: Path | None) -> None:
 
 
 def run_tests(copy: Path, tests: tuple[str, ...], timeout: float) -> tuple[bool, float, str]:
-    """(passed, seconds, last line) of ``pytest -x`` on ``tests`` in ``copy``."""
+    """(passed, seconds, last line) of ``pytest -x`` on ``tests`` in ``copy``, in one process (``-n 0``: a few
+    tests, where worker processes would cost more than they save)."""
     env = {**os.environ, "PYTHONPATH": str(copy), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "OMP_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider",
+                               *tests],
                               cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return False, time.perf_counter() - start, f"timed out after {timeout:g} s (counted as killed)"

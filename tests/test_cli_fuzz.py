@@ -1074,7 +1074,7 @@ def output_overlap_cases() -> Iterator[Case]:
                                    moved, kind="copy", source=rel, copies=((f"{folder_rel}/{written}", TWINS[rel]),),
                                    expect=codes)
                         break
-            for folder in {rel.split("/")[0] for rel in inputs if rel.split("/")[0] in FOLDER_FILES}:
+            for folder in sorted({rel.split("/")[0] for rel in inputs if rel.split("/")[0] in FOLDER_FILES}):
                 held = {rel.split("/", 1)[1] for rel in inputs if rel.startswith(folder + "/")}
                 if held & set(names):
                     yield Case(f"overlap/{label}/is-input-folder/{folder}", _over(argv, value, f"{{w}}/{folder}"),

@@ -22,6 +22,7 @@ import pytest
 from cli_support import kari, one_line
 from llm_server import StubLLMServer, StubReply, property_model
 
+from kari.cli import run as cli_run
 from kari.vocab.vocabulary import open_vocabulary
 from kari.kb import load_into
 from kari.resources import asset_path
@@ -51,11 +52,38 @@ def groups(kb_master: Path) -> list[str]:
     return rich + poor
 
 
+@pytest.fixture(scope="module")
+def kb_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one path every induction of this module reads its KB at (the report names the input, so runs compared
+    with each other, the module's reference included, must read it at one path)."""
+    return tmp_path_factory.mktemp("work") / "kb.duckdb"
+
+
 @pytest.fixture
-def kb(kb_master: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the KB (an induction writes its grown vocabulary back into it). Runs compared with each
-    other read it at this one path (the report names the input): :func:`fresh` restores it between them."""
-    return fresh(kb_master, tmp_path / "kb.duckdb")
+def kb(kb_master: Path, kb_path: Path) -> Path:
+    """A fresh copy of the KB (an induction writes its grown vocabulary back into it): :func:`fresh` restores it
+    between runs."""
+    return fresh(kb_master, kb_path)
+
+
+@pytest.fixture(scope="module")
+def reference(kb_master: Path, kb_path: Path, groups: list[str],
+              tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], int]:
+    """The run every concurrent, stopped, resumed or batched induction below must equal, and the requests it
+    took: :func:`property_model` (no invented values) answering one request at a time (``-j 1``), one object per
+    Validator request, induced once for the module."""
+    stub = StubLLMServer().start()
+    try:
+        stub.respond = property_model()
+        out = tmp_path_factory.mktemp("reference") / "rules.kari"
+        db = fresh(kb_master, kb_path)
+        argv = ["induce", "--db", db, "--out", out, *[x for a in groups for x in ("--affordance", a)],
+                *llm_args(stub, out.parent / "cache", "-j", 1)]
+        assert cli_run([str(a) for a in argv]) == 0
+        assert stub.max_in_flight == 1
+        return outputs(out, db=db), stub.requests
+    finally:
+        stub.stop()
 
 
 def fresh(master: Path, path: Path) -> Path:
@@ -137,10 +165,10 @@ def test_any_concurrency_and_any_shards_give_the_sequential_run(kb: Path, kb_mas
     shared by several affordances); every output equals the --concurrency 1 run's, and 2 or 3 shards merged
     equal it too."""
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is not installed (kari[embed])")
-    flights = Flights(property_model(delay=0.1, invent=True), 0.1)
-    server.respond = flights
     runs = {}
-    for n in (1, 8, 3):
+    for n in (1, 8, 3):  # replies take 0.1 s where requests must overlap to be in flight at once
+        flights = Flights(property_model(delay=0.0 if n == 1 else 0.1, invent=True), 0.1)
+        server.respond = flights
         db = fresh(kb_master, kb)
         out = tmp_path / f"c{n}" / "rules.kari"
         before = server.requests
@@ -152,7 +180,6 @@ def test_any_concurrency_and_any_shards_give_the_sequential_run(kb: Path, kb_mas
         if n == 1:
             assert server.max_in_flight == 1
             sequential_requests = server.requests - before
-            flights.spans.clear()
         else:
             assert server.requests - before == sequential_requests
     news = [json.loads(line) for line in runs[1]["vocabulary.jsonl"].splitlines()]
@@ -160,6 +187,7 @@ def test_any_concurrency_and_any_shards_give_the_sequential_run(kb: Path, kb_mas
     assert_same(runs[1], runs[8])
     assert_same(runs[1], runs[3])
 
+    server.respond = property_model(invent=True)
     for count in (2, 3):
         db = fresh(kb_master, kb)
         dirs = []
@@ -175,19 +203,15 @@ def test_any_concurrency_and_any_shards_give_the_sequential_run(kb: Path, kb_mas
         assert_same(runs[1], outputs(merged, db=db))
 
 
-def test_concurrent_requests_of_many_affordances_equal_one_at_a_time(kb: Path, kb_master: Path, groups: list[str],
-                                                                     tmp_path: Path, server: StubLLMServer,
-                                                                     capfd) -> None:
-    """Without new values (no embedder needed): --concurrency 6 equals --concurrency 1, and the report gives the
-    calls and tokens per role and per rule, the same for both."""
+def test_concurrent_requests_of_many_affordances_equal_one_at_a_time(kb: Path, groups: list[str], tmp_path: Path,
+                                                                     server: StubLLMServer, reference, capfd) -> None:
+    """Without new values (no embedder needed): --concurrency 6 equals --concurrency 1 (the module's reference),
+    in as many requests, and the report gives the calls and tokens per role and per rule, the same for both."""
+    one, sequential_requests = reference
     flights = Flights(property_model(delay=0.05), 0.05)
     server.respond = flights
-    induce(capfd, kb, tmp_path / "one" / "rules.kari", groups, *llm_args(server, tmp_path / "c1", "-j", 1))
-    one = outputs(tmp_path / "one" / "rules.kari", db=kb)
-    flights.spans.clear()
-    induce(capfd, fresh(kb_master, kb), tmp_path / "six" / "rules.kari", groups,
-           *llm_args(server, tmp_path / "c6", "-j", 6))
-    assert flights.most_affordances_at_once() >= 3
+    induce(capfd, kb, tmp_path / "six" / "rules.kari", groups, *llm_args(server, tmp_path / "c6", "-j", 6))
+    assert flights.most_affordances_at_once() >= 3 and server.requests == sequential_requests
     six = outputs(tmp_path / "six" / "rules.kari", db=kb)
     assert_same(one, six)
     report = one["report"]
@@ -204,11 +228,13 @@ def test_concurrent_requests_of_many_affordances_equal_one_at_a_time(kb: Path, k
 
 
 def test_a_budget_stop_resumes_to_the_uninterrupted_run(kb: Path, kb_master: Path, groups: list[str],
-                                                        tmp_path: Path, server: StubLLMServer, capfd) -> None:
+                                                        tmp_path: Path, server: StubLLMServer, reference,
+                                                        capfd) -> None:
     server.respond = property_model(delay=0.01)
-    induce(capfd, kb, tmp_path / "ref" / "rules.kari", groups, *llm_args(server, tmp_path / "c-ref"))
-    reference = outputs(tmp_path / "ref" / "rules.kari", db=kb)
-    for option, size in (("--budget-calls", 17), ("--budget-tokens", 4000)):
+    spent = [r["llm"][role] for r in reference[0]["affordances"].values() for role in r["llm"]]
+    tokens = sum(s["prompt_tokens"] + s["completion_tokens"] for s in spent)
+    # budgets of about a quarter of the uninterrupted run's: three stops or so, each resumed
+    for option, size in (("--budget-calls", reference[1] // 4 + 1), ("--budget-tokens", tokens // 4 + 1)):
         db = fresh(kb_master, kb)
         out = tmp_path / option.strip("-") / "rules.kari"
         stops = 0
@@ -226,11 +252,11 @@ def test_a_budget_stop_resumes_to_the_uninterrupted_run(kb: Path, kb_master: Pat
             stops += 1
             assert stops < 40
         assert stops >= 2
-        assert_same(reference, outputs(out, db=db))
+        assert_same(reference[0], outputs(out, db=db))
 
 
-def test_ctrl_c_mid_flight_keeps_the_finished_affordances_and_resumes(kb: Path, kb_master: Path, groups: list[str],
-                                                                      tmp_path: Path, server: StubLLMServer,
+def test_ctrl_c_mid_flight_keeps_the_finished_affordances_and_resumes(kb: Path, groups: list[str], tmp_path: Path,
+                                                                      server: StubLLMServer, reference,
                                                                       capfd) -> None:
     """A real process with many requests in flight gets SIGINT: it exits 130 at once with one line, every
     finished affordance is saved whole, and the rerun resumes to the uninterrupted run's outputs."""
@@ -260,11 +286,7 @@ def test_ctrl_c_mid_flight_keeps_the_finished_affordances_and_resumes(kb: Path, 
 
     code, text, _ = kari(capfd, "induce", *argv[1:])
     assert code == 0 and f"(resumed {len(saved)})" in text
-    resumed = outputs(out, db=kb)
-    server.respond = property_model()
-    induce(capfd, fresh(kb_master, kb), tmp_path / "ref" / "rules.kari", groups,
-           *llm_args(server, tmp_path / "c-ref", "-j", 1))
-    assert_same(outputs(tmp_path / "ref" / "rules.kari", db=kb), resumed)
+    assert_same(reference[0], outputs(out, db=kb))
 
 
 def _env() -> dict[str, str]:
@@ -357,20 +379,16 @@ def test_dry_run_sends_nothing_and_bounds_the_run(kb: Path, groups: list[str], t
     assert code == 0 and "the offline backend makes no LLM request" in text
 
 
-def test_several_objects_per_validator_request_keep_the_labels(kb: Path, kb_master: Path, groups: list[str],
-                                                               tmp_path: Path, server: StubLLMServer, capfd) -> None:
+def test_several_objects_per_validator_request_keep_the_labels(kb: Path, groups: list[str], tmp_path: Path,
+                                                               server: StubLLMServer, reference, capfd) -> None:
     """With a model whose answers can be checked (YES exactly when the object lists the property), four objects
-    per request give the same labels, rounds and rules as one object per request, in fewer requests."""
+    per request give the same labels, rounds and rules as one object per request (the module's reference), in
+    fewer requests."""
     server.respond = property_model()
-    requests = {}
-    found = {}
-    for batch in (1, 4):
-        db = fresh(kb_master, kb)
-        out = tmp_path / f"b{batch}" / "rules.kari"
-        before = server.requests
-        induce(capfd, db, out, groups, *llm_args(server, tmp_path / f"cache{batch}", "--validator-batch", batch))
-        requests[batch] = server.requests - before
-        found[batch] = outputs(out, db=db)
+    found, requests = {1: reference[0]}, {1: reference[1]}
+    out = tmp_path / "b4" / "rules.kari"
+    induce(capfd, kb, out, groups, *llm_args(server, tmp_path / "cache4", "--validator-batch", 4))
+    requests[4], found[4] = server.requests, outputs(out, db=kb)
     assert found[1]["rules"] == found[4]["rules"] and found[1]["coverage.jsonl"] == found[4]["coverage.jsonl"]
     assert without_run_key(found[1]["jsonl"]) == without_run_key(found[4]["jsonl"])  # the key names the batch
     for name, one in found[1]["affordances"].items():
@@ -381,15 +399,13 @@ def test_several_objects_per_validator_request_keep_the_labels(kb: Path, kb_mast
 
 
 def test_a_junk_batch_reply_falls_back_to_one_object_per_request(kb: Path, groups: list[str], tmp_path: Path,
-                                                                 server: StubLLMServer, capfd) -> None:
+                                                                 server: StubLLMServer, reference, capfd) -> None:
     """A batch reply that labels nothing is asked again object by object: the labels are the one-object ones."""
     model = property_model()
     server.respond = lambda body: StubReply("{]") if "several objects" in body["messages"][0]["content"] \
         else model(body)
     induce(capfd, kb, tmp_path / "b" / "rules.kari", groups, *llm_args(server, tmp_path / "c", "--validator-batch", 3))
-    server.respond = model
-    induce(capfd, kb, tmp_path / "one" / "rules.kari", groups, *llm_args(server, tmp_path / "c1"))
-    assert (tmp_path / "b" / "rules.kari").read_bytes() == (tmp_path / "one" / "rules.kari").read_bytes()
+    assert (tmp_path / "b" / "rules.kari").read_bytes() == reference[0]["rules"]
 
 
 def test_merge_refuses_a_shard_stopped_before_its_end(kb: Path, groups: list[str], tmp_path: Path,

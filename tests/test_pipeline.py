@@ -1,4 +1,8 @@
-"""The main job end to end on the bundled data (a few games), and its rerun."""
+"""The main job end to end on the bundled data (a few games), reading each input once, and its rerun.
+
+The loads are counted by wrapping the loaders wherever a module holds them (the readers are imported both at the
+top of modules and inside functions), so a second parse of the benchmark or a second build of the vocabulary
+from the database anywhere in the pipeline fails the test."""
 
 from __future__ import annotations
 
@@ -6,19 +10,49 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from call_counts import counting
 
+from kari.bench.parser import Parser
 from kari.pipeline import run_pipeline
 from kari.rules import load_rules
+from kari.vocab.vocabulary import Vocabulary
+
+
+def loaders() -> dict[str, tuple[Any, str]]:
+    import kari.domain.canon as canon
+    import kari.induce.folds as folds
+    import kari.rules.rulefile as rulefile
+    import kari.solver.run  # noqa: F401  (its loaders are imported, so that they are wrapped too)
+    import kari.pipeline  # noqa: F401
+    import kari.study  # noqa: F401
+
+    return {"benchmark parses": (Parser, "read_objects"), "object canonicalisations": (canon, "canonical_objects"),
+            "vocabulary from files": (Vocabulary, "load"), "vocabulary from a database": (Vocabulary, "from_db"),
+            "vocabulary copies": (Vocabulary, "copy"), "rules files read": (rulefile, "load_rules"),
+            "cross-fitted sets read": (folds, "load_cross_fitted")}
 
 
 @pytest.mark.slow
 def test_pipeline_on_bundled_data(tmp_path: Path) -> None:
     pytest.importorskip("sentence_transformers")  # KB rules are matched by sentence similarity
     lines: list[str] = []
-    result = run_pipeline(tmp_path / "run", questioners=("optimal", "fix20q", "rules", "greedy-ig+rules",
-                                                         "greedy-ig+kb"), games=20, echo=lines.append)
+    players = ("optimal", "fix20q", "rules", "greedy-ig+rules", "greedy-ig+kb")
+    with counting(loaders()) as counts:
+        result = run_pipeline(tmp_path / "run", questioners=players, games=20, echo=lines.append)
+    assert counts["benchmark parses"] == 1
+    assert counts["vocabulary from a database"] == 1  # once, after kb load stored it
+    assert counts["vocabulary from files"] == 1  # the KB loader's, before the database holds a vocabulary
+    assert counts["vocabulary copies"] == len(players)  # each player reads its rules' words into its own copy
+    assert counts["cross-fitted sets read"] == 1
+    # the KB's objects (kb load, induce), the benchmark's for the benchmark-supervised induction (a step of its
+    # own since the KB rules are induced from the KB: it reads the benchmark's words as the database then holds
+    # them), for coverage and once more for the games
+    assert counts["object canonicalisations"] == 5
+    # the five fold files once, rules.kari once (coverage), and the report's look at the folder it names
+    assert counts["rules files read"] == 5 + 1 + 1
     assert [line.split(":")[0] for line in lines] == ["kb", "induce (KB)", "induce (benchmark)", "coverage",
                                                       "KB-gap ledger", "play optimal", "play fix20q", "play rules",
                                                       "play greedy-ig+rules", "play greedy-ig+kb", "report"]
