@@ -64,6 +64,24 @@ def test_kgtk_value_rules(con):
     assert rows["k4"][0] == "/c/en/pipe|bar"                          # escaped bar in a symbol
 
 
+def test_escapes_in_a_later_node2_list_member_are_decoded_and_checked(con, tmp_path):
+    """The escape test reads the raw node2 and node2;label (before a list is split): an escape or quote in
+    the second member only is decoded, and a bad one refused at its line."""
+    kb = tmp_path / "members.tsv"
+    kb.write_text('id\tnode1\trelation\tnode2\tnode2;label\n'
+                  'e1\t/c/en/a\t/r/IsA\t/c/en/b|"c \\"d\\""\tb|\'see\'@en\n', encoding="utf-8")
+    load_files(con, [kb])
+    rows = con.execute("SELECT id, node2, node2_label FROM edges ORDER BY id").fetchall()
+    assert rows == [("e1-1", "/c/en/b", "b"), ("e1-2", 'c "d"', "'see'@en")]
+    bad = tmp_path / "bad_member.tsv"
+    bad.write_text('id\tnode1\trelation\tnode2\n'
+                   'e1\t/c/en/a\t/r/IsA\t/c/en/b\n'
+                   'e2\t/c/en/a\t/r/IsA\t/c/en/b|/c/en/c\\q\n', encoding="utf-8")
+    with pytest.raises(KariError) as err:
+        load_files(con, [bad])
+    assert err.value.line == 3 and "bad backslash escape" in str(err.value)
+
+
 def test_gzip_and_dedupe_on_reload(con, tmp_path):
     gz = tmp_path / "excerpt.tsv.gz"
     with open(DATA / "cskg_excerpt.tsv", "rb") as src, gzip.open(gz, "wb") as dst:

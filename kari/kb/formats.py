@@ -244,9 +244,11 @@ a cheap guard: a SQL condition true for every row on which a syntax problem is p
 
 
 def _any_char(refs: list[str], chars: str) -> str:
-    """SQL: one of ``chars`` occurs in one of the columns ``refs`` (one ``contains`` per column and character:
-    cheaper than joining the columns into a new string on every row)."""
-    return "(" + " OR ".join(f"coalesce(contains({ref}, {_lit(c)}), false)" for ref in refs for c in chars) + ")"
+    """SQL: one of ``chars`` occurs in one of the columns ``refs``: one ``contains`` per character on the columns
+    joined (``concat`` skips NULLs; a needle of one character cannot straddle two columns). On 500,000 CSKG
+    rows of ten columns this is half the CPU of one ``contains`` per column and character."""
+    joined = refs[0] if len(refs) == 1 else f"concat({', '.join(refs)})"
+    return "(" + " OR ".join(f"coalesce(contains({joined}, {_lit(c)}), false)" for c in chars) + ")"
 
 _QUOTED = "(starts_with({0}, '\"') OR starts_with({0}, ''''))"
 _UNESCAPED_BAR = r"contains(replace(replace({0}, '\\', ''), '\|', ''), '|')"
@@ -259,8 +261,9 @@ def _kgtk(src: Source, reader: str) -> Decoded:
     refs = {key: {"node2": "node2_value", "node2_label": "node2_label_value"}.get(key, _ident(name))
             for key, name in col.items() if name is not None}
     # kgtk_text is the identity on a row without backslash or quote: decode only the rows that have one (the
-    # test computed once per row, as the column kari_escaped, not once per column that reads it)
-    escapes = _any_char(list(refs.values()), chr(92) + chr(34) + chr(39))
+    # test computed once per line, as the column kari_escaped, not once per column that reads it; on the raw
+    # node2 and node2;label, before a list is split: a member holds only characters its list holds)
+    escapes = _any_char([_ident(name) for name in col.values() if name is not None], chr(92) + chr(34) + chr(39))
     escaped = "kari_escaped"
     for key, ref in refs.items():
         if key in LISTS:
@@ -278,7 +281,7 @@ def _kgtk(src: Source, reader: str) -> Decoded:
         problems.append(f"CASE WHEN NOT {_QUOTED.format(ref)} AND {_UNESCAPED_BAR.format(ref)} "
                         f"THEN 'column {col[key]}: a list (|) is not allowed here' END")
     bars = f"contains({_ident(_required(col, 'node1'))}, '|') OR contains({_ident(_required(col, 'relation'))}, '|')"
-    exploded = f"(SELECT *, {escapes} AS {escaped} FROM {_explode_node2(col, reader)})"
+    exploded = _explode_node2(col, f"(SELECT *, {escapes} AS {escaped} FROM {reader})")
     return exprs, problems, exploded, f"({escaped} OR {bars})"
 
 
