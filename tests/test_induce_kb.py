@@ -142,6 +142,24 @@ def test_the_settings_search_skips_evidence_that_cannot_separate_settings(vocab:
     assert tuning.chosen == {} and "cannot separate" in tuning.reason
 
 
+def test_the_settings_search_judged_in_worker_processes_chooses_as_one_process(
+        vocab: Vocabulary, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kari.induce import tuning
+
+    objects = [obj(f"o{i}", ("MADE_OF", "metal" if i % 3 else "wood"), ("SHAPE", "flat" if i % 2 else "round"))
+               for i in range(60)]
+    evidence = {"cut": Evidence("cut", "", tuple(objects[:12]), (), tuple(objects)),
+                "roll": Evidence("roll", "", tuple(o for o in objects if o.id[-1] in "13579"), (), tuple(objects))}
+    workers = []
+    real = tuning.run_jobs
+    monkeypatch.setattr(tuning, "run_jobs", lambda jobs, n: workers.append(n) or real(jobs, n))
+    monkeypatch.setattr(tuning, "SPREAD_POSITIVES", 10 ** 6)
+    alone = choose_settings(evidence, InduceConfig(), vocab)
+    monkeypatch.setattr(tuning, "SPREAD_POSITIVES", 1)
+    monkeypatch.setattr(tuning, "available_cores", lambda: 2)
+    assert choose_settings(evidence, InduceConfig(), vocab) == alone and workers == [1, 2] and alone.scores
+
+
 # --- the vectorised search and guard agree with clingo ------------------------------------------------------------
 
 VALUES = {"MADE_OF": ["steel", "iron", "wood", "plastic", "glass", "rubber", "metal"],

@@ -6,7 +6,10 @@ the KB, flagged rules skipped by players unless asked for."""
 from __future__ import annotations
 
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,6 +219,31 @@ def test_players_skip_flagged_rules_unless_asked_to_use_them(vocab: Vocabulary) 
     config = PlayConfig(bench=Path("b"), questioner="greedy-ig")
     assert config.flagged == "skip" and "flagged_rules" not in config.identity()
     assert PlayConfig(bench=Path("b"), questioner="greedy-ig", flagged_rules="use").identity()["flagged_rules"] == "use"
+
+
+def test_heldout_estimates_spread_over_worker_processes_are_those_of_one_process(
+        vocab: Vocabulary, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kari.induce import kbweights
+    from kari.io import jobs
+
+    groups = {f"cut{n}": replace(_group(n, vocab), affordance=f"cut{n}") for n in (1, 2, 3, 5, 6)}
+    rules = [Rule(a, Atom("SHAPE", "sharp_edge")) for a in groups] + [Rule("unjudged", Atom("SHAPE", "flat"))]
+    config = InduceConfig(tune=False).for_input("db")
+    spread = []
+    monkeypatch.setattr(kbweights, "spread_over", lambda n: spread.append(n) or 1)
+    serial = kbweights.weigh_rules(rules, groups, config, vocab)
+    forked_in: set[int] = set()
+
+    def run_jobs(todo: list[Any], workers: int) -> list[Any]:  # the real pool, recording where each job ran
+        forked_in.update(jobs.run_jobs([lambda: os.getpid() for _ in todo], workers))
+        return jobs.run_jobs(todo, workers)
+
+    monkeypatch.setattr(kbweights, "spread_over", lambda n: 2)
+    monkeypatch.setattr(kbweights, "run_jobs", run_jobs)
+    assert kbweights.weigh_rules(rules, groups, config, vocab) == serial
+    assert spread == [5] and os.getpid() not in forked_in
+    assert list(serial[1]) == list(groups) and serial[0][-1] == rules[-1]
+    assert jobs.spread_over(jobs.MIN_SPREAD - 1) == 1 and jobs.spread_over(jobs.MIN_SPREAD) == jobs.available_cores()
 
 
 def test_a_kb_rule_is_weighed_by_its_heldout_precision() -> None:

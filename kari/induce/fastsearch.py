@@ -146,7 +146,8 @@ class _AtomTable:
         self.vocab = vocab
         self.index: dict[Key, int] = {}
         self.names: list[Key] = []
-        self.row_of: dict[int, tuple[ObjectRecord, int]] = {}
+        self.row_of: dict[int, tuple[ObjectRecord, int]] = {}  # keeps each object alive: its id stays its own
+        self.row_by_id: dict[int, int] = {}  # the same rows without the objects, for the common case's C-level map
         self.numbers: list[list[int]] = []
         self.dense = np.zeros((0, 0), dtype=bool)
 
@@ -160,11 +161,11 @@ class _AtomTable:
 
     def row_ids(self, objects: Sequence[ObjectRecord]) -> np.ndarray:
         """The rows of ``objects`` in :attr:`dense` (new objects are read and added)."""
-        row_of = self.row_of
-        entries = [row_of.get(id(obj)) for obj in objects]
-        if all(entry is not None and entry[0] is obj for entry, obj in zip(entries, objects)):  # the common case
-            return np.fromiter((entry[1] for entry in entries if entry is not None), dtype=np.int64,
-                               count=len(entries))
+        try:  # the common case: every object read before (the table holds each, so no other object has its id)
+            return np.fromiter(map(self.row_by_id.__getitem__, map(id, objects)), dtype=np.int64,
+                               count=len(objects))
+        except KeyError:
+            pass
         ids = []
         for obj in objects:
             entry = self.row_of.get(id(obj))
@@ -176,6 +177,7 @@ class _AtomTable:
                         self.names.append(key)
                     numbers.append(self.index[key])
                 entry = self.row_of[id(obj)] = (obj, len(self.numbers))
+                self.row_by_id[id(obj)] = entry[1]
                 self.numbers.append(numbers)
             ids.append(entry[1])
         if self.dense.shape != (len(self.numbers), len(self.names)):

@@ -15,10 +15,13 @@ and the implicit negatives it covers, each counting its PU weight (false positiv
   uses it).
 
 The settings of the run (those its inner cross-validation chose on all the KB's objects) are reused in every fold.
+The groups are judged side by side in forked worker processes (:func:`kari.io.jobs.spread_over`): each estimate
+depends on its group's evidence alone, so the estimates are those of one process.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from functools import lru_cache
 from collections.abc import Mapping, Sequence
@@ -31,6 +34,7 @@ from kari.core.induce_config import InduceConfig
 from kari.induce.inputs import Evidence
 from kari.induce.folds import restrict
 from kari.induce.tuning import induce_rules
+from kari.io.jobs import run_jobs, spread_over
 from kari.rules.ast import Rule
 
 FOLDS = 3
@@ -139,16 +143,12 @@ def weigh_rules(rules: Sequence[Rule], evidence: Mapping[str, Evidence], config:
                 vocab: Vocabulary) -> tuple[list[Rule], dict[str, dict[str, Any]]]:
     """Each KB rule with its held-out estimate in its metadata (``heldout``, ``flagged``), and the estimates by
     rule (``heldout.json`` of the run directory)."""
-    out, table = [], {}
-    for rule in rules:
-        ev = evidence.get(rule.affordance)
-        if ev is None:
-            out.append(rule)
-            continue
-        estimate = heldout_precision(ev, config, vocab).to_json()
-        table[rule.affordance] = estimate
-        out.append(with_estimate(rule, estimate))
-    return out, table
+    judged = [(rule, evidence[rule.affordance]) for rule in rules if rule.affordance in evidence]
+    jobs = [functools.partial(heldout_precision, ev, config, vocab) for _, ev in judged]
+    estimates = {rule.affordance: held.to_json()
+                 for (rule, _), held in zip(judged, run_jobs(jobs, spread_over(len(jobs))))}
+    out = [with_estimate(r, estimates[r.affordance]) if r.affordance in estimates else r for r in rules]
+    return out, {r.affordance: estimates[r.affordance] for r in rules if r.affordance in estimates}
 
 
 def with_estimate(rule: Rule, estimate: Mapping[str, Any]) -> Rule:

@@ -11,6 +11,7 @@ objects is read, so within ``kari induce --cv K`` each outer fold tunes on its o
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +24,7 @@ from kari.induce.heldout import heldout_scores
 from kari.induce.inputs import Evidence
 from kari.induce.loop import checked_names, induce_affordance, rule_from_result
 from kari.induce.roles import components
+from kari.io.jobs import available_cores, run_jobs
 from kari.rules.ast import Rule
 
 GRID: tuple[dict[str, Any], ...] = (
@@ -83,6 +85,10 @@ class Tuning:
         return cls(dict(data["chosen"]), scores, str(data.get("reason", "")))
 
 
+SPREAD_POSITIVES = 64
+"""From this many positives judged on, the candidates are judged side by side in forked worker processes
+(:func:`kari.io.jobs.run_jobs`; each candidate's score depends on the evidence alone, so the choice is that of
+one process); below it forking would cost more than it saves."""
 MIN_TUNED = 2
 """Affordances with enough positives the search needs before it chooses anything."""
 MAX_TUNED = 24
@@ -107,8 +113,10 @@ def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, voca
                               "the evidence cannot separate settings, the given ones are kept")
     if len(evidence_objects(usable)) < 2 * INNER_FOLDS:
         return Tuning({}, (), "fewer than two objects per inner fold: the given settings are kept")
-    per_setting = [cross_validated_f1(usable, replace(config, **setting), vocab, INNER_FOLDS, config.seed)
-                   for setting in grid]
+    jobs = [functools.partial(cross_validated_f1, usable, replace(config, **setting), vocab, INNER_FOLDS,
+                              config.seed) for setting in grid]
+    positives = sum(len(ev.positives) for ev in usable.values())
+    per_setting = run_jobs(jobs, available_cores() if positives >= SPREAD_POSITIVES else 1)
     return Tuning(dict(grid[one_standard_error(per_setting)]),
                   tuple((dict(setting), _mean(list(f1.values()))) for setting, f1 in zip(grid, per_setting)),
                   f"chosen on the {len(usable)} affordances with >= {min_positives} positives")

@@ -36,6 +36,16 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+MIN_SPREAD = 16
+"""Fewer jobs than this run in the calling process (forking workers would cost more than it saves)."""
+
+
+def spread_over(jobs: int) -> int:
+    """The workers for ``jobs`` independent CPU-bound jobs of one step: every available core once there are at
+    least :data:`MIN_SPREAD` of them, else one (the calling process)."""
+    return available_cores() if jobs >= MIN_SPREAD else 1
+
+
 TIMINGS = ("time_s", "latency_s")
 """The fields in which a run's files may differ from those of the same run played otherwise (wall times)."""
 
