@@ -319,6 +319,12 @@ def test_induce_db_writes_heldout_precision_flags_and_what_was_left_out(bundled_
     assert manifest["input"]["left_out"]["function-word"] >= 2
     again = induce(out=out, db=bundled_db, config=InduceConfig(affordances=("cut", "carry", "make_music")), argv=[])
     assert [r.metadata["heldout"] for r in again.rules] == [r.metadata["heldout"] for r in outcome.rules]  # resumed
+    saved = json.loads((run / "heldout.json").read_text())
+    saved["rules"]["cut"]["precision"] = 0.123456  # a resumed run reads this back; --fresh must start over
+    (run / "heldout.json").write_text(json.dumps(saved))
+    fresh = induce(out=out, db=bundled_db, config=InduceConfig(affordances=("cut", "carry", "make_music")), argv=[],
+                   fresh=True)
+    assert [r.metadata["heldout"] for r in fresh.rules] == [r.metadata["heldout"] for r in outcome.rules]
 
 
 def test_the_wordnet_sense_tables_rebuild_byte_identical(tmp_path: Path) -> None:

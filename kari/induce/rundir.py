@@ -85,6 +85,7 @@ class RunDir:
             for stale in self.affordance_dir.glob("*.json") if self.affordance_dir.is_dir() else ():
                 stale.unlink()
             self.tuning_path.unlink(missing_ok=True)
+            self.heldout_path.unlink(missing_ok=True)
         sessions = 0 if fresh or previous is None else int(previous.get("sessions", 0))
         manifest = {**manifest, "sessions": sessions + 1, "status": "running", "resumed_affordances": sorted(finished)}
         atomic_write_json(self.manifest_path, manifest)
