@@ -209,6 +209,25 @@ def test_ctrl_c_during_kb_load(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("new.duckdb*"))
 
 
+def test_ctrl_c_before_a_files_load_begins_names_the_file(tmp_path: Path, monkeypatch) -> None:
+    """A Ctrl-C while the database opens (its schema installed) said only "kari: interrupted"; it names the file
+    it kept from loading, as one inside the file's load does, and leaves no new database."""
+    import kari.kb.store as store
+    from kari.errors import ExitCode, KariError
+
+    kb = tmp_path / "kb.tsv"
+    kb.write_text("node1\tlabel\tnode2\n/c/en/a\t/r/IsA\t/c/en/b\n")
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "open_db", ctrl_c)
+    with pytest.raises(KariError, match="nothing of this file was loaded") as caught:
+        store.load_into(tmp_path / "new.duckdb", [kb])
+    assert caught.value.file == str(kb) and caught.value.exit_code == ExitCode.INTERRUPTED
+    assert not list(tmp_path.glob("new.duckdb*"))
+
+
 def test_ctrl_c_during_induce_marks_the_run_interrupted(bench: Path, tmp_path: Path) -> None:
     manifest = tmp_path / "r.run" / "manifest.json"
     done = _sigint_after(["induce", "--bench", str(bench), "--out", str(tmp_path / "r.kari"), "-q"],

@@ -237,11 +237,19 @@ def load_into(db: str | Path, paths: Iterable[str | Path], fmt: str = "auto", *,
         formats.detect(path, fmt)
     report = LoadReport()
     with removed_unless(db, lambda: bool(report.files)):
-        con = open_db(db, lexicon=lexicon)
         try:
-            load_files(con, files, fmt, report=report, vocabulary=True)
-        finally:
-            con.close()
+            con = open_db(db, lexicon=lexicon)
+            try:
+                load_files(con, files, fmt, report=report, vocabulary=True)
+            finally:
+                con.close()
+        except (KeyboardInterrupt, duckdb.Error) as exc:
+            # a Ctrl-C outside a file's own load (opening the database, installing its schema, between files)
+            # names the file it kept from loading, as one inside it does
+            if files and len(report.files) < len(files) and (isinstance(exc, KeyboardInterrupt)
+                                                             or interrupts.interrupted()):
+                raise _interrupted_file(files[len(report.files)]) from None
+            raise
     return report
 
 
@@ -414,7 +422,11 @@ def _load_error(con: duckdb.DuckDBPyConnection, src: formats.Source, exc: duckdb
 
 
 def _interrupted(src: formats.Source) -> KariError:
-    return KariError("stopped by Ctrl-C: nothing of this file was loaded (the files before it are)", file=str(src.path),
+    return _interrupted_file(src.path)
+
+
+def _interrupted_file(path: Path) -> KariError:
+    return KariError("stopped by Ctrl-C: nothing of this file was loaded (the files before it are)", file=str(path),
                      code="interrupted", exit_code=ExitCode.INTERRUPTED)
 
 
