@@ -145,6 +145,7 @@ def test_the_settings_search_skips_evidence_that_cannot_separate_settings(vocab:
 def test_the_settings_search_judged_in_worker_processes_chooses_as_one_process(
         vocab: Vocabulary, monkeypatch: pytest.MonkeyPatch) -> None:
     from kari.induce import tuning
+    from kari.io import jobs
 
     objects = [obj(f"o{i}", ("MADE_OF", "metal" if i % 3 else "wood"), ("SHAPE", "flat" if i % 2 else "round"))
                for i in range(60)]
@@ -156,7 +157,7 @@ def test_the_settings_search_judged_in_worker_processes_chooses_as_one_process(
     monkeypatch.setattr(tuning, "SPREAD_POSITIVES", 10 ** 6)
     alone = choose_settings(evidence, InduceConfig(), vocab)
     monkeypatch.setattr(tuning, "SPREAD_POSITIVES", 1)
-    monkeypatch.setattr(tuning, "available_cores", lambda: 2)
+    monkeypatch.setattr(jobs, "available_cores", lambda: 2)
     assert choose_settings(evidence, InduceConfig(), vocab) == alone and workers == [1, 2] and alone.scores
 
 

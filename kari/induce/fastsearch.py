@@ -146,8 +146,8 @@ class _AtomTable:
         self.vocab = vocab
         self.index: dict[Key, int] = {}
         self.names: list[Key] = []
-        self.row_of: dict[int, tuple[ObjectRecord, int]] = {}  # keeps each object alive: its id stays its own
-        self.row_by_id: dict[int, int] = {}  # the same rows without the objects, for the common case's C-level map
+        self.row_by_id: dict[int, int] = {}  # an object's id -> its row
+        self.kept: list[ObjectRecord] = []  # each row's object, kept alive: no other object can take its id
         self.numbers: list[list[int]] = []
         self.dense = np.zeros((0, 0), dtype=bool)
 
@@ -168,18 +168,18 @@ class _AtomTable:
             pass
         ids = []
         for obj in objects:
-            entry = self.row_of.get(id(obj))
-            if entry is None or entry[0] is not obj:
+            row = self.row_by_id.get(id(obj))
+            if row is None:
                 numbers = []
                 for key in object_view(obj, self.vocab).whole:
                     if key not in self.index:
                         self.index[key] = len(self.names)
                         self.names.append(key)
                     numbers.append(self.index[key])
-                entry = self.row_of[id(obj)] = (obj, len(self.numbers))
-                self.row_by_id[id(obj)] = entry[1]
+                row = self.row_by_id[id(obj)] = len(self.kept)
+                self.kept.append(obj)
                 self.numbers.append(numbers)
-            ids.append(entry[1])
+            ids.append(row)
         if self.dense.shape != (len(self.numbers), len(self.names)):
             self.dense = np.zeros((len(self.numbers), len(self.names)), dtype=bool)
             rows = np.repeat(np.arange(len(self.numbers)), np.array([len(n) for n in self.numbers], dtype=np.int64))

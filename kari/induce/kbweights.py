@@ -21,9 +21,8 @@ depends on its group's evidence alone, so the estimates are those of one process
 
 from __future__ import annotations
 
-import functools
 import hashlib
-from functools import lru_cache
+from functools import lru_cache, partial
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -144,11 +143,10 @@ def weigh_rules(rules: Sequence[Rule], evidence: Mapping[str, Evidence], config:
     """Each KB rule with its held-out estimate in its metadata (``heldout``, ``flagged``), and the estimates by
     rule (``heldout.json`` of the run directory)."""
     judged = [(rule, evidence[rule.affordance]) for rule in rules if rule.affordance in evidence]
-    jobs = [functools.partial(heldout_precision, ev, config, vocab) for _, ev in judged]
+    jobs = [partial(heldout_precision, ev, config, vocab) for _, ev in judged]
     estimates = {rule.affordance: held.to_json()
                  for (rule, _), held in zip(judged, run_jobs(jobs, spread_over(len(jobs))))}
-    out = [with_estimate(r, estimates[r.affordance]) if r.affordance in estimates else r for r in rules]
-    return out, {r.affordance: estimates[r.affordance] for r in rules if r.affordance in estimates}
+    return [with_estimate(r, estimates[r.affordance]) if r.affordance in estimates else r for r in rules], estimates
 
 
 def with_estimate(rule: Rule, estimate: Mapping[str, Any]) -> Rule:

@@ -24,7 +24,7 @@ from kari.induce.heldout import heldout_scores
 from kari.induce.inputs import Evidence
 from kari.induce.loop import checked_names, induce_affordance, rule_from_result
 from kari.induce.roles import components
-from kari.io.jobs import available_cores, run_jobs
+from kari.io.jobs import run_jobs, spread_over
 from kari.rules.ast import Rule
 
 GRID: tuple[dict[str, Any], ...] = (
@@ -87,7 +87,7 @@ class Tuning:
 
 SPREAD_POSITIVES = 64
 """From this many positives judged on, the candidates are judged side by side in forked worker processes
-(:func:`kari.io.jobs.run_jobs`; each candidate's score depends on the evidence alone, so the choice is that of
+(:func:`kari.io.jobs.spread_over`; each candidate's score depends on the evidence alone, so the choice is that of
 one process); below it forking would cost more than it saves."""
 MIN_TUNED = 2
 """Affordances with enough positives the search needs before it chooses anything."""
@@ -116,7 +116,7 @@ def choose_settings(evidence: Mapping[str, Evidence], config: InduceConfig, voca
     jobs = [functools.partial(cross_validated_f1, usable, replace(config, **setting), vocab, INNER_FOLDS,
                               config.seed) for setting in grid]
     positives = sum(len(ev.positives) for ev in usable.values())
-    per_setting = run_jobs(jobs, available_cores() if positives >= SPREAD_POSITIVES else 1)
+    per_setting = run_jobs(jobs, spread_over(positives, SPREAD_POSITIVES))
     return Tuning(dict(grid[one_standard_error(per_setting)]),
                   tuple((dict(setting), _mean(list(f1.values()))) for setting, f1 in zip(grid, per_setting)),
                   f"chosen on the {len(usable)} affordances with >= {min_positives} positives")

@@ -40,10 +40,10 @@ MIN_SPREAD = 16
 """Fewer jobs than this run in the calling process (forking workers would cost more than it saves)."""
 
 
-def spread_over(jobs: int) -> int:
-    """The workers for ``jobs`` independent CPU-bound jobs of one step: every available core once there are at
-    least :data:`MIN_SPREAD` of them, else one (the calling process)."""
-    return available_cores() if jobs >= MIN_SPREAD else 1
+def spread_over(work: int, at_least: int = MIN_SPREAD) -> int:
+    """The workers for one step of independent CPU-bound jobs: every available core once its ``work`` (by
+    default the number of jobs) reaches ``at_least``, else one (the calling process)."""
+    return available_cores() if work >= at_least else 1
 
 
 TIMINGS = ("time_s", "latency_s")
