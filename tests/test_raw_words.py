@@ -9,6 +9,7 @@ twice, and Optimal's successes are earned by the answers (it guesses the belief'
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -65,6 +66,21 @@ def test_words_are_canonical_and_raw_words_are_kept() -> None:
     bicycle = bench.objects["bicycle"]
     assert has_property(bicycle, "SHAPE", "wheel", vocab)  # a part is a SHAPE fact: "wheels" -> wheel
     assert ("SHAPE", "wheel") in object_view(bicycle, vocab).parts["wheels"]
+
+
+def test_an_objects_view_is_kept_per_object_and_forgotten_when_the_vocabulary_changes() -> None:
+    """Games ask for the same objects' views on every turn: the same object gets the same view, an equal copy an
+    equal one, and a new is-a link (which can change what an object's facts imply) empties both memos."""
+    vocab = Vocabulary.load()
+    bicycle = load_benchmark(RAW, vocab).objects["bicycle"]
+    copy = replace(bicycle, parts=tuple(bicycle.parts))
+    view = object_view(bicycle, vocab)
+    assert object_view(bicycle, vocab) is view and object_view(copy, vocab) == view
+    assert ("SHAPE", "kari_test_parent") not in view.whole
+    vocab.add_value("SHAPE", "kari_test_parent")
+    vocab.add_isa("SHAPE", "wheel", "kari_test_parent")
+    assert ("SHAPE", "kari_test_parent") in object_view(bicycle, vocab).whole
+    assert ("SHAPE", "kari_test_parent") in object_view(copy, vocab).whole
 
 
 def test_every_pool_question_is_accepted_as_it_is() -> None:

@@ -107,3 +107,19 @@ def test_an_older_or_newer_record_keeps_its_keys(tmp_path: Path) -> None:
     assert summarise([record]).success_rate == 1.0
     fresh = replace(record, layout=None, turns=())
     assert list(fresh.to_json()) == [k for k in GameRecord.KEYS if k not in GameRecord.OPTIONAL]
+
+
+def test_reading_a_records_keys_builds_its_json_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report reads a few keys of thousands of records many times: each read must not rebuild the whole
+    object (with its turns); what is read is still the record's JSON object, and ``to_json`` a fresh copy."""
+    record = read_games(OLD / "games.jsonl")[0][0]
+    built = []
+    original = GameRecord.to_json
+    monkeypatch.setattr(GameRecord, "to_json", lambda self: built.append(1) or original(self))
+    values = [record[key] for key in ("success", "n_turns", "target", "game")] + [len(record), list(record)]
+    assert len(built) == 1 and values[:4] == [record.success, record.n_turns, record.target, record.game]
+    monkeypatch.undo()
+    fresh = record.to_json()
+    fresh["success"] = "changed"
+    assert record["success"] == record.success and dict(record) == record.to_json()
+    assert replace(record, success=not record.success)["success"] == (not record.success)

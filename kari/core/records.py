@@ -80,11 +80,21 @@ class JsonRecord(JsonView):
     def to_json(self) -> dict[str, Any]:
         return emit(self.json_values(), self.layout, omit=[k for k in self.OPTIONAL if getattr(self, k) is None])
 
+    def json_view(self) -> Mapping[str, Any]:
+        """The JSON object that read access (``record[key]``) looks into, built on first use and kept: records
+        are frozen, and a report reads a few keys of thousands of records many times over. Not to be changed by
+        callers; :meth:`to_json` builds a new object each time."""
+        view = self.__dict__.get("_json_view")
+        if view is None:
+            view = self.to_json()
+            object.__setattr__(self, "_json_view", view)
+        return view
+
     def __getitem__(self, key: str) -> Any:
-        return self.to_json()[key]
+        return self.json_view()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.to_json())
+        return iter(self.json_view())
 
     def __len__(self) -> int:
-        return len(self.to_json())
+        return len(self.json_view())

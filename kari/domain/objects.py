@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from kari.core.benchmark import ObjectRecord
 from kari.vocab.morphology import lemma
@@ -85,10 +86,15 @@ def base_facts(obj: ObjectRecord, vocab: Vocabulary) -> list[tuple[str, str, str
 def object_view(obj: ObjectRecord, vocab: Vocabulary) -> ObjectView:
     """The closed view of ``obj``, memoised per vocabulary (emptied whenever the vocabulary changes): games ask
     for the same representatives' views on every turn."""
+    by_identity = vocab.memo("object_view_by_identity")
+    held = by_identity.get(id(obj))
+    if held is not None and held[0] is obj:  # the entry holds obj, so its id cannot have been reused
+        return cast(ObjectView, held[1])
     cache = vocab.memo("object_view")
-    view = cache.get(obj)
+    view = cache.get(obj)  # an equal object seen before (hashing a record walks all its properties)
     if view is None:
         view = cache[obj] = _close(obj, vocab)
+    by_identity[id(obj)] = (obj, view)
     return view
 
 
