@@ -143,3 +143,39 @@ def test_cli_writes_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "1 rules for 1 affordances" in capsys.readouterr().out
     assert load_rules(tmp_path / "r.kari")[0].affordance == "slice"
 
+
+
+def test_an_offline_run_spread_over_worker_processes_writes_the_rules_of_one_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from kari.induce import run as run_module
+    from kari.induce.loop import induce_affordance
+    from kari.io import jobs
+
+    config = InduceConfig(tune=False)
+    monkeypatch.setattr(run_module, "spread_over", lambda n: 1)
+    serial = induce(out=tmp_path / "one" / "rules.kari", bench=bundled_bench_dir(), config=config, argv=[])
+    ran_in: list[int] = []
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        ran_in.append(os.getpid())     # in a forked worker: the list the parent holds stays empty
+        return induce_affordance(*args, **kwargs)  # type: ignore[arg-type]
+
+    handed: list[str] = []
+    real_run_jobs = jobs.run_jobs
+
+    def run_jobs(todo: list, workers: int, each=None) -> list:  # type: ignore[no-untyped-def]
+        return real_run_jobs(todo, workers, each=lambda v: handed.append(v[0].affordance) or each(v))
+
+    monkeypatch.setattr(run_module, "spread_over", lambda n: 2)
+    monkeypatch.setattr(run_module, "induce_affordance", recorded)
+    monkeypatch.setattr(run_module, "run_jobs", run_jobs)
+    forked = induce(out=tmp_path / "two" / "rules.kari", bench=bundled_bench_dir(), config=config, argv=[])
+    assert ran_in == [] and handed == list(serial.results)   # handed over in order, from the workers
+    assert (tmp_path / "one" / "rules.kari").read_bytes() == (tmp_path / "two" / "rules.kari").read_bytes()
+    assert (tmp_path / "one" / "rules.jsonl").read_bytes() == (tmp_path / "two" / "rules.jsonl").read_bytes()
+    assert sorted(p.name for p in forked.run_dir.glob("affordances/*.json")) == \
+        sorted(p.name for p in serial.run_dir.glob("affordances/*.json"))     # each saved by its worker
+    calls = {name: stats[0] for name, stats in forked.timers.stats.items()}
+    assert calls == {name: stats[0] for name, stats in serial.timers.stats.items()} and calls["propose"] > 0

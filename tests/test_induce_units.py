@@ -198,3 +198,23 @@ def test_auditor_embedding_synonyms_and_when_unsure_new() -> None:
     assert decisions["quantum_flux"][0] == "new"  # far from every SURFACE value: a new value, not a guess
     result.commit()
     assert local.normalise("MADE_OF", "stainless steel alloy") == "stainless_steel"
+
+
+def test_timers_from_a_worker_add_to_the_runs_timers() -> None:
+    from kari.induce.timers import Timers
+
+    run, worker = Timers({"propose": [2, 1.0, 0.75]}), Timers({"propose": [1, 0.5, 0.5], "guard": [3, 0.3, 0.2]})
+    run.merge(worker.stats)
+    assert run.stats == {"propose": [3, 1.5, 0.75], "guard": [3, 0.3, 0.2]}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_run_jobs_hands_each_value_over_in_order_as_it_comes(workers: int) -> None:
+    import os
+
+    from kari.io.jobs import run_jobs
+
+    seen: list[tuple[int, int]] = []
+    values = run_jobs([lambda n=n: (n, os.getpid()) for n in range(5)], workers, each=seen.append)
+    assert seen == values and [n for n, _ in values] == [0, 1, 2, 3, 4]
+    assert all(pid == os.getpid() for _, pid in values) == (workers == 1)

@@ -142,3 +142,16 @@ def test_asp_and_python_evaluator_agree(rule_list: list[Rule], objs: list, seman
 def test_has_property_agrees_with_the_asp_whole_object_reading(o, question) -> None:
     rule = Rule("q", Atom(*question))
     assert compute_coverage([rule], [o], V)[0].covered == has_property(o, *question, V)
+
+
+def test_covered_pairs_are_the_covered_rows_of_the_coverage() -> None:
+    from kari.solver.coverage import covered_pairs
+
+    voc = Vocabulary.load()
+    rules = [Rule("cut", Or((a("SHAPE:sharp_edge"), a("MADE_OF:metal")))), Rule("float", a("MADE_OF:wood")),
+             Rule("none", a("SIZE:huge"))]
+    things = [obj("knife", ("whole", "SHAPE", "sharp_edge"), ("whole", "MADE_OF", "metal")),
+              obj("raft", ("whole", "MADE_OF", "wood")), obj("pebble", ("whole", "SIZE", "tiny"))]
+    rows = compute_coverage(rules, things, voc)
+    pairs = covered_pairs(rules, things, voc)
+    assert pairs == {(r.affordance, r.object) for r in rows if r.covered} == {("cut", "knife"), ("float", "raft")}

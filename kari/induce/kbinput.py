@@ -59,8 +59,16 @@ def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tupl
 
 
 def _universe(verbs: Mapping[str, Evidence]) -> list[ObjectRecord]:
-    """Every object of the KB input once (KB objects and CreativityBench parts)."""
-    return list({o.id: o for ev in verbs.values() for o in (*ev.universe, *ev.positives)}.values())
+    """Every object of the KB input once (KB objects and CreativityBench parts). The verbs of one source share
+    one universe tuple, each read once here (thousands of verbs x thousands of objects otherwise)."""
+    out: dict[str, ObjectRecord] = {}
+    walked: set[int] = set()
+    for ev in verbs.values():
+        if id(ev.universe) not in walked:
+            walked.add(id(ev.universe))
+            out.update((o.id, o) for o in ev.universe)
+        out.update((o.id, o) for o in ev.positives)
+    return list(out.values())
 
 
 def _with_objects(ev: Evidence, objects: Mapping[str, ObjectRecord], inferred: Mapping[str, tuple[Any, ...]],

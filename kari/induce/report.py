@@ -18,7 +18,7 @@ from kari.vocab.vocabulary import Vocabulary
 from kari.core.terms import Semantics
 from kari.domain.objects import object_view
 from kari.rules import to_text
-from kari.solver import compute_coverage
+from kari.solver import covered_pairs
 
 
 @dataclass(frozen=True)
@@ -85,18 +85,21 @@ def score_on(rules: Sequence[Rule], truth: Truth, vocab: Vocabulary, *, semantic
     """Each rule (of an affordance in ``truth``) judged by the solver on the given positives and negatives."""
     rules = [r for r in rules if r.affordance in truth]
     objects = {o.id: o for r in rules for group in truth[r.affordance] for o in group}
-    rows = compute_coverage(rules, list(objects.values()), vocab, semantics, time_limit=time_limit) if rules else []
-    hit = {(row.affordance, row.object) for row in rows if row.covered}
+    hits: dict[str, set[str]] = {}
+    for affordance, obj in covered_pairs(rules, list(objects.values()), vocab, semantics, time_limit=time_limit) \
+            if rules else ():
+        hits.setdefault(affordance, set()).add(obj)
     out = {}
     for rule in rules:
         positives, negs = truth[rule.affordance]
+        hit = hits.get(rule.affordance, set())
         out[rule.affordance] = RuleScore(
             rule.affordance,
             len(rule.branches()),
             len(positives),
-            sum((rule.affordance, o.id) in hit for o in positives),
+            sum(o.id in hit for o in positives),
             len(negs),
-            sum((rule.affordance, o.id) in hit for o in negs),
+            sum(o.id in hit for o in negs),
         )
     return out
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -34,6 +35,7 @@ from kari.induce.heldout import branch_checks, cv_summary, heldout_scores, rende
 from kari.induce.cost import CostModel, render
 from kari.induce.llmio import PROMPTS, LLMSession
 from kari.induce.workers import LocalWork, induce_all
+from kari.io.jobs import run_jobs, spread_over
 from kari.llm.limits import BudgetSpent
 from kari.induce.report import rare_branches, render_report, score_rules
 from kari.induce.roles import components
@@ -561,8 +563,10 @@ def _induce_fold(k: int, fold: int, fold_of: dict[str, int], names: list[str], e
 
 def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, InductionResult], job: _Job,
               run: RunDir, timers: Timers) -> dict[str, InductionResult]:
-    """Induce every chosen affordance not finished yet (``job.llm.concurrency`` at once with an LLM), saving each
-    as soon as it is done; ``names``: the affordances no rule value may be (:func:`checked_names`)."""
+    """Induce every chosen affordance not finished yet, saving each as soon as it is done: offline, on every core
+    once there are enough of them (forked workers, :func:`kari.io.jobs.spread_over`; each affordance's result
+    depends on its evidence alone, so the rules are those of one process); with an LLM, ``job.llm.concurrency``
+    at once. ``names``: the affordances no rule value may be (:func:`checked_names`)."""
     config, vocab, llm = job.config, job.vocab, job.llm
     results = {ev.affordance: finished[ev.affordance] for ev in chosen if ev.affordance in finished}
     todo = [ev for ev in chosen if ev.affordance not in results]
@@ -591,12 +595,31 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
         bar.update(1)
         interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
 
+    def induce_saved(ev: Evidence) -> tuple[InductionResult, dict[str, list[float]]]:
+        """One affordance in a forked worker (offline): induced with timers of its own, saved by the worker."""
+        assert shared is not None
+        own = Timers()
+        result = induce_affordance(ev, shared, config, affordances=names, timers=own)
+        run.save(result)
+        return result, own.stats
+
+    def saved(outcome: tuple[InductionResult, dict[str, list[float]]]) -> None:
+        result, stats = outcome
+        timers.merge(stats)
+        results[result.affordance] = result
+        bar.update(1)
+        interrupts.check()
+
     try:
-        induce_all(todo, induce_one, llm.concurrency if llm is not None and client is not None else 1, done,
-                   client.stop if client is not None else _nothing)
+        if session is None and spread_over(len(todo)) > 1:   # offline: side by side on the cores
+            run_jobs([partial(induce_saved, ev) for ev in todo], spread_over(len(todo)), each=saved)
+        else:
+            induce_all(todo, induce_one, llm.concurrency if llm is not None and client is not None else 1, done,
+                       client.stop if client is not None else _nothing)
     except KeyboardInterrupt:
+        saved_now = sum(run.result_path(ev.affordance).is_file() for ev in chosen)   # forked workers save too
         raise KariError(
-            f"stopped by Ctrl-C; {len(results)} of {len(chosen)} affordances are saved in {run.path}: "
+            f"stopped by Ctrl-C; {saved_now} of {len(chosen)} affordances are saved in {run.path}: "
             "rerun the same command to resume",
             code="interrupted",
             exit_code=ExitCode.INTERRUPTED,

@@ -26,6 +26,15 @@ class Timers:
             entry[1] += elapsed
             entry[2] = max(entry[2], elapsed)
 
+    def merge(self, stats: dict[str, list[float]]) -> None:
+        """Add another :class:`Timers`' ``stats`` (a worker process's) to these: calls and totals summed, the
+        larger max kept."""
+        for name, (calls, total, longest) in stats.items():
+            entry = self.stats.setdefault(name, [0, 0.0, 0.0])
+            entry[0] += calls
+            entry[1] += total
+            entry[2] = max(entry[2], longest)
+
     def rows(self) -> list[dict[str, float | int | str]]:
         """One row per operation, slowest total first."""
         return [

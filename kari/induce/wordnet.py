@@ -62,11 +62,25 @@ class NounSynset:
 
 
 def _rows(name: str) -> list[list[str]]:
+    return [line.split("\t") for line in _rows_unsplit(name)]
+
+
+def _rows_unsplit(name: str) -> list[str]:
+    """The data lines of a table (header and blank lines left out)."""
     path = asset_path("data", "wordnet", name)
     if not path.is_file():
         raise KariError("a WordNet table is missing (rebuild data/wordnet/ with data/build/wordnet_verbs.py and "
                         "data/build/wordnet_senses.py)", file=str(path), code="missing-file")
-    return [line.split("\t") for line in Path(path).read_text(encoding="utf-8").splitlines()[1:] if line]
+    return [line for line in Path(path).read_text(encoding="utf-8").splitlines()[1:] if line]
+
+
+def _pairs(name: str) -> list[tuple[str, str]]:
+    """Each data row of a table as (its first cell, the rest of the line unsplit)."""
+    rows = []
+    for row in _rows_unsplit(name):
+        key, _, rest = row.partition("\t")
+        rows.append((key, rest))
+    return rows
 
 
 def _split(cell: str) -> tuple[str, ...]:
@@ -119,27 +133,35 @@ def verb_synset(synset: str) -> VerbSynset:
     return _verb_synsets()[synset]
 
 
+# The noun tables are large (about 150,000 lemmas and 60,000 synsets) and a run reads few of their rows: each row
+# is kept as read and parsed on first use.
 @lru_cache(maxsize=1)
-def _noun_senses() -> dict[str, tuple[tuple[int, str], ...]]:
-    out = {}
-    for lemma, senses in _rows("noun_senses.tsv"):
-        out[lemma] = tuple((int(rank), synset) for rank, _, synset in (s.partition(":") for s in senses.split(",")))
-    return out
+def _noun_senses() -> dict[str, str]:
+    return dict(_pairs("noun_senses.tsv"))
 
 
+@lru_cache(maxsize=None)
 def noun_senses(lemma: str) -> tuple[tuple[int, str], ...]:
     """The physical senses of the noun ``lemma`` as ``(sense number, synset)``, most frequent first."""
-    return _noun_senses().get(lemma, ())
+    senses = _noun_senses().get(lemma)
+    if not senses:
+        return ()
+    return tuple((int(rank), synset) for rank, _, synset in (s.partition(":") for s in senses.split(",")))
 
 
 @lru_cache(maxsize=1)
-def _noun_synsets() -> dict[str, NounSynset]:
-    return {row[0]: NounSynset(row[0], row[1], _split(row[2]), _split(row[3])) for row in _rows("noun_synsets.tsv")}
+def _noun_synsets() -> dict[str, str]:
+    return dict(_pairs("noun_synsets.tsv"))
 
 
+@lru_cache(maxsize=None)
 def noun_synset(synset: str) -> NounSynset | None:
     """The physical noun synset of offset ``synset`` (None for an offset that is none)."""
-    return _noun_synsets().get(synset)
+    rest = _noun_synsets().get(synset)
+    if rest is None:
+        return None
+    lexname, hypernyms, words = rest.split("\t")
+    return NounSynset(synset, lexname, _split(hypernyms), _split(words))
 
 
 @lru_cache(maxsize=1)
@@ -155,13 +177,3 @@ def is_adverb(word: str) -> bool:
 def is_verb(lemma: str) -> bool:
     """Is ``lemma`` a verb lemma of WordNet?"""
     return lemma in _verb_senses()
-
-
-@lru_cache(maxsize=1)
-def noun_children() -> dict[str, tuple[str, ...]]:
-    """Physical noun synset -> its hyponyms (the inverse of the hypernym links)."""
-    out: dict[str, list[str]] = {}
-    for synset in _noun_synsets().values():
-        for parent in synset.hypernyms:
-            out.setdefault(parent, []).append(synset.synset)
-    return {k: tuple(sorted(v)) for k, v in out.items()}

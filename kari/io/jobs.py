@@ -67,14 +67,21 @@ def _run(index: int) -> tuple[str, Any]:
         return "error", (exc.message, exc.file, exc.line, exc.col, exc.code, exc.exit_code)
 
 
-def run_jobs(jobs: Sequence[Callable[[], T]], workers: int) -> list[T]:
+def run_jobs(jobs: Sequence[Callable[[], T]], workers: int, each: Callable[[T], None] | None = None) -> list[T]:
     """Every job's value, in the order of ``jobs``, with up to ``workers`` jobs running at once (see the module
-    docstring). A process that cannot fork (no ``fork`` start method) runs the jobs one after the other."""
+    docstring); ``each(value)``, when given, runs in the calling process on every value in that order as soon as
+    it and the values before it are there (a progress bar, a checkpoint). A process that cannot fork (no
+    ``fork`` start method) runs the jobs one after the other."""
     global _PENDING
     if workers < 1:
         raise KariError(f"--jobs must be >= 1 (got {workers})", code="bad-option")
     if workers == 1 or len(jobs) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [job() for job in jobs]
+        outcomes = []
+        for job in jobs:
+            outcomes.append(job())
+            if each is not None:
+                each(outcomes[-1])
+        return outcomes
     _PENDING = jobs
     try:
         context = multiprocessing.get_context("fork")
@@ -89,6 +96,8 @@ def run_jobs(jobs: Sequence[Callable[[], T]], workers: int) -> list[T]:
                     message, file, line, col, code, exit_code = value
                     raise KariError(message, file=file, line=line, col=col, code=code, exit_code=exit_code)
                 outcomes.append(value)
+                if each is not None:
+                    each(value)
         return outcomes
     finally:
         _PENDING = ()

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the names as mypy reads them; at run time each is loaded on
         belief_trace, beliefs, consistent_counts, consistent_representatives, information_gain, question_pool,
         select_representatives
     )
-    from kari.solver.coverage import compute_coverage
+    from kari.solver.coverage import compute_coverage, covered_pairs
     from kari.solver.optimal import OptimalResult, optimal_target_aware
     from kari.solver.pyeval import python_coverage
     from kari.solver.validation import covered_by_labels
@@ -27,7 +27,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "kari.solver.compile": ("compile_rules",),
     "kari.solver.consistency": ("belief_trace", "beliefs", "consistent_counts", "consistent_representatives",
                                 "information_gain", "question_pool", "select_representatives"),
-    "kari.solver.coverage": ("compute_coverage",),
+    "kari.solver.coverage": ("compute_coverage", "covered_pairs"),
     "kari.solver.optimal": ("OptimalResult", "optimal_target_aware"),
     "kari.solver.pyeval": ("python_coverage",),
     "kari.solver.validation": ("covered_by_labels",),

@@ -50,6 +50,27 @@ def compute_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], voc
     Raises a :class:`KariError` for unknown predicates/values (naming the rule) and when ``time_limit``
     seconds are spent before every batch is solved.
     """
+    normalised, best = _best_hits(rules, objects, vocab, semantics, time_limit, max_bodies)
+    with gc_paused():
+        return [coverage_row(rule.affordance, obj.id, True, hit[0], hit[1], r) if (hit := best.get((r, o)))
+                else coverage_row(rule.affordance, obj.id, False, None, None, r)
+                for r, rule in enumerate(normalised) for o, obj in enumerate(objects)]
+
+
+def covered_pairs(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary,
+                  semantics: str = Semantics.ANY_PART, time_limit: float = 30.0,
+                  max_bodies: int = DEFAULT_BATCH_BODIES) -> set[tuple[str, str]]:
+    """The ``(affordance, object id)`` pairs :func:`compute_coverage` finds covered, without building a row per
+    rule x object (scoring many rules on many objects needs only these); the same checks and errors."""
+    normalised, best = _best_hits(rules, objects, vocab, semantics, time_limit, max_bodies)
+    return {(normalised[r].affordance, objects[o].id) for r, o in best}
+
+
+def _best_hits(rules: Sequence[Rule], objects: Sequence[ObjectRecord], vocab: Vocabulary, semantics: str,
+               time_limit: float, max_bodies: int
+               ) -> tuple[list[Rule], dict[tuple[int, int], tuple[int, str | None]]]:
+    """The canonical rules and, per covered (rule index, object index), the lowest covering branch and the
+    smallest part that makes it true (None: the whole object), decided by clingo in batches."""
     check_semantics(semantics)
     normalised = canonical_rules(rules, vocab)
     if len({obj.id for obj in objects}) != len(objects):
@@ -84,7 +105,4 @@ def compute_coverage(rules: Sequence[Rule], objects: Sequence[ObjectRecord], voc
             held = best.get(key)
             if held is None or (b, part is None, part or "") < (held[0], held[1] is None, held[1] or ""):
                 best[key] = (b, part)
-    with gc_paused():
-        return [coverage_row(rule.affordance, obj.id, True, hit[0], hit[1], r) if (hit := best.get((r, o)))
-                else coverage_row(rule.affordance, obj.id, False, None, None, r)
-                for r, rule in enumerate(normalised) for o, obj in enumerate(objects)]
+    return normalised, best
