@@ -589,11 +589,15 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
                                        timers=timers)
             return replace(result, llm=asking.tally.to_json())
 
-    def done(result: InductionResult) -> None:
+    def recorded(result: InductionResult) -> None:
+        """A finished (and saved) affordance taken into the run's results."""
         results[result.affordance] = result
-        run.save(result)
         bar.update(1)
         interrupts.check()      # a Ctrl-C that a library swallowed (clingo's Control.__del__) stops here
+
+    def done(result: InductionResult) -> None:
+        run.save(result)
+        recorded(result)
 
     def induce_saved(ev: Evidence) -> tuple[InductionResult, dict[str, list[float]]]:
         """One affordance in a forked worker (offline): induced with timers of its own, saved by the worker."""
@@ -606,13 +610,12 @@ def _run_loop(chosen: list[Evidence], names: list[str], finished: dict[str, Indu
     def saved(outcome: tuple[InductionResult, dict[str, list[float]]]) -> None:
         result, stats = outcome
         timers.merge(stats)
-        results[result.affordance] = result
-        bar.update(1)
-        interrupts.check()
+        recorded(result)
 
+    workers = spread_over(len(todo)) if session is None else 1   # offline: side by side on the cores
     try:
-        if session is None and spread_over(len(todo)) > 1:   # offline: side by side on the cores
-            run_jobs([partial(induce_saved, ev) for ev in todo], spread_over(len(todo)), each=saved)
+        if workers > 1:
+            run_jobs([partial(induce_saved, ev) for ev in todo], workers, each=saved)
         else:
             induce_all(todo, induce_one, llm.concurrency if llm is not None and client is not None else 1, done,
                        client.stop if client is not None else _nothing)
