@@ -24,7 +24,7 @@ from kari.induce.kbcontext import KBContext, read_context
 from kari.induce.kbweights import MIN_POSITIVES, heldout_precision
 from kari.induce.kinship import IsA, Kinship, kinship
 from kari.induce.offline import ProposerSettings, SymbolicProposer
-from kari.induce.pooling import kin_of, negative_weight
+from kari.induce.pooling import evidence_objects, kin_of, negative_weight, split_thin
 from kari.induce.proposer import ProposalTask
 from kari.induce.senses import backoff_keys, choose_sense, object_classes, object_sense
 from kari.induce.targets import LeftOut, Phrase, Reason, read_phrase
@@ -171,6 +171,26 @@ def test_weights_share_their_base_and_digest_their_own() -> None:
     assert one.digest() != two.digest() and one.digest() == base.with_own({"k": 1.0}).digest()
 
 
+def test_a_group_resting_on_one_kb_object_gets_no_rule_and_is_recorded_as_left_out() -> None:
+    from kari.induce.grouping import VerbMember
+
+    knife, saw = obj("knife", ("SHAPE", "sharp_edge")), obj("saw", ("SHAPE", "sharp_edge"))
+    lone = Evidence("whittle", "", (knife,), (), (knife, saw),
+                    members=(VerbMember("whittle", ("whittle",), 1), VerbMember("whittle_wood", ("whittle wood",), 1)))
+    pooled = Evidence("saw_off", "", (saw,), (), (knife, saw), pooled=(knife,))
+    pair = Evidence("cut", "", (knife, saw), (), (knife, saw))
+    part = Evidence("grip", "", (obj("handle"),), (), (), part_level=True)
+    groups = {"whittle": lone, "saw_off": pooled, "cut": pair, "grip": part}
+    assert [evidence_objects(ev) for ev in groups.values()] == [1, 2, 2, 1]
+    kept, left = split_thin(groups, 2)
+    assert set(kept) == {"saw_off", "cut", "grip"}          # kin count; a part-level group keeps its one part
+    assert [(r["verb"], r["reason"], r["positives"]) for r in left] == [("whittle", "thin-evidence", 1),
+                                                                       ("whittle_wood", "thin-evidence", 1)]
+    assert "knife" in str(left[0]["detail"]) and "fewer than 2" in str(left[0]["detail"])
+    assert set(split_thin(groups, 1)[0]) == set(groups)
+    assert set(split_thin(groups, 3)[0]) == {"grip"}
+
+
 # --- item 3: held-out precision and flags --------------------------------------------------------------------------
 
 def _group(n_pos: int, vocab: Vocabulary) -> Evidence:
@@ -260,6 +280,13 @@ def test_a_kb_rule_is_weighed_by_its_heldout_precision() -> None:
     assert in_sample.basis == "evidence" and weight.satisfied < in_sample.satisfied  # held out: less sure
 
 
+def test_a_min_kb_objects_below_one_is_refused(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    code, _, err = kari(capfd, "induce", "--db", tmp_path / "kb.duckdb", "--min-kb-objects", "0",
+                        "--out", tmp_path / "rules.kari")
+    assert code == 2 and "--min-kb-objects" in one_line(err)
+    assert not (tmp_path / "rules.kari").exists()
+
+
 def test_bad_flagged_rules_value_is_refused(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     code, _, err = kari(capfd, "play", "--bench", "tests/data/raw_mini", "--questioner", "greedy-ig",
                         "--flagged-rules", "maybe", "--out", tmp_path / "run")
@@ -293,6 +320,12 @@ def test_no_group_of_the_bundled_kb_is_a_function_word_or_an_adverb(bundled_db: 
     assert not members & set(left)
     assert int(info["inferred_facts"]) > 0 and any(ev.pooled for ev in grouped.values())
     assert "word:be" not in json.dumps(info)
+    thin = [row for row in info["left_out"] if row["reason"] == "thin-evidence"]
+    assert thin and all(evidence_objects(ev) >= 2 for ev in grouped.values() if not ev.part_level)
+    everything, info_all = kb_evidence(bundled_db, open_vocabulary(db=bundled_db), InduceConfig(min_kb_objects=1))
+    assert not [row for row in info_all["left_out"] if row["reason"] == "thin-evidence"]
+    again = {m.verb for g in set(everything) - set(grouped) for m in everything[g].members}
+    assert again == {row["verb"] for row in thin}          # exactly the thin groups' verbs come back
 
 
 def test_induce_db_writes_heldout_precision_flags_and_what_was_left_out(bundled_db: Path, tmp_path: Path) -> None:

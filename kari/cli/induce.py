@@ -78,6 +78,10 @@ def induce(
     pool: bool = typer.Option(True, "--pool/--no-pool", help="KB input: pool each verb group's positives with "
                               "their KB kin (is-a parents, siblings, parts) as weighed positives, and weigh its "
                               "implicit negatives by how well the KB describes them (positive-unlabelled)."),
+    min_kb_objects: int = count(DEFAULTS.min_kb_objects, "--min-kb-objects", high=MAX_ITEMS,
+                                help="KB input: a verb group gets a rule only when its KB positives and pooled kin "
+                                "are at least N distinct objects (thinner groups are listed in the run's "
+                                "left_out.jsonl, reason thin-evidence; 1 keeps every group)."),
     group_threshold: float = number(DEFAULTS.group_threshold, "--group-threshold", low=0, high=1,
                                     help="--group embedding: the cosine a verb needs to join a cluster."),
     tune_min_positives: int = count(DEFAULTS.tune_min_positives, "--tune-min-positives", high=MAX_ITEMS,
@@ -157,6 +161,7 @@ def induce(
         tune_min_positives=tune_min_positives,
         complete=complete,
         pool=pool,
+        min_kb_objects=min_kb_objects,
         validator_batch=validator_batch,
         **{k: v for k, v in given.items() if v is not None},
     )

@@ -8,7 +8,9 @@
 4. verbs grouped (:mod:`kari.induce.grouping`; ``wordnet``: each phrase's sense chosen from its sentences and
    positives, :mod:`kari.induce.senses`);
 5. each group's thin positives pooled with their KB kin and its implicit negatives weighed
-   (:mod:`kari.induce.pooling`; ``pool``).
+   (:mod:`kari.induce.pooling`; ``pool``);
+6. a group resting on fewer than ``min_kb_objects`` KB objects (positives and pooled kin) is left out, its verbs
+   recorded with the reason ``thin-evidence`` (:func:`kari.induce.pooling.split_thin`).
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ from kari.induce.inputs import from_db
 from kari.induce.kbcontext import read_context
 from kari.induce.kinship import kinship
 from kari.induce.partkb import from_part_kb
-from kari.induce.pooling import base_weights, pool
+from kari.induce.pooling import base_weights, pool, split_thin
 from kari.induce.targets import select_targets
 
 
 def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tuple[dict[str, Evidence], dict[str, Any]]:
     """The grouped evidence of the KB database ``db`` (module docstring) and the manifest's description of it
-    (with ``left_out``: one record per verb that names no action)."""
+    (with ``left_out``: one record per verb that names no action or whose group rests on too few KB objects)."""
     verbs = {**from_part_kb(db), **from_db(db, vocab)}
     context = read_context(db)
     universe = _universe(verbs)
@@ -52,6 +54,8 @@ def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tupl
         by_id = {o.id: o for o in universe}
         base = base_weights(universe, context.verb_counts)
         grouped = {g: pool(ev, kin, by_id, base) if not ev.part_level else ev for g, ev in grouped.items()}
+    grouped, thin = split_thin(grouped, config.min_kb_objects)
+    left_out += thin
     info: dict[str, Any] = {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping,
                             "kb_verbs": str(len(verbs)), "targets": str(len(targets)), "groups": str(len(grouped)),
                             "inferred_facts": str(inferred_count), "left_out": left_out}

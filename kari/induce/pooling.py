@@ -12,6 +12,11 @@ each verb group (:func:`pool`):
   (:func:`negative_weight`: an object the KB names several other uses of, and not this one, is likelier a true
   negative than one the KB names no use of); no object is a hard negative.
 
+A group whose stated positives and pooled kin together are fewer than ``min_kb_objects`` distinct objects (by
+default 2: one object and no kin) gets no rule (:func:`split_thin`): a rule induced from one object describes that
+object, not what affords the verb, and its precision cannot be estimated out of sample. Its verbs are recorded
+as left out (reason ``thin-evidence``).
+
 The weights are read by the offline Proposer's counts (:mod:`kari.induce.fastsearch`) and by the held-out
 precision of :mod:`kari.induce.kbweights`. Settings chosen on the bundled KB only (docs/results.md).
 """
@@ -24,6 +29,7 @@ from dataclasses import replace
 from kari.core.benchmark import ObjectRecord
 from kari.induce.inputs import Evidence, Weights
 from kari.induce.kinship import Kinship
+from kari.induce.targets import Reason
 
 KIN_WEIGHT = {"parent": 1.0, "sibling": 1.0, "part": 1.0}
 """The weight of a pooled kin by how it is related to a stated positive (the strongest relation counts). Chosen on
@@ -73,3 +79,29 @@ def pool(evidence: Evidence, kin: Kinship, by_id: Mapping[str, ObjectRecord], ba
     pooled, sources = kin_of([o.id for o in evidence.positives], kin)
     return replace(evidence, pooled=tuple(by_id[k] for k in sorted(pooled) if k in by_id),
                    weights=base.with_own(pooled), pooled_from=sources)
+
+
+def evidence_objects(evidence: Evidence) -> int:
+    """The distinct KB objects a group's rule would rest on: its stated positives and its pooled kin."""
+    return len({o.id for o in (*evidence.positives, *evidence.pooled)})
+
+
+def split_thin(grouped: Mapping[str, Evidence], min_objects: int) -> tuple[dict[str, Evidence], list[dict[str, object]]]:
+    """The groups resting on at least ``min_objects`` KB objects (:func:`evidence_objects`; part-level groups, whose
+    positives carry the attributes that enable the verb, are all kept), and a ``left_out`` record per KB verb of
+    each thinner group (module docstring)."""
+    kept: dict[str, Evidence] = {}
+    left_out: list[dict[str, object]] = []
+    for name, ev in grouped.items():
+        found = evidence_objects(ev)
+        if ev.part_level or found >= min_objects:
+            kept[name] = ev
+            continue
+        objects = ", ".join(sorted({o.id for o in (*ev.positives, *ev.pooled)})) or "none"
+        detail = (f"group {name}: {found} KB object{'s' if found != 1 else ''} ({objects}) among its positives and "
+                  f"pooled kin, fewer than {min_objects}")
+        members = ev.members or ()
+        rows = [(m.verb, list(m.raw), m.positives) for m in members] or [(name, list(ev.raw), len(ev.positives))]
+        left_out += [{"verb": verb, "raw": raw, "reason": str(Reason.THIN_EVIDENCE), "detail": detail,
+                      "positives": positives} for verb, raw, positives in rows]
+    return kept, left_out

@@ -130,11 +130,11 @@ LEFT_OUT_EXAMPLES = 8
 
 
 def left_out_section(left_out: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The report's section on the KB verbs that got no rule target: count, positives and examples per reason."""
+    """The report's section on the KB verbs that got no rule: count, positives and examples per reason."""
     by_reason: dict[str, list[Mapping[str, Any]]] = {}
     for row in left_out:
         by_reason.setdefault(str(row["reason"]), []).append(row)
-    lines = ["", "## Left out: KB verbs that name no action (no rule target)", "",
+    lines = ["", "## Left out: KB verbs with no rule target (no action named, or too few KB objects)", "",
              f"{len(left_out)} KB verbs (every one in `left_out.jsonl`):", "",
              "| reason | verbs | their positives | examples (the word that decided) |", "| --- | ---: | ---: | --- |"]
     for reason, rows in sorted(by_reason.items()):
@@ -164,7 +164,7 @@ def render_report(
     chosen by inner cross-validation,
     per-round coverage, the rules with each branch's training evidence, drops, vocabulary growth, timers, LLM use.
     ``rare``: (branches with an atom fewer than 3 input objects hold, all branches); ``left_out`` (KB input): the
-    KB verbs that got no rule target, with their reasons (:mod:`kari.induce.targets`)."""
+    KB verbs that got no rule, with their reasons (:mod:`kari.induce.targets`, :mod:`kari.induce.pooling`)."""
     missing = [aff for aff in sorted(results) if results[aff].body is None]
     lines = [
         "# kari induce report",

@@ -10,7 +10,7 @@ Layout::
     vocabulary.jsonl         every Auditor decision (with provenance)
     tuning.json              the offline settings chosen by inner cross-validation (kari.induce.tuning)
     heldout.json             KB input: each rule's precision held out within the KB (kari.induce.kbweights)
-    left_out.jsonl           KB input: every KB verb that got no rule target, and why (kari.induce.targets)
+    left_out.jsonl           KB input: every KB verb that got no rule, and why (kari.induce.targets, .pooling)
     cv/fold<k>/              with --cv: one run directory per fold (rules induced without fold k's objects)
     report.md                the summary
 

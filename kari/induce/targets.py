@@ -74,6 +74,7 @@ class Reason(StrEnum):
     NUMBER = "number"
     NO_VERB = "no-verb-sense"
     NO_POSITIVE = "no-positive"
+    THIN_EVIDENCE = "thin-evidence"   # a verb group resting on fewer KB objects than --min-kb-objects
 
 
 @dataclass(frozen=True)
