@@ -32,10 +32,11 @@ import duckdb
 from kari.io.sql import count, row, scalar
 from kari import interrupts
 from kari.errors import ExitCode, KariError
-from kari.io.dbfile import connect
+from kari.io.dbfile import CONNECT_SETTINGS, check_database_file, connect
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
+from kari.kb.template import copy_template, ensure_template, read_template
 from kari.io.transaction import rollback, transaction
 from kari.kb.views import store_kb_words
 from kari.resources import asset_path
@@ -115,6 +116,10 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     new = where == ":memory:" or not Path(where).exists() or Path(where).stat().st_size == 0
     if (read_only or not create) and where != ":memory:" and not Path(where).exists():
         raise KariError("database not found", file=where, code="kb-db")
+    if new and not read_only and where != ":memory:":
+        template = _template()
+        if template is not None:     # the schema and default maps come ready (kari.kb.template)
+            copy_template(template, check_database_file(where))
     try:
         con = connect(where, read_only=read_only)
     except duckdb.Error as exc:
@@ -166,9 +171,34 @@ def _install_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 @functools.cache
+def _template() -> Path | None:
+    """The cached empty KB of this schema and DuckDB (:mod:`kari.kb.template`), built on first use; None when it
+    cannot be kept."""
+    return ensure_template(_sql_digest(), _build_template, _is_current_schema)
+
+
+def _build_template(con: duckdb.DuckDBPyConnection) -> None:
+    for statement in CONNECT_SETTINGS:
+        con.execute(statement)
+    with transaction(con):
+        _install_schema(con)
+        refresh_maps(con)
+
+
+def _is_current_schema(con: duckdb.DuckDBPyConnection) -> bool:
+    return con.execute("SELECT value FROM kari_meta WHERE key = 'sql_sha256'").fetchone() == (_sql_digest(),)
+
+
+@functools.cache
 def _expected_catalog() -> dict[str, tuple[str, ...]]:
     """kari's own catalog, as a freshly installed KB has it: ``table:NAME`` / ``view:NAME`` -> its columns with
-    types, ``macro:NAME`` and ``sequence:NAME`` -> ()."""
+    types, ``macro:NAME`` and ``sequence:NAME`` -> (); read from the cached empty KB when there is one."""
+    template = _template()
+    if template is not None:
+        try:
+            return read_template(template, _catalog)
+        except duckdb.Error:
+            pass
     con = connect(":memory:")
     try:
         _install_schema(con)
