@@ -27,6 +27,25 @@ def test_count_lines(tmp_path, monkeypatch, chunk, data, lines, blank):
     assert textfile.count_lines(gz) == textfile.LineCount(lines, blank)
 
 
+@pytest.mark.parametrize(("data", "lines", "blank"), CASES)
+def test_a_count_without_blanks_finds_them_when_asked(tmp_path, data, lines, blank):
+    path = tmp_path / "f.tsv"
+    path.write_bytes(data)
+    quick = textfile.count_lines(path, blanks=False)
+    assert quick == textfile.LineCount(lines, None, None, blanks_checked=False)
+    assert quick.with_blanks(path) == textfile.LineCount(lines, blank)
+
+
+def test_a_nul_after_a_blank_line_names_the_blank_line_even_when_blanks_were_not_looked_for(tmp_path):
+    path = tmp_path / "f.tsv"
+    path.write_bytes(b"a\n\nb\nc\0\nd\n")
+    problem = textfile.count_lines(path, blanks=False).first_problem(path)
+    assert problem is not None and problem.line == 2 and problem.code == "kb-blank"
+    path.write_bytes(b"a\nb\0\n\nc\n")
+    problem = textfile.count_lines(path, blanks=False).first_problem(path)
+    assert problem is not None and problem.line == 2 and problem.code == "kb-nul"
+
+
 def test_first_line_strips_bom_and_crlf(tmp_path):
     path = tmp_path / "f.tsv"
     path.write_bytes("\ufeffnode1\tlabel\r\nx\ty\r\n".encode())

@@ -346,15 +346,16 @@ def _restore_settings(con: duckdb.DuckDBPyConnection, previous: dict[str, str]) 
 
 def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
               after: Callable[[duckdb.DuckDBPyConnection], None] | None = None) -> FileLoad:
-    """Load one file all-or-nothing; see :func:`load_files`. Python counts the lines (and looks for blank
-    lines, which DuckDB would skip silently) in a thread while DuckDB loads. ``after(con)`` runs inside the
+    """Load one file all-or-nothing; see :func:`load_files`. Python counts the lines (and looks for NUL bytes)
+    in a thread while DuckDB loads; a blank line, which DuckDB skips silently, shows as a row fewer than lines
+    and is then looked for. ``after(con)`` runs inside the
     file's transaction once its edges are in (the vocabulary step): if it fails, nothing of the file stays."""
     start = time.perf_counter()
     src = formats.detect(path, fmt)
     file = str(path.resolve())
     stop = threading.Event()
     with ThreadPoolExecutor(max_workers=1) as pool:
-        counting = pool.submit(textfile.count_lines, path, stop)
+        counting = pool.submit(textfile.count_lines, path, stop, False)   # blank lines: a shortfall of rows
         try:
             _copy_raw_lines(con, src)        # a temporary table, outside the transaction: nothing of the KB
             with transaction(con):
@@ -371,7 +372,7 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
                 if problem is not None:
                     raise problem
                 lines = count.lines - int(src.header)
-                _check_every_line_read(con, src, lines)
+                _check_every_line_read(con, src, lines, count)
                 con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                             "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
                 if after is not None:
@@ -408,12 +409,17 @@ def _copy_raw_lines(con: duckdb.DuckDBPyConnection, src: formats.Source) -> None
         con.execute(f"SET preserve_insertion_order = {str(previous).lower()}")
 
 
-def _check_every_line_read(con: duckdb.DuckDBPyConnection, src: formats.Source, lines: int) -> None:
-    """DuckDB read one row per data line: a line it skipped (a last line longer than its buffer was dropped
-    without an error) is the first over-long line, named at FILE:LINE; nothing of the file is loaded."""
+def _check_every_line_read(con: duckdb.DuckDBPyConnection, src: formats.Source, lines: int,
+                           counted: textfile.LineCount) -> None:
+    """DuckDB read one row per data line: a line it skipped (a blank line before the end, which DuckDB skips
+    silently; a last line longer than its buffer, dropped without an error) is named at FILE:LINE; nothing of
+    the file is loaded."""
     read = count(con, f"SELECT count(*) FROM {RAW_TABLE}")
     if read == lines:
         return
+    blank = counted.with_blanks(src.path).first_problem(src.path)
+    if blank is not None:
+        raise blank
     found = textfile.first_bad_line(src.path, len(src.columns), src.delim, src.json_lines, src.header)
     if found is not None:
         raise found
@@ -445,7 +451,7 @@ def _load_error(con: duckdb.DuckDBPyConnection, src: formats.Source, exc: duckdb
     if database and database in str(exc):    # the database (its WAL, its spill folder), not the input
         return _database_write_error(con, exc)
     error = _locate(con, src, exc)
-    earlier = counting.result().first_problem(src.path)
+    earlier = counting.result().with_blanks(src.path).first_problem(src.path)
     if earlier is not None and (error.line is None or error.line > (earlier.line or 0)):
         error = earlier
     return error

@@ -82,15 +82,24 @@ def blank_line_error(path: Path, line: int) -> KariError:
 
 @dataclass(frozen=True)
 class LineCount:
-    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any;
-    ``first_nul``: first line holding a NUL byte, if any (never valid in a text KB file)."""
+    """``lines``: lines up to the last non-blank one; ``first_blank``: first blank line before it, if any (looked
+    for only when ``blanks_checked``); ``first_nul``: first line holding a NUL byte, if any (never valid in a text
+    KB file)."""
 
     lines: int
     first_blank: int | None
     first_nul: int | None = None
+    blanks_checked: bool = True
+
+    def with_blanks(self, path: Path) -> LineCount:
+        """This count with the blank lines looked for (a second pass over the file when they were not)."""
+        return self if self.blanks_checked else count_lines(path)
 
     def first_problem(self, path: Path) -> KariError | None:
-        """The blank line or NUL byte that comes first in the file, as a located error (None when neither)."""
+        """The blank line or NUL byte that comes first in the file, as a located error (None when neither; blank
+        lines are looked for here only when a NUL byte was found, to tell which comes first)."""
+        if self.first_nul is not None and not self.blanks_checked:
+            return self.with_blanks(path).first_problem(path)
         found = [(line, kind) for line, kind in ((self.first_blank, "blank"), (self.first_nul, "nul")) if line]
         if not found:
             return None
@@ -100,9 +109,11 @@ class LineCount:
         return blank_line_error(path, line)
 
 
-def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
-    """Count lines in large chunks (memchr speed); locate the first blank line that has content after it
-    and the first NUL byte. Setting ``stop`` ends the count early (the result is then meaningless)."""
+def count_lines(path: Path, stop: threading.Event | None = None, blanks: bool = True) -> LineCount:
+    """Count lines in large chunks (memchr speed); locate the first NUL byte and, with ``blanks``, the first blank
+    line that has content after it (the costlier half of the pass: a reader that skips blank lines finds them as
+    a shortfall of rows, :meth:`LineCount.with_blanks` names them). Setting ``stop`` ends the count early (the
+    result is then meaningless)."""
     newlines = 0          # newlines in the chunks read so far
     first_blank: int | None = None
     first_nul: int | None = None
@@ -111,7 +122,7 @@ def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
         while (stop is None or not stop.is_set()) and (chunk := handle.read(_CHUNK)):
             if first_nul is None and (at := chunk.find(b"\0")) >= 0:
                 first_nul = newlines + chunk.count(b"\n", 0, at) + 1
-            if first_blank is None:
+            if blanks and first_blank is None:
                 first_blank = _blank_line(tail + chunk[:2], newlines - tail.count(b"\n"))
                 if first_blank is None:
                     first_blank = _blank_line(chunk, newlines)
@@ -125,7 +136,7 @@ def count_lines(path: Path, stop: threading.Event | None = None) -> LineCount:
         last_content = newlines - last.count(b"\n") + stripped.count(b"\n") + (1 if stripped else 0)
     if first_blank is not None and first_blank > last_content:
         first_blank = None           # only trailing blank lines: allowed
-    return LineCount(last_content, first_blank, first_nul)
+    return LineCount(last_content, first_blank, first_nul, blanks)
 
 
 def _blank_line(buf: bytes, newlines_before: int) -> int | None:
