@@ -93,3 +93,21 @@ def test_a_copy_into_a_missing_folder_writes_nothing(cache: Path, tmp_path: Path
     template = cache / template_name(store._sql_digest())
     assert not copy_template(template, str(tmp_path / "missing" / "kb.duckdb"))
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_copy_never_replaces_a_file_that_appeared_meanwhile(cache: Path, tmp_path: Path) -> None:
+    """Another process may create the database between the open's look and the copy: its file stays."""
+    store.open_db(tmp_path / "a.duckdb").close()
+    template = cache / template_name(store._sql_digest())
+    theirs = tmp_path / "theirs.duckdb"
+    store.open_db(theirs).close()
+    con = duckdb.connect(str(theirs))
+    con.execute("CREATE TABLE mine AS SELECT 42 AS answer")
+    con.close()
+    assert not copy_template(template, str(theirs))
+    assert not list(tmp_path.glob(".*.tmp"))
+    con = duckdb.connect(str(theirs), read_only=True)
+    try:
+        assert con.execute("SELECT answer FROM mine").fetchone() == (42,)
+    finally:
+        con.close()

@@ -99,8 +99,11 @@ def read_template(path: Path, read: Callable[[DuckDBPyConnection], T]) -> T:
 
 
 def copy_template(template: Path, target: str) -> bool:
-    """Copy ``template`` to the new database path ``target`` (through a temporary file beside it, renamed: never a
-    half-copied database); False when it cannot be written there (the caller's own open then reports why)."""
+    """Copy ``template`` to the new database path ``target``: into a temporary file beside it, then linked to
+    ``target`` only if nothing is there yet (never a half-copied database, and never over a file another process
+    created in the meantime: a database that process has open would be lost). False when nothing was copied (a
+    folder that cannot be written, a file already there, a file system without links): the caller's own open
+    then creates the database, or reports why it cannot."""
     folder = os.path.dirname(target) or "."
     try:
         handle, scratch = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
@@ -109,9 +112,9 @@ def copy_template(template: Path, target: str) -> bool:
     os.close(handle)
     try:
         shutil.copyfile(template, scratch)
-        os.replace(scratch, target)
+        os.link(scratch, target)
     except OSError:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
         return False
+    finally:
+        os.unlink(scratch)
     return True
