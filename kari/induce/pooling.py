@@ -82,8 +82,13 @@ def pool(evidence: Evidence, kin: Kinship, by_id: Mapping[str, ObjectRecord], ba
 
 
 def evidence_objects(evidence: Evidence) -> int:
-    """The distinct KB objects a group's rule would rest on: its stated positives and its pooled kin."""
-    return len({o.id for o in (*evidence.positives, *evidence.pooled)})
+    """How many distinct KB objects a group's rule would rest on (:func:`_resting_on`)."""
+    return len(_resting_on(evidence))
+
+
+def _resting_on(evidence: Evidence) -> set[str]:
+    """The KB objects a group's rule would rest on: its stated positives and its pooled kin."""
+    return {o.id for o in (*evidence.positives, *evidence.pooled)}
 
 
 def split_thin(grouped: Mapping[str, Evidence], min_objects: int) -> tuple[dict[str, Evidence], list[dict[str, object]]]:
@@ -93,11 +98,12 @@ def split_thin(grouped: Mapping[str, Evidence], min_objects: int) -> tuple[dict[
     kept: dict[str, Evidence] = {}
     left_out: list[dict[str, object]] = []
     for name, ev in grouped.items():
-        found = evidence_objects(ev)
+        resting = _resting_on(ev)
+        found = len(resting)
         if ev.part_level or found >= min_objects:
             kept[name] = ev
             continue
-        objects = ", ".join(sorted({o.id for o in (*ev.positives, *ev.pooled)})) or "none"
+        objects = ", ".join(sorted(resting)) or "none"
         detail = (f"group {name}: {found} KB object{'s' if found != 1 else ''} ({objects}) among its positives and "
                   f"pooled kin, fewer than {min_objects}")
         members = ev.members or ()

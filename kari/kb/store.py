@@ -32,7 +32,7 @@ import duckdb
 from kari.io.sql import count, row, scalar
 from kari import interrupts
 from kari.errors import ExitCode, KariError
-from kari.io.dbfile import CONNECT_SETTINGS, check_database_file, connect
+from kari.io.dbfile import check_database_file, connect
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb import formats, textfile
 from kari.kb.maps import refresh_maps
@@ -178,8 +178,6 @@ def _template() -> Path | None:
 
 
 def _build_template(con: duckdb.DuckDBPyConnection) -> None:
-    for statement in CONNECT_SETTINGS:
-        con.execute(statement)
     with transaction(con):
         _install_schema(con)
         refresh_maps(con)
@@ -197,7 +195,7 @@ def _expected_catalog() -> dict[str, tuple[str, ...]]:
     if template is not None:
         try:
             return read_template(template, _catalog)
-        except duckdb.Error:
+        except (duckdb.Error, KariError):
             pass
     con = connect(":memory:")
     try:

@@ -19,6 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from kari.io.dbfile import connect
+from kari.errors import KariError
+
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
@@ -57,7 +60,7 @@ def ensure_template(digest: str, build: Callable[[DuckDBPyConnection], None],
         os.close(handle)
         os.unlink(scratch)          # DuckDB creates the file itself (an empty file is fine too, a stale one not)
         try:
-            con = duckdb.connect(scratch)
+            con = connect(scratch)
             try:
                 build(con)
             finally:
@@ -67,7 +70,7 @@ def ensure_template(digest: str, build: Callable[[DuckDBPyConnection], None],
             for leftover in (scratch, scratch + ".wal"):
                 if os.path.exists(leftover):
                     os.unlink(leftover)
-    except (OSError, duckdb.Error):
+    except (OSError, duckdb.Error, KariError):
         return None
     return path if _accepted(path, holds) else None
 
@@ -76,8 +79,8 @@ def _accepted(path: Path, holds: Callable[[DuckDBPyConnection], bool]) -> bool:
     import duckdb
 
     try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
+        con = connect(path, read_only=True)
+    except (duckdb.Error, KariError):
         return False
     try:
         return holds(con)
@@ -89,9 +92,7 @@ def _accepted(path: Path, holds: Callable[[DuckDBPyConnection], bool]) -> bool:
 
 def read_template(path: Path, read: Callable[[DuckDBPyConnection], T]) -> T:
     """``read(connection)`` on the template at ``path``, opened read-only."""
-    import duckdb
-
-    con = duckdb.connect(str(path), read_only=True)
+    con = connect(path, read_only=True)
     try:
         return read(con)
     finally:
