@@ -58,7 +58,7 @@ def ensure_template(digest: str, build: Callable[[DuckDBPyConnection], None],
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         os.close(handle)
-        os.unlink(scratch)          # DuckDB creates the file itself (an empty file is fine too, a stale one not)
+        os.unlink(scratch)          # DuckDB creates the file itself (it refuses an empty one)
         try:
             con = connect(scratch)
             try:
@@ -79,15 +79,9 @@ def _accepted(path: Path, holds: Callable[[DuckDBPyConnection], bool]) -> bool:
     import duckdb
 
     try:
-        con = connect(path, read_only=True)
+        return read_template(path, holds)
     except (duckdb.Error, KariError):
         return False
-    try:
-        return holds(con)
-    except duckdb.Error:
-        return False
-    finally:
-        con.close()
 
 
 def read_template(path: Path, read: Callable[[DuckDBPyConnection], T]) -> T:
