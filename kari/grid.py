@@ -13,6 +13,7 @@ an error at its line::
     runs = 3                        # runs per game (--runs; default: the player's own)
     jobs = 2                        # players (and shards) played at once (--jobs; default: the cores)
     shards = 1                      # each player's games split into N shards, played apart and merged (--shards)
+    flagged_rules = "skip"          # flagged KB rules: "skip" or "use" them, in play and coverage (--flagged-rules)
     [llm]                           # how every model is called (the command's LLM options)
     cache_dir = "cache"             # the reply cache (default $KARI_CACHE_DIR, ~/.cache/kari/llm)
     no_cache = false
@@ -40,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from kari.core.game_defaults import DEFAULT_QUESTIONERS
-from kari.core.game_names import Player
-from kari.errors import KariError, unknown
+from kari.core.game_names import FlaggedRules, Player
+from kari.errors import KariError, choice, unknown
 from kari.io.text import read_text
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT, LLMConfig, LLMOptions
 
@@ -96,6 +97,7 @@ class GridSpec:
     jobs: int | None = None
     shards: int = 1
     llm: LLMCalls = field(default_factory=LLMCalls)
+    flagged_rules: str | None = None  # None: the players' default (skip), and their config.json does not name it
 
     def with_options(self, **given: Any) -> GridSpec:
         """The spec with the command line's options that were given (not None, not empty) in place of the
@@ -106,6 +108,8 @@ class GridSpec:
         """A :class:`KariError` (``bad-option``) for settings that do not fit together."""
         if self.shards < 1 or (self.jobs is not None and self.jobs < 1) or (self.runs is not None and self.runs < 1):
             raise KariError("--shards, --jobs and --runs must be >= 1", code="bad-option")
+        if self.flagged_rules is not None:
+            choice(self.flagged_rules, FlaggedRules, "--flagged-rules", code="bad-option")
         llm = [p for p in self.players if is_llm_player(p)]
         if llm and not self.models:
             raise KariError(f"the player {llm[0]!r} needs a model: give --model NAME (and --base-url) or a study's "
@@ -128,7 +132,8 @@ def is_llm_player(spec: str) -> bool:
     return re.split(r"[@+]", spec, maxsplit=1)[0] == Player.LLM
 
 
-KEYS = {"out", "bench", "kb", "players", "games", "seed", "runs", "jobs", "shards", "llm", "models"}
+KEYS = {"out", "bench", "kb", "players", "games", "seed", "runs", "jobs", "shards", "flagged_rules", "llm", "models"}
+PATH_KEYS = {"out", "bench"}
 MODEL_KEYS = {f.name for f in fields(ModelSpec)}
 LLM_KEYS = {f.name for f in fields(LLMCalls)}
 
@@ -155,11 +160,14 @@ def read_study(path: str | Path) -> GridSpec:
         raise bad(unknown("key", extra[0], sorted(KEYS), code="study-file").message, extra[0])
     values: dict[str, Any] = {}
     for key, kind in (("out", str), ("bench", str), ("games", int), ("seed", int), ("runs", int), ("jobs", int),
-                      ("shards", int)):
+                      ("shards", int), ("flagged_rules", str)):
         if key in data:
             if not isinstance(data[key], kind) or isinstance(data[key], bool):
                 raise bad(f"{key!r} must be a {kind.__name__}", key)
-            values[key] = here / data[key] if kind is str else data[key]
+            values[key] = here / data[key] if key in PATH_KEYS else data[key]
+    if "flagged_rules" in values and values["flagged_rules"] not in list(FlaggedRules):
+        given = values["flagged_rules"]
+        raise bad(unknown("flagged_rules value", given, list(FlaggedRules), code="study-file").message, "flagged_rules")
     for key in ("kb", "players"):
         if key in data:
             if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import bench_inputs, canonical_benchmark
-from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
+from kari.core.game_defaults import DEFAULT_QUESTIONERS, FLAGGED_RULES, MATCH_THRESHOLD
 from kari.errors import KariError
 from kari.core.game_names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
 from kari.core.induce_config import InduceConfig, InputKind
@@ -43,6 +43,7 @@ from kari.game.kb_coverage import TargetMatching
 from kari.game.match import RuleMatcher, RuleSource, usable_rules
 from kari.game.questioners import questioner_class
 from kari.game.run import PlayConfig, merge_runs, play_loaded
+from kari.io.runlog import CONFIG_FILE, read_config
 from kari.grid import GridSpec, LLMCalls, ModelSpec, grid_cells, is_llm_player
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import bench_evidence
@@ -96,27 +97,32 @@ def run_grid(spec: GridSpec, out: str | Path | None = None, *, progress: bool = 
         raise KariError("give --out DIR (or out = ... in the study file)", code="bad-option")
     return run_pipeline(target, kb_files=list(spec.kb) or None, bench=spec.bench, questioners=spec.players,
                         games=spec.games, seed=spec.seed, progress=progress, echo=echo, models=spec.models,
-                        runs=spec.runs, jobs=spec.jobs, shards=spec.shards, llm=spec.llm)
+                        runs=spec.runs, jobs=spec.jobs, shards=spec.shards, llm=spec.llm,
+                        flagged_rules=spec.flagged_rules)
 
 
 def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = None, bench: str | Path | None = None,
                  questioners: Sequence[str] = DEFAULT_QUESTIONERS, games: int | None = None, seed: int = 0,
                  progress: bool = False, echo: Callable[[str], None] = lambda line: None,
                  models: Sequence[ModelSpec] = (), runs: int | None = None, jobs: int | None = None,
-                 shards: int = 1, llm: LLMCalls = LLMCalls()) -> PipelineResult:
+                 shards: int = 1, llm: LLMCalls = LLMCalls(), flagged_rules: str | None = None) -> PipelineResult:
     """Run the six steps into ``out``; ``echo`` receives one line per finished step. Each input is read once
     (:class:`kari.study.Study`) and handed to the library cores as an object. ``models``: the models each LLM
     player plays with (:mod:`kari.grid`); ``runs``: runs per game (default: each player's own); ``jobs``: players
-    and shards played at once (default: the cores); ``shards``: each player's games in that many shards."""
+    and shards played at once (default: the cores); ``shards``: each player's games in that many shards;
+    ``flagged_rules``: ``use`` gives the players (and the KB coverage and ledger) the KB rules flagged as no better
+    than the KB's base rate too (default: skip them)."""
     from kari.kb import load_into
 
     bench_dir = Path(bench) if bench is not None else bundled_bench_dir()
     grid = GridSpec(players=tuple(questioners), models=tuple(models), games=games, seed=seed, runs=runs, jobs=jobs,
-                    shards=shards, llm=llm)
+                    shards=shards, llm=llm, flagged_rules=flagged_rules)
     grid.check()
+    flagged = flagged_rules if flagged_rules is not None else FLAGGED_RULES
     _check_options(questioners, games, kb_files, bool(models))  # every option and input is checked before any work
     check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
                   [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
+    _check_resumed_flagged(_cells(grid, Path(out)), grid.flagged_rules)
     endpoints = {m.folder: llm.config(m) for m in models}  # an endpoint that cannot be made fails before any work
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
     for part in ("objects", "games"):
@@ -157,20 +163,19 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          f"{FOLDS} cross-fitted rule sets -> {cross_fitted}{heldout}")
 
     kb_rules = jsonl_path(rules).resolve()  # the KB rules with their metadata (member verbs, KB positives, evidence)
-    # coverage and its ledger: of the KB rules the players use (flagged ones skipped, as by default in play)
+    # coverage and its ledger: of the KB rules the players use (flagged ones skipped unless --flagged-rules use)
     matching = TargetMatching(MATCH_THRESHOLD, embedder=study.shared_embedder())
     with study.connect() as con:
-        summary = coverage_loaded(usable_rules(study.rules(kb_rules).folds[0]), con, vocab, study.raw, folder=db.resolve().parent,
-                                  db=db, match_targets=matching)
+        summary = coverage_loaded(usable_rules(study.rules(kb_rules).folds[0], flagged), con, vocab, study.raw,
+                                  folder=db.resolve().parent, db=db, match_targets=matching)
     kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
-    step(_ledger_step(study, vocab, kb_rules, out))
+    step(_ledger_step(study, vocab, kb_rules, out, flagged))
 
     given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     workers = jobs if jobs is not None else available_cores()
-    cells = [PlayCell(name, model, out / "play" / (name if model is None else f"{model.folder}/{name}"))
-             for name, model in grid_cells(grid)]
+    cells = _cells(grid, out)
     played = _play_grid(study, cells, grid, given, endpoints, workers, progress)
     play_dirs = {}
     for cell, run in zip(cells, played, strict=True):
@@ -186,6 +191,23 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     return PipelineResult(out, db, rules, play_dirs, report_dir, lines, bench_rules)
 
 
+def _cells(grid: GridSpec, out: Path) -> list[PlayCell]:
+    """The grid's runs with their folders under ``out/play``."""
+    return [PlayCell(name, model, out / "play" / (name if model is None else f"{model.folder}/{name}"))
+            for name, model in grid_cells(grid)]
+
+
+def _check_resumed_flagged(cells: Sequence[PlayCell], flagged_rules: str | None) -> None:
+    """Refuse, before any work, to resume a pipeline whose runs were played with another ``--flagged-rules``: the
+    coverage and the ledger, rewritten first, would count other KB rules than its players were given."""
+    for cell in cells:
+        path = cell.folder / CONFIG_FILE
+        old = read_config(path)
+        if old is not None and old.get("flagged_rules") != flagged_rules:
+            raise KariError("this run directory was made with other settings (flagged_rules); use a new --out",
+                            file=str(path), code="run-config")
+
+
 def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
     """The study's benchmark objects and rule sets, for the report's KB-gap ledger (nothing is read again)."""
     objects = ObjectSource(dict(study.canonical().objects), study.vocabulary(), RecordEvidence(),
@@ -193,14 +215,14 @@ def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
     return ReportInputs(objects, study.rules)
 
 
-def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path) -> str:
-    """The KB-gap ledger of the coverage just stored (the KB rules players use, flagged ones skipped, on the
+def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path, flagged: str) -> str:
+    """The KB-gap ledger of the coverage just stored (the KB rules players use, ``flagged`` ones skipped or used, on the
     benchmark's games) into the database's ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its
     summary line."""
     objects = study.canonical().objects
     with study.connect() as con:
-        ledger = coverage_ledger(con, canonical_rules(usable_rules(study.rules(kb_rules).folds[0]), vocab), objects,
-                                 vocab)
+        used = canonical_rules(usable_rules(study.rules(kb_rules).folds[0], flagged), vocab)
+        ledger = coverage_ledger(con, used, objects, vocab)
         write_ledger_tables(con, ledger)
     write_ledger_file(ledger, out / LEDGER_FILE)
     return f"{ledger.line()} -> tables kb_gaps, kb_gap_games and {out / LEDGER_FILE}"
@@ -300,7 +322,7 @@ def _prepare(study: Study, cell: PlayCell, grid: GridSpec, given: Mapping[str, P
     config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=grid.seed, games=grid.games,
                         runs=grid.runs, rules=path, db=study.database().resolve(), model_reps=model_reps,
                         model=model.name if model else None, base_url=model.base_url if model else None,
-                        llm_temperature=model.temperature if model else None)
+                        llm_temperature=model.temperature if model else None, flagged_rules=grid.flagged_rules)
     bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
     vocab = study.fork()
     rules = None

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from kari.cli import run as cli_run
 from kari.errors import KariError
 from kari.grid import GridSpec, ModelSpec, read_study
 from kari.io.jobs import without_timings
-from kari.pipeline import run_pipeline
+from kari.pipeline import run_grid, run_pipeline
 
 DATA = Path(__file__).parent / "data"
 KB = DATA / "outside_kb" / "outside_kb.tsv"
@@ -121,6 +122,28 @@ concurrency = 2
     assert llm_stub.requests == before
 
 
+@pytest.mark.slow
+def test_flagged_rules_use_gives_the_players_and_the_coverage_every_kb_rule(tmp_path: Path) -> None:
+    pytest.importorskip("sentence_transformers")  # the KB rules are matched by sentence similarity
+    study = tmp_path / "s.toml"
+    study.write_text(f'kb = ["{KB}"]\nbench = "{BENCH}"\nplayers = ["greedy-ig@10+kb"]\ngames = 4\n'
+                     'flagged_rules = "use"\n')
+    lines: list[str] = []
+    run_grid(read_study(study), tmp_path / "run", echo=lines.append)
+    rules = [json.loads(line) for line in (tmp_path / "run" / "rules.jsonl").read_text().splitlines()]
+    flagged = sum(1 for r in rules if r.get("flagged"))
+    assert 0 < flagged < len(rules)  # the outside KB has both kinds, so skipping would count fewer pairs
+    objects = len((BENCH / "objects.jsonl").read_text().splitlines())
+    coverage = next(line for line in lines if line.startswith("coverage: "))
+    assert f" of {len(rules) * objects} rule x object pairs" in coverage
+    config = json.loads((tmp_path / "run" / "play" / "greedy-ig@10+kb" / "config.json").read_text())
+    assert config["flagged_rules"] == "use"
+    ledger = (tmp_path / "run" / "kb_gaps.csv").read_bytes()
+    with pytest.raises(KariError, match=r"other settings \(flagged_rules\)"):  # resumed with the default: refused
+        run_grid(replace(read_study(study), flagged_rules=None), tmp_path / "run")
+    assert (tmp_path / "run" / "kb_gaps.csv").read_bytes() == ledger  # before the coverage and ledger were rewritten
+
+
 def test_a_study_file_is_read_with_its_paths_and_checked(tmp_path: Path) -> None:
     study = tmp_path / "s.toml"
     study.write_text('players = ["llm", "optimal"]\nruns = 3\n[[models]]\nname = "org/model:7b"\ntemperature = 0.7\n')
@@ -142,3 +165,12 @@ def test_a_study_file_is_read_with_its_paths_and_checked(tmp_path: Path) -> None
         GridSpec(players=("optimal",), models=(ModelSpec("m"),)).check()
     assert cli_run(["pipeline", "--out", str(tmp_path / "x"), "-q", "llm"]) == 2
     assert not (tmp_path / "x").exists()  # refused before any work
+    study.write_text('players = ["optimal"]\nflagged_rules = "use"\n')
+    assert read_study(study).flagged_rules == "use"
+    study.write_text('players = ["optimal"]\nflagged_rules = "some"\n')
+    expected = r"unknown flagged_rules value 'some' \(expected one of skip or use\)"
+    with pytest.raises(KariError, match=expected) as caught:
+        read_study(study)
+    assert caught.value.line == 2
+    assert cli_run(["pipeline", "--out", str(tmp_path / "y"), "--flagged-rules", "some"]) == 2
+    assert not (tmp_path / "y").exists()

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from kari.core import game_defaults
-from kari.core.game_names import MatchMode
+from kari.core.game_names import FlaggedRules, MatchMode
 from kari.errors import one_of
 from kari.llm.config import DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES, LLMOptions
 
@@ -201,5 +201,9 @@ RuleMatch = Annotated[str, typer.Option(
     help=f"Rule matching, {one_of(MatchMode)}: embedding by MiniLM sentence similarity (needs kari[embed]), "
          "exact by identical verb ids.")]
 TopK = Annotated[int, typer.Option("--top-k", min=1, max=MAX_ITEMS, help="Rules matched per candidate.")]
+FLAGGED_HELP = (f"KB rules kari induce --db flagged (held-out precision within the KB no better than the base rate, "
+                f"or not estimable): {one_of(FlaggedRules)} them (default {game_defaults.FLAGGED_RULES}).")
+"""The help of ``--flagged-rules`` (``kari play``, ``kari pipeline``)."""
+
 MATCH_DEFAULTS = (game_defaults.MATCH_THRESHOLD, MatchMode.EMBEDDING.value, game_defaults.TOP_K)
 """The defaults of ``--match-threshold``, ``--rule-match`` and ``--top-k``."""

@@ -9,7 +9,8 @@ from typing import Optional
 
 import typer
 
-from kari.cli.options import MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_GAMES, MAX_RUNS, count, number, output, timeout
+from kari.cli.options import (FLAGGED_HELP, MAX_ATTEMPTS, MAX_CONCURRENCY, MAX_GAMES, MAX_RUNS, count, number, output,
+                              timeout)
 from kari.cli.options import seed as seed_option
 from kari.core.game_defaults import DEFAULT_QUESTIONERS
 from kari.llm.config import DEFAULT_ATTEMPTS, DEFAULT_TIMEOUT
@@ -41,6 +42,8 @@ def pipeline(
                                      "the cores); the outputs are those of one after the other."),
     shards: Optional[int] = count(None, "--shards", high=1000, help="Split each player's games into N shards played "
                                   "as jobs of their own and merged (default 1)."),
+    flagged_rules: Optional[str] = typer.Option(None, "--flagged-rules", help=FLAGGED_HELP + " The KB coverage and "
+                                                "KB-gap ledger count the same rules."),
     model: list[str] = typer.Option([], "--model", help="An LLM model name (repeatable): every llm player plays "
                                     "once with each, on --base-url."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="LLM server URL of the --model names (default "
@@ -77,7 +80,7 @@ def pipeline(
                        llm_timeout if llm_timeout != DEFAULT_TIMEOUT else llm.timeout,
                        llm_attempts if llm_attempts != DEFAULT_ATTEMPTS else llm.attempts)
     spec = spec.with_options(kb=tuple(kb), bench=bench, players=tuple(questioner), games=games, seed=seed, runs=runs,
-                             jobs=jobs, shards=shards, models=models, llm=llm)
+                             jobs=jobs, shards=shards, models=models, llm=llm, flagged_rules=flagged_rules)
     run_grid(spec, out if out is not None else (spec.out or DEFAULT_OUT), progress=sys.stderr.isatty(),
              echo=typer.echo)
 

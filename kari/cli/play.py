@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from kari.cli.options import (LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES, MAX_ITEMS,
-                               MAX_RESAMPLES, MAX_RUNS, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir, LLMAttempts,
+from kari.cli.options import (FLAGGED_HELP, LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BUDGET, MAX_CONCURRENCY, MAX_GAMES,
+                               MAX_ITEMS, MAX_RESAMPLES, MAX_RUNS, MAX_TOKENS, ApiKeyEnv, BaseUrl, CacheDir, LLMAttempts,
                                LLMMaxBytes, LLMTimeout, MatchThreshold, Model, NoCache, RuleMatch, TopK, count,
                                llm_options, number, output)
 from kari.cli.options import seed as seed_option
@@ -17,7 +17,7 @@ from kari.cli.options import shard as shard_option
 from kari.errors import one_of
 from kari.core import game_defaults as defaults
 from kari.core.formats import ReportFormat
-from kari.core.game_names import CheckerKind, FlaggedRules, OracleKind, Player, RuleWeighting
+from kari.core.game_names import CheckerKind, OracleKind, Player, RuleWeighting
 from kari.io.plan import Shard
 from kari.llm.config import DEFAULT_MAX_TOKENS, LLM
 
@@ -30,8 +30,6 @@ WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (preci
                 f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
 
 
-FLAGGED_HELP = (f"KB rules kari induce --db flagged (held-out precision within the KB no better than the base rate, "
-                f"or not estimable): {one_of(FlaggedRules)} them (default {defaults.FLAGGED_RULES}).")
 
 
 def play(
