@@ -403,3 +403,32 @@ def test_kb_context_reads_isa_edges_sentences_and_verb_counts(tmp_path: Path) ->
     inherited = [p for p in skillet.properties if p.inferred]
     assert [(p.predicate, p.value) for p in inherited] == [("MADE_OF", "metal")] and "e1" in inherited[0].edges
     assert group.members[0].statements == ("used_for_frying",)
+
+
+def test_a_run_summary_counts_the_rules_given_and_the_flagged_ones_skipped(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    from kari.rules.rulefile import dump_rules_jsonl
+
+    rules = tmp_path / "rules.jsonl"  # KB-style rules of raw_mini's affordances: one unflagged, two flagged
+    rules.write_text(dump_rules_jsonl([
+        Rule("cut", Atom("SHAPE", "sharp_edge"), {"flagged": False, "kb_positives": ["knife", "axe"]}),
+        Rule("cook_in", Atom("MADE_OF", "metal"), {"flagged": True, "kb_positives": ["pan"]}),
+        Rule("carry_things_in", Atom("SHAPE", "hollow"), {"flagged": True, "kb_positives": ["bag"]})]))
+    given = {}
+    for flagged in ("skip", "use"):
+        out = tmp_path / flagged
+        code, stdout, err = kari(capfd, "play", "--bench", "tests/data/raw_mini", "--questioner", "greedy-ig",
+                                 "--rules", rules, "--rule-match", "exact", "--flagged-rules", flagged,
+                                 "--games", 2, "--out", out)
+        assert code == 0, err
+        given[flagged] = json.loads((out / "summary.json").read_text())["rules_given"]
+        assert ("2 flagged KB rules skipped" in stdout) == (flagged == "skip"), stdout
+    assert given == {"skip": {"rule_sets": 1, "rules": 1, "flagged_skipped": 2},
+                     "use": {"rule_sets": 1, "rules": 3, "flagged_skipped": 0}}
+    shards = [tmp_path / f"shard{k}" for k in (1, 2)]
+    for k, shard in enumerate(shards, 1):
+        assert kari(capfd, "play", "--bench", "tests/data/raw_mini", "--questioner", "greedy-ig", "--rules", rules,
+                    "--rule-match", "exact", "--games", 2, "--shard", f"{k}/2", "--out", shard)[0] == 0
+    assert kari(capfd, "merge", *shards, "--out", tmp_path / "merged")[0] == 0
+    merged = json.loads((tmp_path / "merged" / "summary.json").read_text())
+    assert merged["rules_given"] == given["skip"]  # the shards' record, as the run played unsharded

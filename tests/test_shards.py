@@ -137,7 +137,7 @@ def test_a_merge_that_fails_while_writing_leaves_no_output(played, capfd, tmp_pa
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import kari.game.run as game_run
 
-    def broken_finish(folder: Path, *args: object) -> None:
+    def broken_finish(folder: Path, *args: object, **settings: object) -> None:
         (folder / "summary.json").write_text("{")                 # half a summary, then a failure
         raise KariError("the disk is full", code="output-write")
 

@@ -141,6 +141,11 @@ def summary_line(summary: RunSummary, out: Path) -> str:
     cov = summary.by_rule_coverage
     if cov:
         text += "; " + ", ".join(f"{k} SR {100 * (v.success_rate or 0):.1f}% ({v.games})" for k, v in cov.items())
+    given = summary.rules_given
+    if given:
+        skipped = given.get("flagged_skipped", 0)
+        text += f"; {given.get('rules', 0):,} rules given"
+        text += f", {skipped:,} flagged KB rules skipped" if skipped else ""
     return text + f" -> {out}"
 
 

@@ -187,6 +187,12 @@ class RuleSource:
         self.kind = kind  # kb (induced from a KB), bench (from a benchmark), cross-fitted (RULES.cv) or file
         self.skipped = 0  # flagged KB rules left out (--flagged-rules skip)
 
+    def given(self) -> dict[str, int]:
+        """What a player is given, as a run's summary records it: the rule sets, the rules in them (summed over
+        the sets) and the flagged KB rules left out of them (``--flagged-rules skip``)."""
+        return {"rule_sets": len(self.matchers), "rules": sum(len(m.rules) for m in self.matchers.values()),
+                "flagged_skipped": self.skipped}
+
     def for_object(self, object_id: str) -> tuple[RuleMatcher, int | None]:
         """The matcher for games hiding ``object_id``, and its fold (None for a single rule set)."""
         if self.fold_of is None:

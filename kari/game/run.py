@@ -12,7 +12,7 @@ command on a directory another one is writing fails at once (the directory is lo
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -222,7 +222,8 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Bench
 
         records = run.record(played(), len(todo), desc=f"{config.questioner}", unit="game", progress=progress)
         usage = usage_of(client).get("llm_usage")
-        summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage))
+        summary = finish_run(out, config, records, runs, usage, run_model(config, llm_config).with_served(usage),
+                             rules_given=matcher.given() if matcher is not None else None)
         return RunData(out, config, summary, records)
 
 
@@ -241,11 +242,13 @@ def run_model(config: PlayConfig, llm_config: Any = None) -> RunModel:
 
 
 def finish_run(folder: Path, config: PlayConfig, records: Sequence[GameRecord], runs: int,
-               llm_usage: Any = None, model: RunModel | None = None, *, plots: bool = True) -> RunSummary:
+               llm_usage: Any = None, model: RunModel | None = None, *, plots: bool = True,
+               rules_given: Mapping[str, int] | None = None) -> RunSummary:
     """Write a run directory's ``summary.json`` and plots from its records (a played run, or shards merged);
-    ``plots=False``: the summary only (a study served rewrites it after every game, its plots when it stops)."""
+    ``plots=False``: the summary only (a study served rewrites it after every game, its plots when it stops);
+    ``rules_given``: :meth:`~kari.game.match.RuleSource.given` of the player's rules."""
     summary = summarise(records).with_run({**config.identity(), "runs": runs}, llm_usage,
-                                          model if model is not None else run_model(config))
+                                          model if model is not None else run_model(config), rules_given)
     atomic_write_json(folder / SUMMARY_FILE, summary.to_json())
     if plots:
         plot_run(summary, config, folder)
@@ -258,23 +261,26 @@ def merge_runs(shards: Sequence[str | Path], out: str | Path) -> RunSummary:
     :mod:`kari.io.shards` refuses shards that do not form one whole run)."""
     joined = join_shards(shards, GAME_LOG)
     config = PlayConfig.from_json(joined.config)
-    model = _shard_model(shards, config).with_served(joined.llm_usage)
+    found = _shard_summary_entry(shards, "model")
+    model = (RunModel.from_json(found) if found is not None else run_model(config)).with_served(joined.llm_usage)
+    rules_given = _shard_summary_entry(shards, "rules_given")
     return write_merged(out, joined, GAME_LOG, shards,
                         lambda folder: finish_run(folder, config, joined.records, joined.plan.runs, joined.llm_usage,
-                                                  model))
+                                                  model, rules_given=rules_given))
 
 
-def _shard_model(shards: Sequence[str | Path], config: PlayConfig) -> RunModel:
-    """The model record of the first shard whose summary has one (else the configuration's)."""
+def _shard_summary_entry(shards: Sequence[str | Path], key: str) -> dict[str, Any] | None:
+    """The ``key`` object of the first shard summary that has one (the shards of one run played with one model and
+    one rule set: :mod:`kari.io.shards`); None when none has."""
     for folder in shards:
         try:
             summary = load_json(read_text(Path(folder) / SUMMARY_FILE), file=str(Path(folder) / SUMMARY_FILE))
         except KariError:
             continue
-        model = summary.get("model") if isinstance(summary, dict) else None
-        if isinstance(model, dict):
-            return RunModel.from_json(model)
-    return run_model(config)
+        entry = summary.get(key) if isinstance(summary, dict) else None
+        if isinstance(entry, dict):
+            return entry
+    return None
 
 
 def checked_records(folder: Path) -> LoggedRun[GameRecord]:

@@ -42,7 +42,8 @@ def _scores(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
 class RunSummary(JsonRecord):
     """A run's ``summary.json`` (docs/formats.md): the overall score, per-run success rates, turns, IG and
     question kinds per turn, per-affordance scores, rejected and forced guesses, timing, the split by rule
-    coverage (runs with rules), the run's settings, for LLM players the token usage, and the run's model
+    coverage (runs with rules), the rules the player was given (``rules_given``: rule sets, rules, flagged KB rules
+    left out; runs with rules), the run's settings, for LLM players the token usage, and the run's model
     (:class:`~kari.core.run_model.RunModel`; none in a summary of an older kari)."""
 
     games: int
@@ -64,6 +65,7 @@ class RunSummary(JsonRecord):
     time_s: Mapping[str, Any]
     by_rule_coverage: Mapping[str, Score] | None = None
     target_covered_share: float | None = None
+    rules_given: Mapping[str, int] | None = None
     config: Mapping[str, Any] | None = None
     llm_usage: Mapping[str, Any] | None = None
     model: RunModel | None = None
@@ -73,8 +75,8 @@ class RunSummary(JsonRecord):
     KEYS = ("format", "games", "success_rate", "avg_turns_solved", "records", "runs", "success_rate_by_run",
             "success_rate_sd_over_runs", "avg_turns", "ig_by_turn", "ig_by_turn_games", "dimension_share",
             "dimension_share_by_turn", "by_affordance", "rejected_questions", "forced_guesses", "invalid_guesses",
-            "time_s", "by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
-    OPTIONAL = ("format", "by_rule_coverage", "target_covered_share", "config", "llm_usage", "model")
+            "time_s", "by_rule_coverage", "target_covered_share", "rules_given", "config", "llm_usage", "model")
+    OPTIONAL = ("format", "by_rule_coverage", "target_covered_share", "rules_given", "config", "llm_usage", "model")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
@@ -94,9 +96,11 @@ class RunSummary(JsonRecord):
         return values
 
     def with_run(self, config: Mapping[str, Any], llm_usage: Mapping[str, Any] | None = None,
-                 model: RunModel | None = None) -> RunSummary:
-        """The summary with the run's settings, the token usage of its LLM players and its model added."""
-        return replace(self, config=dict(config), llm_usage=llm_usage, model=model)
+                 model: RunModel | None = None, rules_given: Mapping[str, int] | None = None) -> RunSummary:
+        """The summary with the run's settings, the token usage of its LLM players, its model and the rules its
+        player was given added."""
+        return replace(self, config=dict(config), llm_usage=llm_usage, model=model,
+                       rules_given=dict(rules_given) if rules_given is not None else None)
 
 
 @dataclass
