@@ -1,5 +1,6 @@
 """The cached empty KB (kari.kb.template): a new KB copied from it is the KB a schema install makes, a template
-that names another schema is built again, and a cache folder that cannot be written costs speed, never a KB."""
+that names another schema is built again, a cache folder that cannot be written costs speed, never a KB, and a
+copied KB has the mode a KB DuckDB creates would have."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from kari.errors import KariError
 from kari.kb import store
 from kari.kb.template import CACHE_ENV, copy_template, template_name
 
@@ -111,3 +113,28 @@ def test_a_copy_never_replaces_a_file_that_appeared_meanwhile(cache: Path, tmp_p
         assert con.execute("SELECT answer FROM mine").fetchone() == (42,)
     finally:
         con.close()
+
+
+def test_a_copied_kb_has_the_mode_the_umask_gives_and_takes_an_empty_files_place(
+        cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import stat
+
+    previous = os.umask(0o027)
+    try:
+        store.open_db(tmp_path / "a.duckdb").close()             # builds the template
+        store.open_db(tmp_path / "b.duckdb").close()             # a copy of it
+        direct = _installed_directly(tmp_path / "direct.duckdb", monkeypatch)
+        made_by_duckdb = stat.S_IMODE(direct.stat().st_mode)
+        assert stat.S_IMODE((tmp_path / "b.duckdb").stat().st_mode) == made_by_duckdb == 0o640
+        empty = tmp_path / "empty.duckdb"
+        empty.touch()                                            # `touch` / `mktemp`: DuckDB 2 refuses to open it
+        store.open_db(empty).close()
+        assert _contents(empty) == _contents(tmp_path / "b.duckdb")
+    finally:
+        os.umask(previous)
+    untouched = tmp_path / "kept.duckdb"
+    untouched.touch()
+    with pytest.raises(KariError, match="cannot open database"):  # an open that may not create: not a KB, kept
+        store.open_db(untouched, create=False)
+    assert untouched.is_file() and untouched.stat().st_size == 0

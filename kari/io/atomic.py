@@ -97,6 +97,15 @@ def _create_temp(target: Path) -> tuple[int, Path]:
             raise OSError(exc.errno, exc.strerror, str(target)) from None
 
 
+def new_temp_sibling(target: Path) -> Path:
+    """A new, empty, closed sibling of ``target`` for a file another writer fills (a copied database), with the
+    mode the umask allows, as the file a program creates at ``target`` would have; ``OSError`` when the folder
+    cannot take it."""
+    fd, tmp = _create_temp(target)
+    os.close(fd)
+    return tmp
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary sibling of ``path`` for writing; rename it to ``path`` only if the block succeeds."""

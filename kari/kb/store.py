@@ -117,6 +117,8 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
     if (read_only or not create) and where != ":memory:" and not Path(where).exists():
         raise KariError("database not found", file=where, code="kb-db")
     if new and not read_only and where != ":memory:":
+        if create:
+            _drop_empty_file(where)
         template = _template()
         if template is not None:     # the schema and default maps come ready (kari.kb.template)
             copy_template(template, check_database_file(where))
@@ -143,6 +145,18 @@ def open_db(path: str | Path = DEFAULT_DB, read_only: bool = False, *, create: b
         con.close()
         raise
     return con
+
+
+def _drop_empty_file(where: str) -> None:
+    """Remove an empty file at a new database's path (made by ``touch`` or ``mktemp``): it holds nothing, and
+    DuckDB 2 refuses to open it as a database; the new database takes its place. A file that is not empty, or
+    cannot be removed, is left for the open to judge."""
+    path = Path(where)
+    try:
+        if path.is_file() and path.stat().st_size == 0:
+            path.unlink()
+    except OSError:
+        pass
 
 
 @functools.cache

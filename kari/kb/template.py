@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from kari.io.atomic import new_temp_sibling
 from kari.io.dbfile import connect
 from kari.errors import KariError
 
@@ -99,12 +100,10 @@ def copy_template(template: Path, target: str) -> bool:
     created in the meantime: a database that process has open would be lost). False when nothing was copied (a
     folder that cannot be written, a file already there, a file system without links): the caller's own open
     then creates the database, or reports why it cannot."""
-    folder = os.path.dirname(target) or "."
     try:
-        handle, scratch = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+        scratch = new_temp_sibling(Path(target))  # the umask's mode, as a database DuckDB creates would have
     except OSError:
         return False
-    os.close(handle)
     try:
         shutil.copyfile(template, scratch)
         os.link(scratch, target)
