@@ -432,3 +432,7 @@ def test_a_run_summary_counts_the_rules_given_and_the_flagged_ones_skipped(
     assert kari(capfd, "merge", *shards, "--out", tmp_path / "merged")[0] == 0
     merged = json.loads((tmp_path / "merged" / "summary.json").read_text())
     assert merged["rules_given"] == given["skip"]  # the shards' record, as the run played unsharded
+    assert kari(capfd, "report", tmp_path / "skip", "--out", tmp_path / "report")[0] == 0
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert ("3 rules (2 of them flagged as no better than the KB's base rate and skipped by the player: 1 used)"
+            in report)

@@ -86,10 +86,17 @@ class CoverageSource:
                 "kind": self.kind, "match": self.match_mode(),
                 "games": len(self.covered), "covered_games": sum(self.covered.values()),
                 "covers_object_games": sum(self.covers_object.values()),
-                "kb_positive_games": sum(self.kb_evidence.values())}
+                "kb_positive_games": sum(self.kb_evidence.values()), "rules_given": self.run.summary.rules_given}
+
+    def skipped_text(self) -> str:
+        """What the run's player left out of the rules file (its summary's ``rules_given``): '' when nothing."""
+        given = self.run.summary.rules_given or {}
+        skipped = given.get("flagged_skipped", 0)
+        return (f" ({skipped} of them flagged as no better than the KB's base rate and skipped by the player: "
+                f"{given.get('rules', 0)} used)") if skipped else ""
 
     def describe(self) -> str:
-        count = "" if self.rule_count is None else f", {self.rule_count} rules"
+        count = "" if self.rule_count is None else f", {self.rule_count} rules{self.skipped_text()}"
         match = ("matched to candidates by identical verb id" if self.match_mode() == MatchMode.EXACT else
                  f"matched to candidates by sentence similarity of their verbs >= {self.threshold}")
         hits = sum(self.covered.values())
