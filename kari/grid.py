@@ -165,9 +165,11 @@ def read_study(path: str | Path) -> GridSpec:
             if not isinstance(data[key], kind) or isinstance(data[key], bool):
                 raise bad(f"{key!r} must be a {kind.__name__}", key)
             values[key] = here / data[key] if key in PATH_KEYS else data[key]
-    if "flagged_rules" in values and values["flagged_rules"] not in list(FlaggedRules):
-        given = values["flagged_rules"]
-        raise bad(unknown("flagged_rules value", given, list(FlaggedRules), code="study-file").message, "flagged_rules")
+    if "flagged_rules" in values:
+        try:
+            choice(values["flagged_rules"], FlaggedRules, "flagged_rules value", code="study-file")
+        except KariError as exc:
+            raise bad(exc.message, "flagged_rules") from None
     for key in ("kb", "players"):
         if key in data:
             if not isinstance(data[key], list) or not all(isinstance(v, str) for v in data[key]):

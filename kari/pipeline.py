@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kari.bench.reader import bench_inputs, canonical_benchmark
-from kari.core.game_defaults import DEFAULT_QUESTIONERS, FLAGGED_RULES, MATCH_THRESHOLD
+from kari.core.game_defaults import DEFAULT_QUESTIONERS, MATCH_THRESHOLD
 from kari.errors import KariError
 from kari.core.game_names import KB_SUFFIX, ONLINE_PLAYERS, RULES_SUFFIX, Player, RuleOrigin
 from kari.core.induce_config import InduceConfig, InputKind
@@ -118,7 +118,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     grid = GridSpec(players=tuple(questioners), models=tuple(models), games=games, seed=seed, runs=runs, jobs=jobs,
                     shards=shards, llm=llm, flagged_rules=flagged_rules)
     grid.check()
-    flagged = flagged_rules if flagged_rules is not None else FLAGGED_RULES
     _check_options(questioners, games, kb_files, bool(models))  # every option and input is checked before any work
     check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
                   [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
@@ -166,12 +165,12 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     # coverage and its ledger: of the KB rules the players use (flagged ones skipped unless --flagged-rules use)
     matching = TargetMatching(MATCH_THRESHOLD, embedder=study.shared_embedder())
     with study.connect() as con:
-        summary = coverage_loaded(usable_rules(study.rules(kb_rules).folds[0], flagged), con, vocab, study.raw,
+        summary = coverage_loaded(usable_rules(study.rules(kb_rules).folds[0], flagged_rules), con, vocab, study.raw,
                                   folder=db.resolve().parent, db=db, match_targets=matching)
     kb = summary.kb
     step(f"coverage: {summary.covered_pairs} of {summary.pairs} rule x object pairs covered; "
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
-    step(_ledger_step(study, vocab, kb_rules, out, flagged))
+    step(_ledger_step(study, vocab, kb_rules, out, flagged_rules))
 
     given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     workers = jobs if jobs is not None else available_cores()
@@ -215,8 +214,8 @@ def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
     return ReportInputs(objects, study.rules)
 
 
-def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path, flagged: str) -> str:
-    """The KB-gap ledger of the coverage just stored (the KB rules players use, ``flagged`` ones skipped or used, on the
+def _ledger_step(study: Study, vocab: Vocabulary, kb_rules: Path, out: Path, flagged: str | None) -> str:
+    """The KB-gap ledger of the coverage just stored (the KB rules players use: ``flagged`` as ``usable_rules``, on the
     benchmark's games) into the database's ``kb_gaps`` / ``kb_gap_games`` tables and ``out/kb_gaps.csv``; its
     summary line."""
     objects = study.canonical().objects

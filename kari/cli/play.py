@@ -30,8 +30,6 @@ WEIGHTS_HELP = (f"greedy-ig +rules: factors from each rule's own evidence (preci
                 f"one of {one_of(RuleWeighting)} (default {defaults.RULE_WEIGHTING}).")
 
 
-
-
 def play(
     out: Path = output(..., "--out", "-o", kind="folder", help="Run directory (games.jsonl, summary.json, plots); "
                        "resumed."),

@@ -244,8 +244,10 @@ def is_flagged(rule: Rule) -> bool:
     return bool((rule.metadata or {}).get("flagged"))
 
 
-def usable_rules(rules: Sequence[Rule], flagged: str = FLAGGED_RULES) -> list[Rule]:
-    """The rules a player is given: every one with ``flagged`` ``use``, else the unflagged ones."""
+def usable_rules(rules: Sequence[Rule], flagged: str | None = None) -> list[Rule]:
+    """The rules a player is given: every one with ``flagged`` ``use``, else (``skip``; None: the default,
+    :data:`~kari.core.game_defaults.FLAGGED_RULES`) the unflagged ones."""
+    flagged = FLAGGED_RULES if flagged is None else flagged
     choice(flagged, FlaggedRules, "--flagged-rules", code="game-config")
     return list(rules) if flagged == FlaggedRules.USE else [r for r in rules if not is_flagged(r)]
 
