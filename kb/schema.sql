@@ -1,7 +1,7 @@
 -- kari KB schema (DuckDB). Run by kari.kb.store.open_db on every writable open; idempotent.
 --
--- edges: one row per distinct edge (dedupe key: node1, relation, node2, source).
---   edge_key            UHUGEINT  md5_number(node1 \x1f relation \x1f node2 \x1f source): the content key
+-- edges: one row per distinct edge (its content: node1, relation, node2, source, a NULL source as ''; a load
+--   compares content, no key is stored).
 --   id                  VARCHAR   KGTK edge id from the file, else node1-relation-node2[-source]
 --   node1, relation, node2 VARCHAR decoded values (KGTK escapes and quotes resolved; '|' lists in node2 are
 --                                 split into one edge per value)
@@ -25,7 +25,6 @@
 CREATE SEQUENCE IF NOT EXISTS kari_load_seq START 1;
 
 CREATE TABLE IF NOT EXISTS edges (
-    edge_key           UHUGEINT NOT NULL,
     id                 VARCHAR,
     node1              VARCHAR NOT NULL,
     relation           VARCHAR NOT NULL,
@@ -45,6 +44,8 @@ CREATE TABLE IF NOT EXISTS edges (
     line               BIGINT NOT NULL,
     load_id            BIGINT NOT NULL
 );
+-- a KB made before the content key was dropped (it stored md5_number of the content as edge_key)
+ALTER TABLE edges DROP COLUMN IF EXISTS edge_key;
 
 CREATE TABLE IF NOT EXISTS loads (
     load_id     BIGINT PRIMARY KEY,

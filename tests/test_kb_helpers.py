@@ -11,7 +11,7 @@ CONTENT = ("id, node1, relation, node2, node1_label, node2_label, relation_label
 
 def edge_set(con) -> set[tuple]:
     """Every edge's content (no file/line provenance)."""
-    return set(con.execute(f"SELECT edge_key, {CONTENT} FROM edges").fetchall())
+    return set(con.execute(f"SELECT {CONTENT} FROM edges").fetchall())
 
 
 def snapshot(con) -> tuple:

@@ -102,6 +102,37 @@ def test_duplicates_inside_one_file_keep_the_first_line(con, tmp_path):
         ("CN", 1.0, 2), ("VG", 1.0, 4)]
 
 
+def test_an_edge_without_source_is_one_edge_across_files_and_inside_one(con, tmp_path):
+    """No key is stored: a load compares content, a missing source as an empty one."""
+    one, two = tmp_path / "one.tsv", tmp_path / "two.tsv"
+    one.write_text("knife\tUsedFor\tcut\nknife\tUsedFor\tcut\nspoon\tUsedFor\tstir\n", encoding="utf-8")
+    two.write_text("spoon\tUsedFor\tstir\t1.0\t\nspoon\tUsedFor\tstir\t1.0\tnorms\ncup\tUsedFor\tdrink\t1.0\t\n",
+                   encoding="utf-8")
+    assert load_files(con, [one]).edges_added == 2
+    assert load_files(con, [two]).edges_added == 2       # spoon-stir is in the KB already; with a source it is new
+    assert con.execute("SELECT node1, node2, coalesce(source, ''), line FROM edges ORDER BY node1, line").fetchall() == [
+        ("cup", "drink", "", 3), ("knife", "cut", "", 1), ("spoon", "stir", "norms", 2), ("spoon", "stir", "", 3)]
+
+
+def test_a_kb_made_when_edges_had_a_stored_key_is_upgraded_on_open(tmp_path):
+    """Before the content comparison, every edge stored ``edge_key`` (md5 of its content), NOT NULL: a writable
+    open of such a KB drops the column, so that the next load inserts and dedupes as in a new KB."""
+    db = tmp_path / "old.duckdb"
+    con = open_db(db)
+    load_files(con, [DATA / "cskg_excerpt.tsv"])
+    con.execute("ALTER TABLE edges ADD COLUMN edge_key UHUGEINT DEFAULT 0")
+    con.execute("ALTER TABLE edges ALTER COLUMN edge_key SET NOT NULL")
+    con.execute("UPDATE kari_meta SET value = 'an older schema' WHERE key = 'sql_sha256'")
+    before = edge_set(con)
+    con.close()
+    con = open_db(db)
+    try:
+        assert "edge_key" not in [row[0] for row in con.execute("DESCRIBE edges").fetchall()]
+        assert load_files(con, [DATA / "cskg_excerpt.tsv"]).edges_added == 0 and edge_set(con) == before
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("name", ["aristo_readme_rows.tsv", "aristo_headerless.tsv"])
 def test_aristo_readme_rows(con, name):
     report = load_files(con, [DATA / name])

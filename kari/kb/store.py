@@ -49,28 +49,31 @@ LOAD_MEMORY_LIMIT = "1GB"
 # threads without waiting for earlier batches (on 2 cores the order-preserving insert often ran on one).
 LOAD_SETTINGS = {"preserve_insertion_order": "false"}
 
+# An edge's content: what makes two edges one (a NULL source is ''); compared as it is, no key is stored.
+CONTENT = "node1, relation, node2, coalesce(source, '')"
 # One statement decodes, validates (error() on the first problem row met) and inserts the edges whose
-# content key is not in the KB yet.
+# content is not in the KB yet.
 INSERT_SQL = """
 INSERT INTO edges BY NAME
-SELECT md5_number(concat_ws(chr(31), node1, relation, node2, coalesce(source, ''))) AS edge_key,
-       coalesce(id, concat_ws('-', node1, relation, node2, source)) AS id,
+SELECT coalesce(id, concat_ws('-', node1, relation, node2, source)) AS id,
        * EXCLUDE (id, problem), $file AS file, $load_id AS load_id
 FROM ({staged}) AS st
 WHERE CASE WHEN problem IS NULL THEN true ELSE error('""" + _BAD_LINE + """') END {new_only}
 """
-NEW_ONLY = "AND edge_key NOT IN (SELECT edge_key FROM edges)"   # skipped while the KB holds no edge
+NEW_ONLY = ("AND NOT EXISTS (SELECT 1 FROM edges AS e WHERE e.node1 = st.node1 AND e.relation = st.relation "
+            "AND e.node2 = st.node2 AND coalesce(e.source, '') = coalesce(st.source, ''))")  # skipped while no edge
 RAW_TABLE = "kari_raw_lines"
-# Duplicates inside one file: keep the first line of each content key (within a line, the first member of a
-# node2 list: ids ID-1 < ID-2 < ... by length, then text). Run only when there are duplicates (a DELETE makes
-# DuckDB's commit of a large insert much slower; the window runs on duplicated keys only).
-COUNT_SQL = "SELECT count(*), count(DISTINCT edge_key) FROM edges WHERE load_id = ?"
-DEDUPE_SQL = """
+# Duplicates inside one file: keep the first line of each content (within a line, the first member of a node2
+# list: ids ID-1 < ID-2 < ... by length, then text). Run only when there may be duplicates: fewer distinct
+# content hashes than rows (a hash collision only costs this exact pass; a DELETE makes DuckDB's commit of a
+# large insert much slower; the window runs on duplicated contents only).
+COUNT_SQL = f"SELECT count(*), count(DISTINCT hash({CONTENT})) FROM edges WHERE load_id = ?"
+DEDUPE_SQL = f"""
 DELETE FROM edges WHERE load_id = $load_id AND rowid IN (
-  SELECT e.rowid FROM edges AS e
-  JOIN (SELECT edge_key FROM edges WHERE load_id = $load_id GROUP BY edge_key HAVING count(*) > 1) USING (edge_key)
-  WHERE e.load_id = $load_id
-  QUALIFY row_number() OVER (PARTITION BY e.edge_key ORDER BY e.line, length(e.id), e.id, e.rowid) > 1)
+  SELECT rowid FROM edges
+  WHERE load_id = $load_id AND row({CONTENT}) IN (
+    SELECT row({CONTENT}) FROM edges WHERE load_id = $load_id GROUP BY ALL HAVING count(*) > 1)
+  QUALIFY row_number() OVER (PARTITION BY {CONTENT} ORDER BY line, length(id), id, rowid) > 1)
 """
 
 
@@ -376,15 +379,17 @@ def load_file(con: duckdb.DuckDBPyConnection, path: Path, fmt: str = "auto", *,
                 staged = formats.staged_sql(src, formats.table_reader_sql(src, RAW_TABLE))
                 con.execute(INSERT_SQL.format(staged=staged, new_only="" if empty else NEW_ONLY),
                             {"file": file, "load_id": load_id})
-                inserted, added = row(con, COUNT_SQL, [load_id])
-                if inserted > added:
+                inserted, distinct = row(con, COUNT_SQL, [load_id])
+                added = inserted
+                if inserted > distinct:
                     con.execute(DEDUPE_SQL, {"load_id": load_id})
-                count = counting.result()
-                problem = count.first_problem(src.path)
+                    added = count(con, "SELECT count(*) FROM edges WHERE load_id = ?", [load_id])
+                counted = counting.result()
+                problem = counted.first_problem(src.path)
                 if problem is not None:
                     raise problem
-                lines = count.lines - int(src.header)
-                _check_every_line_read(con, src, lines, count)
+                lines = counted.lines - int(src.header)
+                _check_every_line_read(con, src, lines, counted)
                 con.execute("INSERT INTO loads (load_id, file, format, edges_read, edges_added) "
                             "VALUES (?, ?, ?, ?, ?)", [load_id, file, src.fmt, lines, added])
                 if after is not None:
