@@ -43,14 +43,15 @@ from kari.game.kb_coverage import TargetMatching
 from kari.game.match import RuleMatcher, RuleSource, usable_rules
 from kari.game.questioners import questioner_class
 from kari.game.run import PlayConfig, merge_runs, play_loaded
-from kari.io.runlog import CONFIG_FILE, read_config
+from kari.io.runlog import CONFIG_FILE, check_settings
 from kari.grid import GridSpec, LLMCalls, ModelSpec, grid_cells, is_llm_player
 from kari.induce.folds import cv_dir
 from kari.induce.inputs import bench_evidence
 from kari.induce.run import induce_loaded, jsonl_path, load_evidence
 from kari.io.atomic import prepare_output_dir
+from kari.io.fingerprint import INPUTS_KEY
 from kari.io.jobs import available_cores, run_jobs
-from kari.io.plan import Shard
+from kari.io.plan import SHARD_KEY, Shard
 from kari.io.outputs import Output, OutputKind, check_outputs, inputs_of
 from kari.kb.textfile import check_readable
 from kari.report.inputs import ReportInputs
@@ -73,6 +74,8 @@ PIPELINE_DB = "kari.duckdb"
 PIPELINE_WRITES = ("rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
                    "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
 """What else the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
+KB_RULES = "rules.kari"          # the KB-anchored rules (their JSONL twin beside)
+BENCH_RULES = "bench_rules.kari"  # the benchmark rules (their cross-fitted sets in bench_rules.cv/)
 
 
 @dataclass(frozen=True)
@@ -121,9 +124,10 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     _check_options(questioners, games, kb_files, bool(models))  # every option and input is checked before any work
     check_outputs([Output(Path(out), "--out", OutputKind.FOLDER, names=PIPELINE_WRITES, databases=(PIPELINE_DB,))],
                   [*inputs_of("--kb", kb_files or ()), *bench_inputs(bench_dir)])
-    _check_resumed_flagged(_cells(grid, Path(out)), grid.flagged_rules)
     endpoints = {m.folder: llm.config(m) for m in models}  # an endpoint that cannot be made fails before any work
     study = Study.open(bench_dir)  # a structurally broken benchmark stops here
+    given = _given(Path(out))
+    _check_resumed(_cells(grid, Path(out)), grid, study.raw.root.resolve(), (Path(out) / PIPELINE_DB).resolve(), given)
     for part in ("objects", "games"):
         if not study.bench.report.counts.get(f"{part}.jsonl"):
             raise KariError(f"the benchmark has no {part}", file=str(bench_dir / f"{part}.jsonl"), code="bad-option")
@@ -142,7 +146,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     step(f"kb: {loaded.edges_added} new edges from {len(loaded.files)} file(s) -> {db}")
     vocab = study.attach_db(db)
 
-    rules = out / "rules.kari"
+    rules = out / KB_RULES
     config = InduceConfig(seed=seed)
     evidence, info = load_evidence(db, None, vocab, config)
     kb_outcome = induce_loaded(evidence, info, vocab, out=rules, db=db, run_dir=out / "induce", config=config,
@@ -150,7 +154,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     step(f"induce (KB): {len(kb_outcome.rules)} rules for {len(kb_outcome.results)} groups of KB verbs -> {rules}; "
          f"run directory {kb_outcome.run_dir}")
 
-    bench_rules = out / "bench_rules.kari"
+    bench_rules = out / BENCH_RULES
     labelled = bench_evidence(canonical_benchmark(study.raw, vocab))  # its words read as the database holds them
     outcome = induce_loaded(labelled, {"kind": InputKind.BENCH, "path": str(bench_dir)}, vocab, out=bench_rules,
                             db=db, run_dir=out / "induce_bench", config=InduceConfig(seed=seed), progress=progress,
@@ -161,7 +165,7 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
     step(f"induce (benchmark): {len(outcome.rules)} rules for {len(outcome.scores)} affordances -> {bench_rules}; "
          f"{FOLDS} cross-fitted rule sets -> {cross_fitted}{heldout}")
 
-    kb_rules = jsonl_path(rules).resolve()  # the KB rules with their metadata (member verbs, KB positives, evidence)
+    kb_rules = given[RuleOrigin.KB]  # the KB rules with their metadata (member verbs, KB positives, evidence)
     # coverage and its ledger: of the KB rules the players use (flagged ones skipped unless --flagged-rules use)
     matching = TargetMatching(MATCH_THRESHOLD, embedder=study.shared_embedder())
     with study.connect() as con:
@@ -172,7 +176,6 @@ def run_pipeline(out: str | Path, *, kb_files: Sequence[str | Path] | None = Non
          + ("; ".join(kb.lines()) if kb is not None else "no KB coverage") + f" -> {db}")
     step(_ledger_step(study, vocab, kb_rules, out, flagged_rules))
 
-    given: dict[str, Path] = {RuleOrigin.KB: kb_rules, RuleOrigin.CROSS_FITTED: cross_fitted.resolve()}
     workers = jobs if jobs is not None else available_cores()
     cells = _cells(grid, out)
     played = _play_grid(study, cells, grid, given, endpoints, workers, progress)
@@ -196,15 +199,35 @@ def _cells(grid: GridSpec, out: Path) -> list[PlayCell]:
             for name, model in grid_cells(grid)]
 
 
-def _check_resumed_flagged(cells: Sequence[PlayCell], flagged_rules: str | None) -> None:
-    """Refuse, before any work, to resume a pipeline whose runs were played with another ``--flagged-rules``: the
-    coverage and the ledger, rewritten first, would count other KB rules than its players were given."""
+def _given(out: Path) -> dict[str, Path]:
+    """Where the pipeline's steps put each rule source the players are given: the KB rules' JSONL twin (with their
+    metadata: member verbs, KB positives, evidence) and the cross-fitted benchmark rule sets."""
+    return {RuleOrigin.KB: jsonl_path(out / KB_RULES).resolve(),
+            RuleOrigin.CROSS_FITTED: cv_dir(out / BENCH_RULES).resolve()}
+
+
+def _check_resumed(cells: Sequence[PlayCell], grid: GridSpec, bench: Path, db: Path, given: Mapping[str, Path]) -> None:
+    """Refuse, before any work, to resume a pipeline whose runs (or their shards) were played with other settings:
+    the steps before play would otherwise rewrite the folder's KB, rules, coverage and ledger first (with
+    another ``--flagged-rules``, counting other KB rules than its players were given), and the play step refuse
+    only then. The inputs' contents are compared by the play step, once the steps have made them."""
     for cell in cells:
-        path = cell.folder / CONFIG_FILE
-        old = read_config(path)
-        if old is not None and old.get("flagged_rules") != flagged_rules:
-            raise KariError("this run directory was made with other settings (flagged_rules); use a new --out",
-                            file=str(path), code="run-config")
+        config = _cell_config(cell, grid, bench, db, given)
+        identity = config.identity()
+        shards = [_shard_folder(cell.folder, s) for s in _shards(grid.shards) if s is not None]
+        for folder in (cell.folder, *shards):
+            check_settings(folder / CONFIG_FILE, identity, ignore=(*config.counts(), INPUTS_KEY, SHARD_KEY))
+
+
+def _cell_config(cell: PlayCell, grid: GridSpec, bench: Path, db: Path, given: Mapping[str, Path]) -> PlayConfig:
+    """The settings ``cell`` plays with (``NAME[@K][+kb|+rules]``, with its model) on the benchmark ``bench`` and
+    the KB database ``db``, given the rule set of its source in ``given``."""
+    player, model_reps, source = parse_player(cell.player)
+    model = cell.model
+    return PlayConfig(bench=bench, questioner=player, seed=grid.seed, games=grid.games, runs=grid.runs,
+                      rules=given[source] if source is not None else None, db=db, model_reps=model_reps,
+                      model=model.name if model else None, base_url=model.base_url if model else None,
+                      llm_temperature=model.temperature if model else None, flagged_rules=grid.flagged_rules)
 
 
 def _report_inputs(study: Study, bench_dir: Path) -> ReportInputs:
@@ -315,19 +338,14 @@ def _prepare(study: Study, cell: PlayCell, grid: GridSpec, given: Mapping[str, P
     """The inputs of ``cell`` (``NAME[@K][+kb|+rules]``, with its model): the study's benchmark, a copy of its
     vocabulary, the rule set of its source in ``given`` (the KB rules, or the cross-fitted benchmark sets; each
     read once for all players) matched to every affordance of the benchmark now."""
-    player, model_reps, source = parse_player(cell.player)
-    path = given[source] if source is not None else None
+    config = _cell_config(cell, grid, study.raw.root.resolve(), study.database().resolve(), given)
     model = cell.model
-    config = PlayConfig(bench=study.raw.root.resolve(), questioner=player, seed=grid.seed, games=grid.games,
-                        runs=grid.runs, rules=path, db=study.database().resolve(), model_reps=model_reps,
-                        model=model.name if model else None, base_url=model.base_url if model else None,
-                        llm_temperature=model.temperature if model else None, flagged_rules=grid.flagged_rules)
     bench = study.canonical()  # read into the vocabulary once, after coverage grew it as the database holds it
     vocab = study.fork()
     rules = None
-    if path is not None:
-        rules = RuleSource.of(study.rules(path), vocab, config.rule_threshold, config.rule_top_k, config.rule_match,
-                              embedder=study.shared_embedder(), flagged=config.flagged)
+    if config.rules is not None:
+        rules = RuleSource.of(study.rules(config.rules), vocab, config.rule_threshold, config.rule_top_k,
+                              config.rule_match, embedder=study.shared_embedder(), flagged=config.flagged)
         rules.match_all(sorted({c for game in bench.games for c in game.candidates}))  # here: no job embeds
     return _Prepared(config, bench, vocab, rules, endpoints.get(model.folder) if model else None,
                      model.concurrency if model else 1)

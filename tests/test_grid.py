@@ -142,6 +142,11 @@ def test_flagged_rules_use_gives_the_players_and_the_coverage_every_kb_rule(tmp_
     with pytest.raises(KariError, match=r"other settings \(flagged_rules\)"):  # resumed with the default: refused
         run_grid(replace(read_study(study), flagged_rules=None), tmp_path / "run")
     assert (tmp_path / "run" / "kb_gaps.csv").read_bytes() == ledger  # before the coverage and ledger were rewritten
+    database = tmp_path / "run" / "kari.duckdb"
+    stamp = database.stat().st_mtime_ns
+    with pytest.raises(KariError, match=r"other settings \(runs\)"):  # any other play setting: refused before any work
+        run_grid(replace(read_study(study), runs=2), tmp_path / "run")
+    assert database.stat().st_mtime_ns == stamp and (tmp_path / "run" / "kb_gaps.csv").read_bytes() == ledger
 
 
 def test_a_study_file_is_read_with_its_paths_and_checked(tmp_path: Path) -> None:

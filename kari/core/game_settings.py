@@ -144,9 +144,13 @@ class PlayConfig:
                       if getattr(self, name) is None)
         return {**settings_json(self, drop=("games", "game_ids", "extra", *unset)), "extra": self.extra.to_json()}
 
+    def counts(self) -> dict[str, Any]:
+        """How many games were asked for: the ``config.json`` fields a resumed run may change."""
+        return {"games": self.games, "game_ids": list(self.game_ids)}
+
     def to_json(self) -> dict[str, Any]:
-        """The ``config.json`` record: :meth:`identity` and how many games were asked for."""
-        return {**self.identity(), "games": self.games, "game_ids": list(self.game_ids)}
+        """The ``config.json`` record: :meth:`identity` and :meth:`counts`."""
+        return {**self.identity(), **self.counts()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], file: str | None = None) -> PlayConfig:

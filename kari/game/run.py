@@ -154,7 +154,7 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
     if runs < 1:
         raise KariError("--runs must be >= 1", code="game-config")
     plan = Plan("game", tuple(g.id for g in bench.games), runs, tuple(g.id for g in games))
-    spec = RunSpec(Path(out), GAME_LOG, config.identity(), {"games": config.games, "game_ids": list(config.game_ids)},
+    spec = RunSpec(Path(out), GAME_LOG, config.identity(), config.counts(),
                    inputs=input_fingerprints(config), reads=input_files(config), writes=RUN_PLOTS, plan=plan,
                    shard=shard)
     with resumable(spec) as run:
