@@ -15,7 +15,8 @@ DuckDB and copies the file into a table with DuckDB's own plain ``read_csv`` (no
 and CPU time (user + sys, all threads) come from the process's own rusage; wall time on a shared 2-core machine
 depends on what else runs, so the load average is printed before and after. Both run with Python's bytecode
 cache on, as an installed wheel has it (:func:`child_env`). Goal: the command within 1.5x of
-the floor.
+the floor (the best run of each; with ``--repeat N`` also the median of the N per-pair ratios, each command run
+against the floor run just before it, which a drift of a shared machine's speed does not move as much).
 
     python benchmarks/bench_kb_load.py [--edges 2000000] [--duplicates 0] [--repeat 1] [--file PATH] [--keep]
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -156,7 +158,8 @@ def main() -> None:
     parser.add_argument("--file", type=Path, default=None,
                         help="default: /tmp/kari_bench_cskg_mix_<edges>_<duplicates>.tsv (generated if missing)")
     parser.add_argument("--keep", action="store_true", help="keep the generated file and databases")
-    parser.add_argument("--repeat", type=int, default=1, help="run both this many times, alternating; best kept")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run both this many times, alternating; best kept (and the per-pair ratios printed)")
     args = parser.parse_args()
     args.file = args.file or Path(tempfile.gettempdir()) / f"kari_bench_cskg_mix_{args.edges}_{args.duplicates}.tsv"
     if not args.file.exists():
@@ -186,6 +189,10 @@ def main() -> None:
     print(f"ratio command/floor: time {ratio:.2f}x, CPU {kari['cpu_seconds'] / plain['cpu_seconds']:.2f}x, "
           f"RSS {kari['peak_rss_mib'] / plain['peak_rss_mib']:.2f}x; goal within 1.5x -> "
           f"{'met' if ratio <= 1.5 else 'NOT met'}")
+    if args.repeat > 1:  # each run beside the floor run just before it: a drift of the machine's speed cancels out
+        pairs = sorted(k["seconds"] / p["seconds"] for p, k in zip(runs["duckdb read_csv"], runs["kari kb load"]))
+        print(f"per-pair ratios (each command run / the floor run before it): median {statistics.median(pairs):.2f}x, "
+              f"range {pairs[0]:.2f}-{pairs[-1]:.2f}x")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     if not args.keep:
         for path in db_dir.iterdir():
