@@ -71,11 +71,11 @@ object's fold."""
 ONLINE_QUESTIONERS = ONLINE_PLAYERS
 PIPELINE_DB = "kari.duckdb"
 """The KB database the pipeline writes into its folder (and reads back on a rerun)."""
-PIPELINE_WRITES = ("rules.kari", "rules.jsonl", "induce/", "bench_rules.kari", "bench_rules.jsonl",
-                   "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
-"""What else the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
 KB_RULES = "rules.kari"          # the KB-anchored rules (their JSONL twin beside)
 BENCH_RULES = "bench_rules.kari"  # the benchmark rules (their cross-fitted sets in bench_rules.cv/)
+PIPELINE_WRITES = (KB_RULES, "rules.jsonl", "induce/", BENCH_RULES, "bench_rules.jsonl",
+                   "bench_rules.cv/", "induce_bench/", "play/", "report/", "kb_gaps.csv")
+"""What else the pipeline writes into its folder (a name ending in ``/``: a folder of its own)."""
 
 
 @dataclass(frozen=True)
