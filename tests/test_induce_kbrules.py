@@ -225,7 +225,8 @@ def test_a_rule_no_better_than_the_base_rate_is_flagged(vocab: Vocabulary) -> No
 
 def test_players_skip_flagged_rules_unless_asked_to_use_them(vocab: Vocabulary) -> None:
     from kari.core.game_settings import PlayConfig
-    from kari.game.match import RuleSource, is_flagged, usable_rules
+    from kari.game.match import RuleSource, usable_rules
+    from kari.rules.anchors import is_flagged
     from kari.induce.folds import RuleSets
 
     good = Rule("cut", Atom("SHAPE", "sharp_edge"), {"flagged": False, "heldout": {"precision": 0.5}})
@@ -425,6 +426,11 @@ def test_a_run_summary_counts_the_rules_given_and_the_flagged_ones_skipped(
         assert ("2 flagged KB rules skipped" in stdout) == (flagged == "skip"), stdout
     assert given == {"skip": {"rule_sets": 1, "rules": 1, "flagged_skipped": 2},
                      "use": {"rule_sets": 1, "rules": 3, "flagged_skipped": 0}}
+    code, stdout, err = kari(capfd, "coverage", "--rules", rules, "--bench", "tests/data/raw_mini", "--db",
+                             tmp_path / "coverage.duckdb", "--rule-match", "exact")
+    assert code == 0, err  # coverage counts every rule, and says how many of them the players skip
+    assert ("3 rules (2 of them flagged KB rules, counted here; kari play and kari pipeline skip them unless "
+            "--flagged-rules use) x " in stdout)
     shards = [tmp_path / f"shard{k}" for k in (1, 2)]
     for k, shard in enumerate(shards, 1):
         assert kari(capfd, "play", "--bench", "tests/data/raw_mini", "--questioner", "greedy-ig", "--rules", rules,

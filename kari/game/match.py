@@ -25,7 +25,7 @@ from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
 from kari.core.terms import normalise_term
-from kari.rules.anchors import kb_positives, rule_verbs
+from kari.rules.anchors import is_flagged, kb_positives, rule_verbs
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_defaults import FLAGGED_RULES, MATCH_THRESHOLD, TOP_K
 from kari.core.game_names import FlaggedRules, MatchMode, RuleOrigin
@@ -236,12 +236,6 @@ class RuleSource:
             source = cls(matchers, kind=rules_kind(rule_sets.folds[0]))
         source.skipped = skipped
         return source
-
-
-def is_flagged(rule: Rule) -> bool:
-    """Did ``kari induce --db`` flag the rule (its held-out precision within the KB no better than the base rate,
-    or not estimable; rule metadata ``flagged``)?"""
-    return bool((rule.metadata or {}).get("flagged"))
 
 
 def usable_rules(rules: Sequence[Rule], flagged: str | None = None) -> list[Rule]:

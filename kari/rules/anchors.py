@@ -1,6 +1,7 @@
 """What a KB-anchored rule's metadata says of its anchor in the KB (``kari induce --db`` writes it; docs/formats.md):
-the KB verbs grouped into the rule (``group.members``) and the KB's positive objects of the group
-(``kb_positives``). Rules from elsewhere have neither: they answer to their own verb and have no KB positives.
+the KB verbs grouped into the rule (``group.members``), the KB's positive objects of the group (``kb_positives``)
+and whether its held-out precision within the KB flagged it (``flagged``). Rules from elsewhere have none of these:
+they answer to their own verb, have no KB positives and are not flagged.
 """
 
 from __future__ import annotations
@@ -22,3 +23,9 @@ def rule_verbs(rule: Rule) -> list[str]:
 def kb_positives(rule: Rule) -> frozenset[str]:
     """The KB's positive objects of a KB-anchored rule (empty for any other rule)."""
     return frozenset((rule.metadata or {}).get("kb_positives") or ())
+
+
+def is_flagged(rule: Rule) -> bool:
+    """Did ``kari induce --db`` flag the rule (its held-out precision within the KB no better than the base rate,
+    or not estimable; rule metadata ``flagged``)?"""
+    return bool((rule.metadata or {}).get("flagged"))

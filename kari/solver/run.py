@@ -19,7 +19,7 @@ from kari.core.game_names import MatchMode
 from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
 from kari.domain.objects import check_semantics
 from kari.rules import load_rule_file
-from kari.rules.anchors import rule_verbs
+from kari.rules.anchors import is_flagged, rule_verbs
 from kari.rules.rulefile import rule_file_inputs
 from kari.solver.consistency import select_representatives
 from kari.solver.coverage import compute_coverage
@@ -49,11 +49,13 @@ class CoverageSummary:
     words: str = ""  # how the objects' words were read (CanonReport.summary)
     rule_words: str = ""  # how the rules' values were read
     kb: Any = None  # kari.game.kb_coverage.KBCoverage: the benchmark's affordances and games matched to rules
+    flagged: int = 0  # of the rules, KB rules kari induce --db flagged (counted here; play skips them by default)
 
     def lines(self) -> list[str]:
         share = (lambda n, d: f"{n}/{d} ({100 * n / d:.1f}%)" if d else f"{n}/0")
         out = [f"semantics: {self.semantics}",
-               f"{self.rules} rules x {self.objects} objects = {self.pairs} pairs, covered {share(self.covered_pairs, self.pairs)}",
+               f"{self.rules} rules{self._flagged()} x {self.objects} objects = {self.pairs} pairs, covered "
+               f"{share(self.covered_pairs, self.pairs)}",
                "mean recall on labelled positives: " + ("n/a (no labels)" if self.mean_recall is None
                                                          else f"{100 * self.mean_recall:.1f}%")]
         if self.kb is not None:
@@ -65,6 +67,10 @@ class CoverageSummary:
         out += [f"object {self.words}"] if self.words else []
         out += [f"rule {self.rule_words}"] if self.rule_words else []
         return out
+
+    def _flagged(self) -> str:
+        return (f" ({self.flagged} of them flagged KB rules, counted here; kari play and kari pipeline skip them "
+                "unless --flagged-rules use)" if self.flagged else "")
 
 
 def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tuple[str, str, bool]],
@@ -178,7 +184,7 @@ def coverage_loaded(rules: Sequence[Rule], con: DuckDBPyConnection, vocab: Vocab
         for target, rule, *_ in matches:
             answers.setdefault(target, []).append(rule)
     return replace(summarise(rows, semantics, labels, games, answers), words=words.summary(),
-                   rule_words=rule_words.summary(), kb=kb)
+                   rule_words=rule_words.summary(), kb=kb, flagged=sum(map(is_flagged, rules)))
 
 
 def _matches(rules: Sequence[Rule], bench: Benchmark | None,
