@@ -1,7 +1,8 @@
 -- kari KB schema (DuckDB). Run by kari.kb.store.open_db on every writable open; idempotent.
 --
--- edges: one row per distinct edge (its content: node1, relation, node2, source, a NULL source as ''; a load
---   compares content, no key is stored).
+-- edges: one row per distinct edge (its content: node1, relation, node2, source, a NULL source as ''). No key is
+--   stored: a load leaves out edges already in the KB by a digest of their content made as it runs, and
+--   compares the edges of one file with each other exactly.
 --   id                  VARCHAR   KGTK edge id from the file, else node1-relation-node2[-source]
 --   node1, relation, node2 VARCHAR decoded values (KGTK escapes and quotes resolved; '|' lists in node2 are
 --                                 split into one edge per value)
