@@ -118,7 +118,7 @@ def evaluate(kb_file: Path, bench_dir: Path, method: str, work: Path, settings: 
     from kari.bench.reader import load_benchmark
     from kari.core.induce_config import InduceConfig
     from kari.game.kb_coverage import kb_coverage
-    from kari.game.match import usable_rules
+    from kari.rules.anchors import usable_rules
     from kari.induce.run import induce
     from kari.kb import load_into
     from kari.rules.anchors import kb_positives

@@ -40,7 +40,8 @@ from kari.domain.canon import canonical_rules
 from kari.explain.proof import RecordEvidence
 from kari.explain.sources import ObjectSource
 from kari.game.kb_coverage import TargetMatching
-from kari.game.match import RuleMatcher, RuleSource, usable_rules
+from kari.game.match import RuleMatcher, RuleSource
+from kari.rules.anchors import usable_rules
 from kari.game.questioners import questioner_class
 from kari.game.run import PlayConfig, merge_runs, play_loaded
 from kari.io.runlog import CONFIG_FILE, check_settings

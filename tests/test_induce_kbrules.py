@@ -225,7 +225,8 @@ def test_a_rule_no_better_than_the_base_rate_is_flagged(vocab: Vocabulary) -> No
 
 def test_players_skip_flagged_rules_unless_asked_to_use_them(vocab: Vocabulary) -> None:
     from kari.core.game_settings import PlayConfig
-    from kari.game.match import RuleSource, usable_rules
+    from kari.game.match import RuleSource
+    from kari.rules.anchors import usable_rules
     from kari.rules.anchors import is_flagged
     from kari.induce.folds import RuleSets
 
@@ -406,15 +407,40 @@ def test_kb_context_reads_isa_edges_sentences_and_verb_counts(tmp_path: Path) ->
     assert group.members[0].statements == ("used_for_frying",)
 
 
+def _coverage_skips_flagged_rules_everywhere(capfd: pytest.CaptureFixture[str], tmp_path: Path, rules: Path) -> None:
+    """``kari coverage --flagged-rules skip`` leaves the flagged rules out of its tables, its proofs and its ledger
+    alike (the proofs are checked against the table's rule numbers, so all three must read the same rules)."""
+    import duckdb
+
+    db, proofs, ledger = tmp_path / "skip.duckdb", tmp_path / "proofs.jsonl", tmp_path / "gaps.jsonl"
+    code, stdout, err = kari(capfd, "coverage", "--rules", rules, "--bench", "tests/data/raw_mini", "--db", db,
+                             "--rule-match", "exact", "--flagged-rules", "skip", "--explain", proofs, "--ledger", ledger)
+    assert code == 0, err
+    assert "1 rules (2 flagged KB rules left out, as players leave them out: --flagged-rules skip) x " in stdout
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT DISTINCT rule, affordance FROM coverage").fetchall() == [(0, "cut")]
+        assert {r for (r,) in con.execute("SELECT DISTINCT rule FROM rule_matches").fetchall()} == {"cut"}
+        ledger_rules = dict(con.execute("SELECT target, list(DISTINCT rule) FROM kb_gap_games GROUP BY ALL").fetchall())
+        assert ledger_rules["cut"] == ["cut"] and ledger_rules["cook_in"] == [None], ledger_rules  # no rule: skipped
+    finally:
+        con.close()
+    proofs_of = [json.loads(line) for line in proofs.read_text().splitlines()]
+    assert proofs_of and {(p["rule_index"], p["affordance"]) for p in proofs_of} == {(0, "cut")}
+    code, _, err = kari(capfd, "coverage", "--rules", rules, "--bench", "tests/data/raw_mini", "--db",
+                        tmp_path / "bad.duckdb", "--flagged-rules", "maybe")
+    assert code == 2 and "--flagged-rules" in one_line(err) and not (tmp_path / "bad.duckdb").exists()
+
+
 def test_a_run_summary_counts_the_rules_given_and_the_flagged_ones_skipped(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     from kari.rules.rulefile import dump_rules_jsonl
 
     rules = tmp_path / "rules.jsonl"  # KB-style rules of raw_mini's affordances: one unflagged, two flagged
-    rules.write_text(dump_rules_jsonl([
-        Rule("cut", Atom("SHAPE", "sharp_edge"), {"flagged": False, "kb_positives": ["knife", "axe"]}),
+    rules.write_text(dump_rules_jsonl([  # the unflagged rule last: its number differs once the others are left out
         Rule("cook_in", Atom("MADE_OF", "metal"), {"flagged": True, "kb_positives": ["pan"]}),
-        Rule("carry_things_in", Atom("SHAPE", "hollow"), {"flagged": True, "kb_positives": ["bag"]})]))
+        Rule("carry_things_in", Atom("SHAPE", "hollow"), {"flagged": True, "kb_positives": ["bag"]}),
+        Rule("cut", Atom("SHAPE", "sharp_edge"), {"flagged": False, "kb_positives": ["knife", "axe"]})]))
     given = {}
     for flagged in ("skip", "use"):
         out = tmp_path / flagged
@@ -430,7 +456,8 @@ def test_a_run_summary_counts_the_rules_given_and_the_flagged_ones_skipped(
                              tmp_path / "coverage.duckdb", "--rule-match", "exact")
     assert code == 0, err  # coverage counts every rule, and says how many of them the players skip
     assert ("3 rules (2 of them flagged KB rules, counted here; kari play and kari pipeline skip them unless "
-            "--flagged-rules use) x " in stdout)
+            "--flagged-rules use, and kari coverage --flagged-rules skip leaves them out) x " in stdout)
+    _coverage_skips_flagged_rules_everywhere(capfd, tmp_path, rules)
     shards = [tmp_path / f"shard{k}" for k in (1, 2)]
     for k, shard in enumerate(shards, 1):
         assert kari(capfd, "play", "--bench", "tests/data/raw_mini", "--questioner", "greedy-ig", "--rules", rules,

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from kari.cli.options import MATCH_DEFAULTS, MatchThreshold, RuleMatch, output, timeout
+from kari.core.game_names import FlaggedRules
 from kari.core.terms import Semantics
 from kari.errors import KariError, one_of
 
@@ -32,6 +33,10 @@ def register(app: typer.Typer) -> None:
                                            "and this file (.csv or .jsonl)."),
         match_threshold: MatchThreshold = MATCH_DEFAULTS[0],
         match: RuleMatch = MATCH_DEFAULTS[1],
+        flagged_rules: str = typer.Option(FlaggedRules.USE.value, "--flagged-rules",
+                                          help=f"KB rules kari induce --db flagged: {one_of(FlaggedRules)} them "
+                                               "(default use: every rule is counted; skip leaves them out of the "
+                                               "coverage, the proofs and the ledger, as kari play does by default)."),
     ) -> None:
         """Compute rule x object coverage with clingo and store it in --db (query it with `kari kb sql`); with
         --bench, benchmark affordances are matched to rule verbs (--match-threshold, --rule-match)."""
@@ -52,7 +57,7 @@ def register(app: typer.Typer) -> None:
             ledger_format(ledger)
         summary = run_coverage(rules, db, bench, semantics, time_limit,
                                match_targets=TargetMatching(match_threshold, match) if bench is not None else None,
-                               also_writes=writes)
+                               also_writes=writes, flagged_rules=flagged_rules)
         for line in summary.lines():
             typer.echo(line)
         typer.echo(f"wrote tables coverage, coverage_labels, coverage_games"
@@ -62,7 +67,8 @@ def register(app: typer.Typer) -> None:
         if explain is not None:
             from kari.explain.coverage import write_coverage_proofs
 
-            typer.echo(f"wrote {write_coverage_proofs(rules, db, explain, bench)} proofs into {explain}")
+            proofs = write_coverage_proofs(rules, db, explain, bench, flagged_rules=flagged_rules)
+            typer.echo(f"wrote {proofs} proofs into {explain}")
         if ledger is not None and bench is not None:  # --ledger without --bench was refused above
             from kari.report.ledger_store import write_ledger
 

@@ -15,15 +15,19 @@ from kari.errors import ExitCode, KariError
 from kari.explain.proof import explain
 from kari.explain.sources import open_objects, read_rules
 from kari.io.atomic import atomic_open
+from kari.core.game_names import FlaggedRules
+from kari.rules.anchors import usable_rules
 
 
-def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | None = None) -> Iterator[dict[str, Any]]:
-    """One proof (:meth:`kari.explain.proof.Proof.to_json` plus ``rule``: the rule's index in the file) per row of
-    the ``coverage`` table ``kari coverage`` wrote into ``db``, in table order."""
+def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | None = None, *,
+                    flagged_rules: str = FlaggedRules.USE) -> Iterator[dict[str, Any]]:
+    """One proof (:meth:`kari.explain.proof.Proof.to_json` plus ``rule_index``: the rule's index in the file, among the
+    rules ``flagged_rules`` keeps as :func:`kari.solver.run.coverage` did) per row of the ``coverage`` table
+    ``kari coverage`` wrote into ``db``, in table order."""
     with open_objects(bench, db) as source:
         rows = source.kb.execute("SELECT rule, affordance, object, covered, branch, part, semantics FROM coverage "
                                  "ORDER BY rule, object").fetchall()
-        rules = read_rules(source.vocab, rules_file)
+        rules = usable_rules(read_rules(source.vocab, rules_file), flagged_rules)
         for index, affordance, object_id, covered, branch, part, semantics in rows:
             if index >= len(rules) or rules[index].affordance != affordance:
                 raise KariError("the coverage table was not made from this rules file; run kari coverage again",
@@ -35,7 +39,7 @@ def coverage_proofs(rules_file: str | Path, db: str | Path, bench: str | Path | 
                                 f"coverage row: {differs} (a bug in kari: the proof and the solver read the same "
                                 "rule, object and vocabulary)", file=str(db), code="explain-mismatch",
                                 exit_code=ExitCode.INTERNAL)
-            yield {"rule": index, **proof.to_json()}
+            yield {**proof.to_json(), "rule_index": index}
 
 
 def verdict_differences(proof: tuple[bool, int | None, str | None], row: tuple[bool, int | None, str | None]) -> str:
@@ -46,11 +50,11 @@ def verdict_differences(proof: tuple[bool, int | None, str | None], row: tuple[b
 
 
 def write_coverage_proofs(rules_file: str | Path, db: str | Path, out: str | Path,
-                          bench: str | Path | None = None) -> int:
+                          bench: str | Path | None = None, *, flagged_rules: str = FlaggedRules.USE) -> int:
     """Write :func:`coverage_proofs` as JSONL to ``out`` (atomically) and return how many were written."""
     count = 0
     with atomic_open(out) as handle:
-        for proof in coverage_proofs(rules_file, db, bench):
+        for proof in coverage_proofs(rules_file, db, bench, flagged_rules=flagged_rules):
             handle.write(json.dumps(proof, ensure_ascii=False) + "\n")
             count += 1
     return count

@@ -25,10 +25,10 @@ from kari.game.types import RuleMatch
 from kari.domain.objects import rule_holds
 from kari.rules.ast import Node, Rule, any_of
 from kari.core.terms import normalise_term
-from kari.rules.anchors import is_flagged, kb_positives, rule_verbs
+from kari.rules.anchors import kb_positives, rule_verbs, usable_rules
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.game_defaults import FLAGGED_RULES, MATCH_THRESHOLD, TOP_K
-from kari.core.game_names import FlaggedRules, MatchMode, RuleOrigin
+from kari.core.game_names import MatchMode, RuleOrigin
 from kari.domain.canon import canonical_rules
 from kari.induce.folds import read_rule_sets
 from kari.rules.rulefile import load_rule_file
@@ -236,14 +236,6 @@ class RuleSource:
             source = cls(matchers, kind=rules_kind(rule_sets.folds[0]))
         source.skipped = skipped
         return source
-
-
-def usable_rules(rules: Sequence[Rule], flagged: str | None = None) -> list[Rule]:
-    """The rules a player is given: every one with ``flagged`` ``use``, else (``skip``; None: the default,
-    :data:`~kari.core.game_defaults.FLAGGED_RULES`) the unflagged ones."""
-    flagged = FLAGGED_RULES if flagged is None else flagged
-    choice(flagged, FlaggedRules, "--flagged-rules", code="game-config")
-    return list(rules) if flagged == FlaggedRules.USE else [r for r in rules if not is_flagged(r)]
 
 
 def rules_kind(rules: Sequence[Rule]) -> str:

@@ -18,7 +18,7 @@ A KB rule of ``kari induce --db`` carries its precision held out within the KB (
 from the held-out positives it covered (TP) and the PU-weighted implicit negatives it covered (FP), ``q_r`` from
 TP of the held-out positives, read as above. A rule whose held-out estimate could not be made (fewer than two KB
 positives, nothing covered when held out) is flagged, and players skip flagged rules by default
-(:func:`kari.game.match.usable_rules`); used (``--flagged-rules use``), it is weighed by its in-sample evidence.
+(:func:`kari.rules.anchors.usable_rules`); used (``--flagged-rules use``), it is weighed by its in-sample evidence.
 
 ``fixed`` gives every rule ``S`` and ``F``; a rule without recorded evidence (hand-written) gets them too.
 """

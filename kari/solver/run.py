@@ -19,7 +19,8 @@ from kari.core.game_names import MatchMode
 from kari.domain.canon import CanonReport, canonical_objects, canonical_rules
 from kari.domain.objects import check_semantics
 from kari.rules import load_rule_file
-from kari.rules.anchors import is_flagged, rule_verbs
+from kari.rules.anchors import is_flagged, rule_verbs, usable_rules
+from kari.core.game_names import FlaggedRules
 from kari.rules.rulefile import rule_file_inputs
 from kari.solver.consistency import select_representatives
 from kari.solver.coverage import compute_coverage
@@ -50,6 +51,7 @@ class CoverageSummary:
     rule_words: str = ""  # how the rules' values were read
     kb: Any = None  # kari.game.kb_coverage.KBCoverage: the benchmark's affordances and games matched to rules
     flagged: int = 0  # of the rules, KB rules kari induce --db flagged (counted here; play skips them by default)
+    skipped: int = 0  # flagged KB rules left out before coverage (--flagged-rules skip)
 
     def lines(self) -> list[str]:
         share = (lambda n, d: f"{n}/{d} ({100 * n / d:.1f}%)" if d else f"{n}/0")
@@ -69,8 +71,11 @@ class CoverageSummary:
         return out
 
     def _flagged(self) -> str:
+        if self.skipped:
+            return f" ({self.skipped} flagged KB rules left out, as players leave them out: --flagged-rules skip)"
         return (f" ({self.flagged} of them flagged KB rules, counted here; kari play and kari pipeline skip them "
-                "unless --flagged-rules use)" if self.flagged else "")
+                "unless --flagged-rules use, and kari coverage --flagged-rules skip leaves them out)"
+                if self.flagged else "")
 
 
 def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tuple[str, str, bool]],
@@ -101,7 +106,8 @@ def summarise(rows: Sequence[CoverageRow], semantics: str, labels: Sequence[tupl
 
 def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = None,
              semantics: str = Semantics.ANY_PART, time_limit: float = 60.0, *,
-             match_targets: TargetMatcher | None = None, also_writes: Sequence[Output] = ()) -> CoverageSummary:
+             match_targets: TargetMatcher | None = None, also_writes: Sequence[Output] = (),
+             flagged_rules: str = FlaggedRules.USE) -> CoverageSummary:
     """Compute coverage of the rules in ``rules_file`` and write the tables into ``db``.
 
     Objects come from the benchmark directory ``bench`` when given (with its labels, games and 10 seeded
@@ -113,13 +119,17 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
     it each rule answers for the affordance of its own name. The KB's own labels are read through the KB verbs
     grouped into each rule. ``also_writes``: the caller's other outputs (``--explain``, ``--ledger``), checked
     with the database against every input before any work (:func:`kari.io.outputs.check_outputs`).
+    ``flagged_rules``: ``use`` (the default) counts every rule, ``skip`` leaves out the KB rules ``kari induce --db``
+    flagged, as players do by default (:func:`kari.rules.anchors.usable_rules`); the table's rule numbers are
+    then those of the rules kept.
     """
     from kari.kb import open_db
     from kari.kb.store import remove_database
 
     _check(semantics, time_limit)
     check_coverage_outputs(rules_file, db, bench, also_writes)
-    rules = load_rule_file(rules_file)
+    read = load_rule_file(rules_file)
+    rules = usable_rules(read, flagged_rules)
     benchmark = None
     if bench is not None:  # its structure; its words are read below, into the database's vocabulary
         benchmark = read_labelled(bench, None)
@@ -131,7 +141,7 @@ def coverage(rules_file: str | Path, db: str | Path, bench: str | Path | None = 
                                   folder=Path(db).resolve().parent if str(db) != ":memory:" else None, db=Path(db),
                                   match_targets=match_targets)
         stored = True
-        return summary
+        return replace(summary, skipped=len(read) - len(rules))
     finally:
         con.close()
         if not stored and not existed:
