@@ -78,6 +78,22 @@ def test_coverage_never_writes_its_proofs_over_the_rules_metadata_twin(tmp_path:
     assert _digests(twin) == before
 
 
+def test_coverage_never_writes_its_proofs_where_a_rules_twin_would_be_read(bench: Path, tmp_path: Path, capfd) -> None:
+    """--rules R.kari --explain R.jsonl with no R.jsonl yet was accepted: the proofs became the rules' metadata and
+    every later command reading R.kari failed; so was --explain at the twin of the file a linked --rules leads to."""
+    rules = _rules(tmp_path, twin=False)
+    (tmp_path / "links").mkdir()
+    link = tmp_path / "links" / "L.kari"
+    link.symlink_to(rules)
+    for given, explain in ((rules, rules.with_suffix(".jsonl")), (link, link.with_suffix(".jsonl")),
+                           (link, rules.with_suffix(".jsonl"))):
+        code, _, err = kari(capfd, "coverage", "--rules", given, "--db", tmp_path / "new.duckdb", "--bench", bench,
+                            "--match", "exact", "--explain", explain)
+        assert code == 2 and "output-is-input" in one_line(err) and "metadata twin of --rules" in err, err
+        assert not explain.exists() and not (tmp_path / "new.duckdb").exists()
+    assert kari(capfd, "rules", "check", rules)[0] == 0
+
+
 def test_two_outputs_that_are_one_file_are_refused(bench: Path, tmp_path: Path, capfd) -> None:
     """--ledger X --explain X was accepted and the proofs were silently replaced by the ledger."""
     rules = _rules(tmp_path)

@@ -10,7 +10,8 @@ there) or, for a file that does not exist yet, when their paths resolve to the s
 - an output of the wrong kind (a folder where a file goes, a FIFO, a database file: :mod:`kari.io.atomic`);
 - a written file that is an input (code ``output-is-input``): ``kari coverage --bench B --ledger
   B/objects.jsonl`` would replace the benchmark's objects, ``--rules R.kari --explain R.jsonl`` the rules'
-  metadata;
+  metadata (refused whether or not ``R.jsonl`` exists yet: once written there, every later command would read it
+  as the rules' metadata; beside the path as given and beside the file a link leads to);
 - two outputs that are one file (code ``outputs-collide``): ``--ledger X --explain X``, or a file inside an
   output folder under a name that folder's command writes.
 
@@ -43,10 +44,14 @@ class OutputKind(StrEnum):
 
 @dataclass(frozen=True)
 class Input:
-    """A file a command reads; ``what`` names it in an error (``--rules``, ``the metadata twin of --rules``)."""
+    """A file a command reads; ``what`` names it in an error (``--rules``, ``the metadata twin of --rules``).
+    ``absent_too``: the path counts even while no file is there, because the command's inputs would read one
+    written there later (a ``.kari`` file's metadata twin: an output written there becomes that rules file's
+    metadata for every later command)."""
 
     path: Path
     what: str
+    absent_too: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ def check_outputs(outputs: Sequence[Output], inputs: Iterable[Input] = ()) -> No
                 check_output_file(path)
     read: dict[tuple[object, ...], Input] = {}
     for item in inputs:
-        if item.path is not None and os.path.lexists(item.path):
+        if item.path is not None and (item.absent_too or os.path.lexists(item.path)):
             read.setdefault(file_key(item.path), item)
     written: dict[tuple[object, ...], tuple[Path, str]] = {}
     for output in outputs:

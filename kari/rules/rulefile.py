@@ -133,12 +133,16 @@ def rule_file_fingerprint(path: str | Path) -> dict[str, Any]:
 
 def rule_file_inputs(path: str | Path, what: str = "--rules") -> list[Input]:
     """What reading a rules file reads (:mod:`kari.io.outputs`): the file and, for a ``.kari`` file, the
-    metadata twin :func:`load_rule_file` takes; for a folder (``RULES.cv``), every file in it."""
+    metadata twin :func:`load_rule_file` takes, beside the path as given and beside the file a link leads to,
+    whether or not it exists yet (a file written there would be read as the rules' metadata by every later
+    command); for a folder (``RULES.cv``), every file in it."""
     where = Path(path)
     if where.is_dir():
         return inputs_of(f"a file of {what}", sorted(p for p in where.iterdir() if p.is_file()))
-    twin = metadata_twin(where)
-    return [Input(where, what), *inputs_of(f"the metadata twin of {what}", [twin])]
+    twins: list[Path] = []
+    if where.suffix == ".kari":
+        twins = list(dict.fromkeys([where.with_suffix(".jsonl"), where.resolve().with_suffix(".jsonl")]))
+    return [Input(where, what), *(Input(t, f"the metadata twin of {what}", absent_too=True) for t in twins)]
 
 
 def metadata_twin(path: Path) -> Path | None:
