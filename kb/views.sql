@@ -18,11 +18,12 @@
 -- nodes(node, label)                       every node id with its first readable label
 -- object_parts(object, part, relation, edge_id, source, file, line)
 -- object_facts(kb_roles columns..., predicate, value)
---     the made_of / has_property edges of kb_roles with the lexicon's typing (predicate NULL when it has none)
+--     the made_of / has_property edges of kb_roles with the lexicon's typing (a made_of edge the lexicon does not
+--     type is MADE_OF with its own word; a has_property edge it does not type has predicate NULL)
 -- object_property(object, part, predicate, value, raw, role, relation, edge_id, part_edge_id, source, weight,
 --                 file, line)
 --     one row per (object, part, predicate, value, provenance); part is 'whole' or a part name; predicate is
---     MADE_OF / SHAPE / SIZE / SURFACE, or NULL for a raw term the lexicon does not know (value = raw then).
+--     MADE_OF / SHAPE / SIZE / SURFACE, or NULL for a HasProperty term the lexicon does not know (value = raw then).
 -- affordance_evidence(verb, object, polarity, raw, relation, edge_id, source, weight, file, line)
 --     polarity 'positive' (roles affordance_pos: UsedFor, CapableOf, ReceivesAction, Aristo 'use for')
 --     or 'negative' (affordance_neg: NotCapableOf, NotUsedFor); verb is snake_case of node2's label.
@@ -61,7 +62,10 @@ SELECT subject, subject_part, relation, edge_id, source, file, line
 FROM kb_roles WHERE subject_part <> 'whole';
 
 CREATE OR REPLACE VIEW object_facts AS  -- property facts of a node (subject_part 'whole') or of an object's part (X/P)
-SELECT r.*, l.predicate, coalesce(l.value, r.target) AS value
+-- a MadeOf word the lexicon does not know is still a MADE_OF fact (the relation says so): its word is read into
+-- the vocabulary as a new material; a HasProperty word it does not know has no predicate (NULL)
+SELECT r.*, coalesce(l.predicate, CASE WHEN r.role = 'made_of' THEN 'MADE_OF' END) AS predicate,
+       coalesce(l.value, r.target) AS value
 FROM kb_roles r
 LEFT JOIN value_lexicon l
        ON l.raw = r.target AND (r.role = 'has_property' OR l.predicate = 'MADE_OF')

@@ -107,3 +107,62 @@ def test_untyped_property_rows_stay_visible_on_the_real_excerpt():
     assert edges > 0 and shown == edges
     parts = con.execute("SELECT count(*) FROM edges WHERE relation IN ('/r/HasA', '/r/PartOf')").fetchone()[0]
     assert con.execute("SELECT count(*) FROM object_parts").fetchone()[0] == parts
+
+
+def _tsv(path, rows) -> None:
+    path.write_text("node1\tlabel\tnode2\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_a_node_with_parts_only_is_an_object_and_an_unknown_madeof_word_a_material(tmp_path, capfd):
+    """A node the KB gives only a part (`doohickey HasA handle`) was no object: a rule on its part never covered
+    it and its label counted as missed; a MadeOf word the lexicon does not know (`unobtainium`, `forged_iron`) was
+    an untyped row, never read into the vocabulary, so its object was none either."""
+    from cli_support import kari
+
+    from kari.kb import load_into
+    from kari.vocab.vocabulary import open_vocabulary
+
+    kb, db = tmp_path / "kb.tsv", tmp_path / "kb.duckdb"
+    _tsv(kb, [("doohickey", "HasA", "handle"), ("doohickey", "UsedFor", "cut"), ("widget", "MadeOf", "unobtainium"),
+              ("widget", "MadeOf", "forged_iron"), ("widget", "UsedFor", "cut"), ("blob", "HasProperty", "zorby")])
+    load_into(db, [kb])
+    con = open_db(db, read_only=True)
+    try:
+        objects = {o.id: o for o in objects_from_db(con)}
+    finally:
+        con.close()
+    assert objects["doohickey"].parts == ("handle",) and objects["doohickey"].properties == ()
+    assert objects["doohickey"].source == f"{kb.resolve()}:2"
+    assert objects["widget"].values("MADE_OF") == {"unobtainium", "forged_iron"}
+    assert "blob" not in objects        # a HasProperty word the lexicon does not know says no predicate
+    vocab = open_vocabulary(db=db)
+    assert vocab.has_value("MADE_OF", "unobtainium") and vocab.is_a("MADE_OF", "forged_iron", "iron")
+    assert vocab.provenance("MADE_OF", "unobtainium") == f"{kb.resolve()}:4"
+    rules = tmp_path / "r.kari"
+    rules.write_text("cut := OR(PART(x, SHAPE:handled), MADE_OF:iron)\n", encoding="utf-8")
+    code, _, err = kari(capfd, "coverage", "--rules", rules, "--db", db)
+    assert code == 0, err
+    con = open_db(db, read_only=True)
+    try:
+        covered = dict(con.execute("SELECT object, covered FROM coverage").fetchall())
+    finally:
+        con.close()
+    assert covered == {"doohickey": True, "widget": True}
+
+
+def test_an_objects_source_is_its_own_first_edge(tmp_path):
+    """An object's FILE:LINE was the smallest 'file:line' string among its properties' edges: line 10 before line
+    9, and for a property it has through a part, the part node's edge in another file."""
+    first, second = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    _tsv(first, [(f"filler{i}", "MadeOf", "steel") for i in range(7)] + [("pan", "MadeOf", "iron"),
+                                                                         ("pan", "MadeOf", "steel"),
+                                                                         ("blade", "HasProperty", "sharp")])
+    _tsv(second, [("gizmo", "HasA", "blade")])
+    con = open_db(":memory:")
+    try:
+        load_files(con, [first, second])
+        objects = {o.id: o for o in objects_from_db(con)}
+    finally:
+        con.close()
+    assert objects["pan"].source == f"{first.resolve()}:9"
+    assert objects["gizmo"].source == f"{second.resolve()}:2"

@@ -36,33 +36,38 @@ class AffordanceEvidence:
 
 
 def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
-    """Objects with at least one typed property (predicate not NULL), sorted by id; parts from object_parts.
+    """Objects with at least one typed property (predicate not NULL) or one part (``X HasA P``, ``P PartOf X``:
+    a part is a SHAPE fact of its own), sorted by id; parts from object_parts.
 
     Values are as the lexicon typed them (read them into the database's vocabulary with
-    :func:`kari.domain.canon.canonical_objects`); each object's ``source`` is the FILE:LINE of its first edge.
-    A KB whose edges the lexicon types nowhere has no objects: that is found first, at a fraction of the cost of
-    the part joins. Each property carries the ids of the edges that state it (``Property.edges``: the property
-    edge and, for a part's property, the part edge), each part the edges that make it one (``part_edges``)."""
-    if not scalar(con, "SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL)"):
+    :func:`kari.domain.canon.canonical_objects`); each object's ``source`` is the FILE:LINE of its own first edge
+    (a typed fact of it or a part edge; first by file, then line). A KB with neither typed facts nor parts has no
+    objects: that is found first, at a fraction of the cost of the part joins. Each property carries the ids of
+    the edges that state it (``Property.edges``: the property edge and, for a part's property, the part edge),
+    each part the edges that make it one (``part_edges``)."""
+    if not scalar(con, "SELECT EXISTS (SELECT 1 FROM object_facts WHERE predicate IS NOT NULL) "
+                       "OR EXISTS (SELECT 1 FROM object_parts)"):
         return []
-    props = con.execute("SELECT object, part, predicate, value, min(file || ':' || line), "
+    props = con.execute("SELECT object, part, predicate, value, "
                         "list(DISTINCT edge_id ORDER BY edge_id), "
                         "list(DISTINCT part_edge_id ORDER BY part_edge_id) FILTER (part_edge_id IS NOT NULL) "
                         "FROM object_property WHERE predicate IS NOT NULL GROUP BY ALL ORDER BY ALL").fetchall()
     by_object: dict[str, list[Property]] = {}
-    sources: dict[str, str] = {}
-    for obj, part, predicate, value, source, edges, part_edges in props:
+    for obj, part, predicate, value, edges, part_edges in props:
         by_object.setdefault(obj, []).append(Property(part, predicate, value,
                                                       edges=(*(edges or ()), *(part_edges or ()))))
-        sources[obj] = min(sources.get(obj, source), source)
     parts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     for obj, part, edges in con.execute("SELECT object, part, list(DISTINCT edge_id ORDER BY edge_id) "
                                         "FROM object_parts GROUP BY ALL ORDER BY ALL").fetchall():
-        if obj in by_object:
-            parts.setdefault(obj, []).append((part, tuple(edges)))
+        parts.setdefault(obj, []).append((part, tuple(edges)))
+    sources = dict(con.execute(
+        "SELECT object, arg_min(file || ':' || line, row(file, line)) FROM ("
+        "SELECT subject AS object, file, line FROM object_facts WHERE predicate IS NOT NULL "
+        "UNION ALL SELECT object, file, line FROM object_parts) GROUP BY object").fetchall())
     return [ObjectRecord(id=obj, description=obj.replace("_", " "), parts=tuple(n for n, _ in parts.get(obj, ())),
-                         properties=tuple(p), source=sources[obj], part_edges=tuple(parts.get(obj, ())))
-            for obj, p in by_object.items()]
+                         properties=tuple(by_object.get(obj, ())), source=sources.get(obj, ""),
+                         part_edges=tuple(parts.get(obj, ())))
+            for obj in sorted(by_object.keys() | parts.keys())]
 
 
 def store_kb_words(con: duckdb.DuckDBPyConnection) -> CanonReport:
