@@ -229,6 +229,8 @@ def table_mutations(delim: bytes, numeric_column: int | None, header: bool = Tru
     }
     if numeric_column is not None:
         mutations["huge-number"] = in_line(huge)
+    if delim == b"\t":        # a CR inside a TSV line (CSV quotes may hold one)
+        mutations["stray-cr"] = in_line(lambda line: line[:2] + b"\r" + line[2:])
     return mutations
 
 

@@ -198,3 +198,31 @@ def test_load_restores_connection_settings(con, tmp_path):
     with pytest.raises(KariError):
         load_files(con, [bad])
     assert con.execute(settings).fetchone() == before
+
+
+@pytest.mark.parametrize(("body", "line", "col", "what"), [
+    (b"".join(b"o%d\tMadeOf\tsteel\n" % i for i in range(5000)) + b"x\tMadeOf\tsteel\r\ny\tMadeOf\tglass\n",
+     5002, None, "ends in CRLF where the file's first line ends in LF"),
+    (b"o1\tMadeOf\tst\reel\n", 2, 13, "carriage return (CR) inside the line"),
+])
+def test_a_stray_carriage_return_is_named_at_its_line(tmp_path, body, line, col, what):
+    """One CRLF line in an LF file, or a CR inside a value, stopped the load with DuckDB's own words ("The CSV
+    Parser state machine reached an invalid state") and no line; a file that is CRLF throughout loads."""
+    path = tmp_path / "kb.tsv"
+    for data in (b"node1\tlabel\tnode2\n" + body, gzip.compress(b"node1\tlabel\tnode2\n" + body)):
+        path.write_bytes(data)
+        con = open_db(":memory:")
+        try:
+            with pytest.raises(KariError) as caught:
+                load_files(con, [path])
+            assert con.execute("SELECT count(*) FROM edges").fetchone() == (0,)
+        finally:
+            con.close()
+        assert (caught.value.line, caught.value.col, caught.value.code) == (line, col, "kb-line-ending")
+        assert what in caught.value.message
+    path.write_bytes(b"node1\tlabel\tnode2\r\n" + b"".join(b"o%d\tMadeOf\tsteel\r\n" % i for i in range(50)))
+    con = open_db(":memory:")
+    try:
+        assert load_files(con, [path]).edges_added == 50
+    finally:
+        con.close()

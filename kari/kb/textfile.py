@@ -154,12 +154,20 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, header: bool) -> KariError | None:
-    """The first line that is not valid UTF-8, blank before the end, of the wrong column count, or bad JSON.
+    """The first line that is not valid UTF-8, holds a carriage return DuckDB's CSV reader cannot take (inside the
+    line, or a line ending other than the first line's; not in JSON Lines, where a CR is whitespace), is blank
+    before the end, has the wrong column count, or is bad JSON.
 
     This is the precise (slow, Python) pass run after DuckDB reported a problem it located only roughly.
     """
     blank: int | None = None
-    for number, text in iter_lines(path):
+    crlf: bool | None = None              # how the first line ends: DuckDB's reader takes one line ending per file
+    for number, raw, text in _raw_and_text_lines(path):
+        ending = None if json_lines else _ending_problem(raw, crlf)
+        if ending is not None:
+            return KariError(ending[0], file=str(path), line=number, col=ending[1], code="kb-line-ending")
+        if crlf is None and raw.endswith(b"\n"):
+            crlf = raw.endswith(b"\r\n")
         if not text.strip():
             blank = blank or number
             continue
@@ -176,6 +184,28 @@ def first_bad_line(path: Path, columns: int, delim: str, json_lines: bool, heade
         if found != columns:
             return KariError(f"expected {columns} columns, found {found}", file=str(path), line=number,
                              code="kb-columns")
+    return None
+
+
+def _raw_and_text_lines(path: Path) -> Iterator[tuple[int, bytes, str]]:
+    """``(line_number, raw bytes, text)`` of each line, as :func:`iter_lines` reads them."""
+    with reading(path), open_bytes(path) as handle:
+        for number, raw in read_lines(handle, str(path), MAX_LINE_BYTES):
+            yield number, raw, decode_line(raw, path, number)
+
+
+def _ending_problem(raw: bytes, crlf: bool | None) -> tuple[str, int | None] | None:
+    """What is wrong with a line's carriage returns, given how the file's first line ended (``crlf``; None before
+    it): a CR inside the line (with its column), or a line ending other than the first line's (DuckDB reads one
+    line ending per file; a file that is CRLF or LF throughout loads either way)."""
+    body = raw.removesuffix(b"\n").removesuffix(b"\r")
+    if (at := body.find(b"\r")) >= 0:
+        return ("a carriage return (CR) inside the line; a KB file's lines end in LF or CRLF, one of them "
+                "throughout", len(body[:at].decode("utf-8", "replace")) + 1)
+    if crlf is not None and raw.endswith(b"\n") and raw.endswith(b"\r\n") != crlf:
+        first, this = ("CRLF", "LF") if crlf else ("LF", "CRLF")
+        return (f"the line ends in {this} where the file's first line ends in {first}; use one line ending "
+                "throughout", None)
     return None
 
 
