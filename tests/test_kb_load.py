@@ -167,6 +167,15 @@ def test_stats_and_show(con):
     assert show_node(con, "no such node at all") == []
 
 
+def test_show_of_a_name_without_letters_names_no_node(con, tmp_path):
+    """'' and '#' have no label key, and matched every node whose label has none either (`@`)."""
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text('{"subject": "obj15", "relation": "MadeOf", "object": "@"}\n', encoding="utf-8")
+    load_files(con, [kb])
+    assert show_node(con, "") == [] and show_node(con, "#") == []
+    assert [e["node2"] for e in show_node(con, "@")] == ["@"]      # an exact node id still is one
+
+
 def test_forced_format_mismatch_is_reported(con):
     from kari.errors import KariError
 

@@ -33,17 +33,19 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
 
 def show_node(con: duckdb.DuckDBPyConnection, node: str, limit: int = 1000) -> list[dict[str, Any]]:
-    """Edges touching ``node``: an exact node id, else every node whose readable label is ``node``."""
+    """Edges touching ``node``: an exact node id, else every node whose readable label is ``node`` (read as a key:
+    ``Knife`` is ``knife``; a name with no letter or digit matches no label)."""
     if limit < 1:
         raise KariError(f"the limit must be at least 1, got {limit}", code="bad-option")
     cols = ", ".join(SHOW_COLUMNS)
     rows = con.execute(f"SELECT {cols} FROM edges WHERE node1 = $n OR node2 = $n ORDER BY file, line LIMIT $l",
                        {"n": node, "l": limit}).fetchall()
-    if not rows:
+    key = scalar(con, "SELECT kari_snake(kari_label(?))", [node])
+    if not rows and key:  # a name without a letter or digit ('', '#') has no label key: it names no node
         rows = con.execute(
             f"SELECT {cols} FROM edges WHERE kari_snake(kari_node_label(node1, node1_label)) = $key "
             f"OR kari_snake(kari_node_label(node2, node2_label)) = $key ORDER BY file, line LIMIT $l",
-            {"key": scalar(con, "SELECT kari_snake(kari_label(?))", [node]), "l": limit}).fetchall()
+            {"key": key, "l": limit}).fetchall()
     return [dict(zip(SHOW_COLUMNS, row)) for row in rows]
 
 
