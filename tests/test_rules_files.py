@@ -48,6 +48,21 @@ def test_kari_and_jsonl_round_trip(tmp_path: Path) -> None:
     assert dump_rules_kari(load_rules(tmp_path / "a.kari")) == dump_rules_kari(rules)  # canonical is a fixpoint
 
 
+def test_an_affordance_name_may_start_with_a_digit(tmp_path: Path) -> None:
+    """A benchmark affordance `3d_print` got a rule from kari induce that no command could read back (the .kari
+    header and the .jsonl record took only names starting with a letter or '_')."""
+    rules = [Rule("3d_print", parse_rule("OR(MADE_OF:plastic, SHAPE:flat)")), Rule("cut", parse_rule("SHAPE:sharp_edge"))]
+    (tmp_path / "r.kari").write_text(dump_rules_kari(rules))
+    (tmp_path / "r.jsonl").write_text(dump_rules_jsonl(rules))
+    for name in ("r.kari", "r.jsonl"):
+        assert load_rules(tmp_path / name) == rules
+        assert [d for d in check_file(tmp_path / name, Vocabulary.load()) if d.severity == "error"] == []
+    (tmp_path / "bad.jsonl").write_text('{"affordance": "3d print", "rule": "SHAPE:flat"}\n')
+    with pytest.raises(RuleSyntaxError) as info:
+        load_rules(tmp_path / "bad.jsonl")
+    assert info.value.code == "json-schema" and "letters, digits and '_'" in info.value.message
+
+
 def test_branch_metadata_lives_in_jsonl(tmp_path: Path) -> None:
     rule = Rule("cut", parse_rule("OR(SHAPE:sharp_edge, SHAPE:serrated)"), {"model": "m"},
                 ({"round": 1, "objects": ["knife"]}, {"round": 2, "objects": ["saw"]}))

@@ -36,9 +36,9 @@ from kari.rules.printer import to_pretty, to_text
 from kari.rules.syntax import OPERATOR_PATTERN, PREDICATE_PATTERN, LineIndex, Pos
 
 RULE_FILE_SUFFIXES = (".kari", ".jsonl")
-_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)([A-Za-z_][A-Za-z0-9_]*)[ \t]*:=?",
+_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)([A-Za-z0-9_]+)[ \t]*:=?",
                      re.MULTILINE | re.ASCII)
-_AFFORDANCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_AFFORDANCE = re.compile(r"[A-Za-z0-9_]+\Z")  # a benchmark's id as it is: 3d_print starts with a digit
 _COMMENT_LINE = re.compile(r"[ \t]*#(.*)")
 _CODE = re.compile(r"[^\s#]")  # a line holding code (not blank, not only a comment)
 
@@ -283,7 +283,7 @@ def rule_from_record(record: Any) -> Rule:
             raise RuleSyntaxError(f"missing key {key!r}", code="json-schema")
     affordance = record["affordance"]
     if not isinstance(affordance, str) or not _AFFORDANCE.match(affordance):
-        raise RuleSyntaxError(f"'affordance' must be an identifier (letters, digits, '_'), got {affordance!r}",
+        raise RuleSyntaxError(f"'affordance' must be a name of letters, digits and '_', got {affordance!r}",
                               code="json-schema")
     raw = record["rule"]
     if isinstance(raw, str):
