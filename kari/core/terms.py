@@ -97,13 +97,33 @@ _SIMPLE_LOWER = str.maketrans({"\u0130": "i", "\u03a3": "\u03c3"})
 
 
 @lru_cache(maxsize=1)
-def _non_word() -> re.Pattern[str]:
-    """Runs of characters outside kari's word class, the class read from kb/macros.sql (``kari_word_class``)."""
+def _word_class() -> str:
+    """kari's word class (letters and digits) as the body of a Python ``[...]`` class, read from kb/macros.sql
+    (``kari_word_class``)."""
     match = _WORD_CLASS_MACRO.search(asset_path("kb", "macros.sql").read_text(encoding="utf-8"))
     if match is None:
         raise RuntimeError("kb/macros.sql defines no kari_word_class() macro")
     body = "".join(re.findall(r"'([^']*)'", match.group(1)))
-    return re.compile("[^" + _RE2_CODE_POINT.sub(lambda m: f"\\U{int(m.group(1), 16):08x}", body) + "]+")
+    return _RE2_CODE_POINT.sub(lambda m: f"\\U{int(m.group(1), 16):08x}", body)
+
+
+@lru_cache(maxsize=1)
+def _non_word() -> re.Pattern[str]:
+    """Runs of characters outside kari's word class."""
+    return re.compile("[^" + _word_class() + "]+")
+
+
+@lru_cache(maxsize=1)
+def term_pattern() -> str:
+    """A regular expression for one term as the rule language writes it (a value, an affordance name): one or
+    more letters, digits (kari's word class: any script, ``papier_mâché``) or ``_``; what :func:`normalise_term`
+    gives is always one."""
+    return "[" + _word_class() + "_]+"
+
+
+def fold_case(text: str) -> str:
+    """Lower case as :func:`normalise_term` and DuckDB's ``lower()`` have it (the simple one-to-one mapping)."""
+    return text.translate(_SIMPLE_LOWER).lower()
 
 
 @lru_cache(maxsize=1 << 16)
@@ -113,7 +133,7 @@ def normalise_term(raw: str) -> str:
     (the simple one-to-one mapping), no ``_`` at either end (``' Sharp-Edge '`` -> ``'sharp_edge'``,
     ``'İron'`` -> ``'iron'``). kb/macros.sql's ``kari_snake`` applies the same rule inside DuckDB; a test checks
     they agree on every code point."""
-    return _non_word().sub("_", raw).translate(_SIMPLE_LOWER).lower().strip("_")
+    return fold_case(_non_word().sub("_", raw)).strip("_")
 
 
 def word_class_from_unicode() -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from kari.core.terms import WHOLE
+from kari.core.terms import WHOLE, fold_case, term_pattern
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.syntax import KEYWORDS, OPERATOR_PATTERN, PREDICATE_PATTERN, Pos
 
@@ -22,7 +22,7 @@ _GAP = rf"(?:{_WS}|\#[^\n]*(?![^\n]))*"  # whitespace and comments (to the line'
 # 6 identifier, 7 anything else; whitespace and comments match no group
 _TOKEN = re.compile(
     rf"{_WS}+|\#[^\n]*"
-    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_GAP}\.{_GAP})?({PREDICATE_PATTERN}){_GAP}:{_GAP}([A-Za-z0-9_]+)"
+    rf"|(?:([A-Za-z_][A-Za-z0-9_]*){_GAP}\.{_GAP})?({PREDICATE_PATTERN}){_GAP}:{_GAP}({term_pattern()})"
     rf"|({OPERATOR_PATTERN}){_GAP}\("
     r"|([,)])"
     r"|([A-Za-z_][A-Za-z0-9_]*)"
@@ -59,7 +59,7 @@ def _expr(tokens: list[tuple], i: int, role: str, positions: bool) -> tuple[int,
             if token[_ROLE].upper() in KEYWORDS:
                 raise _Reject
             role = token[_ROLE].lower()
-        atom = Atom(token[_PRED].upper(), token[_VALUE].lower(), role)
+        atom = Atom(token[_PRED].upper(), fold_case(token[_VALUE]), role)
         return i + 1, atom, Pos(token[_START], (), token[_VALUE_START]) if positions else None
     op = token[_OP].upper()
     if op == "PART":

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kari.core.terms import PREDICATES, WHOLE
+from kari.core.terms import PREDICATES, WHOLE, fold_case, term_pattern
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 from kari.rules.syntax import KEYWORDS, MAX_DEPTH, MAX_RULE_CHARS
@@ -28,14 +28,14 @@ from kari.rules.syntax import KEYWORDS, MAX_DEPTH, MAX_RULE_CHARS
 MAX_JSON_CHARS = 4 * MAX_RULE_CHARS
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n(.*?)```", re.DOTALL)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_VALUE = re.compile(r"[a-z0-9_]+\Z")
+_VALUE = re.compile(term_pattern() + r"\Z")
 _SPACES_AND_HYPHENS = re.compile(r"[\s\-]+")
 
 
 def fold_json_value(raw: str) -> str:
     """The grammar's folding of a JSON ``class`` string (grammar/kari.ebnf ``json_string``): lower case, runs of
     spaces and hyphens become ``_``; the result must then be a value."""
-    return _SPACES_AND_HYPHENS.sub("_", raw.strip().lower())
+    return _SPACES_AND_HYPHENS.sub("_", fold_case(raw.strip()))
 _KEYS = {"AND": ("args",), "OR": ("args",), "PART": ("role", "body")}
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from kari.core.formats import RuleForm
-from kari.core.terms import normalise_term
+from kari.core.terms import normalise_term, term_pattern
 from kari.errors import KariError, unknown
 from kari.io.fingerprint import file_input
 from kari.io.outputs import Input, inputs_of
@@ -36,9 +36,9 @@ from kari.rules.printer import to_pretty, to_text
 from kari.rules.syntax import OPERATOR_PATTERN, PREDICATE_PATTERN, LineIndex, Pos
 
 RULE_FILE_SUFFIXES = (".kari", ".jsonl")
-_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)([A-Za-z0-9_]+)[ \t]*:=?",
+_HEADER = re.compile(rf"^[ \t]*(?!{PREDICATE_PATTERN}\b|{OPERATOR_PATTERN}\b)({term_pattern()})[ \t]*:=?",
                      re.MULTILINE | re.ASCII)
-_AFFORDANCE = re.compile(r"[A-Za-z0-9_]+\Z")  # a benchmark's id as it is: 3d_print starts with a digit
+_AFFORDANCE = re.compile(term_pattern() + r"\Z")  # a benchmark's id as it is: 3d_print, mâcher
 _COMMENT_LINE = re.compile(r"[ \t]*#(.*)")
 _CODE = re.compile(r"[^\s#]")  # a line holding code (not blank, not only a comment)
 

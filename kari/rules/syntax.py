@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import pyparsing as pp
 
-from kari.core.terms import PREDICATES, WHOLE
+from kari.core.terms import PREDICATES, WHOLE, fold_case, term_pattern
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 
@@ -89,7 +89,7 @@ def _atom(s: str, loc: int, toks: pp.ParseResults) -> _Located:
     if role_text in KEYWORDS or role_text in {"and", "or", "part"}:
         _fail(s, loc, f"{role!r} is a reserved word, not a role")
     value_loc = toks["value_loc"]
-    atom = Atom(toks["predicate"].upper(), toks["value"].lower(), role_text)
+    atom = Atom(toks["predicate"].upper(), fold_case(toks["value"]), role_text)
     return _Located(atom, Pos(loc, (), value_loc=value_loc))
 
 
@@ -130,7 +130,7 @@ def _build_grammar() -> pp.ParserElement:
     here = pp.Empty().set_parse_action(lambda s, loc, toks: loc).set_name("position")
     ident = pp.Regex(r"[A-Za-z_][A-Za-z0-9_]*").set_name("identifier")
     variable = pp.Regex(r"[A-Za-z_][A-Za-z0-9_]*").set_name("variable")
-    value = pp.Regex(r"[A-Za-z0-9_]+").set_name("value (a snake_case term)")
+    value = pp.Regex(term_pattern()).set_name("value (a snake_case term)")
     predicate = pp.MatchFirst([pp.CaselessKeyword(p) for p in PREDICATES]).set_name("predicate")
     and_kw = pp.CaselessKeyword("AND").set_name("AND")
     or_kw = pp.CaselessKeyword("OR").set_name("OR")
