@@ -550,3 +550,17 @@ def test_a_cycle_in_a_deep_taxonomy_is_located_at_its_row(tmp_path: Path, capfd)
     code, _, err = kari(capfd, "vocab", "--vocab", folder)
     assert code == 2 and f"{isa}:{line}: vocab-isa-cycle: MADE_OF: is-a deep0 -> deep4999 would close a cycle" \
         in one_line(err) and "more)" in err and len(err) < 400
+
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    ("R.kari", "cut := SHAPE:sharp_edge\n# wood is a material\npeel := SHAPE:wood\n", 3),
+    ("R.jsonl", '{"affordance": "cut", "rule": "SHAPE:sharp_edge"}\n{"affordance": "peel", "rule": "SHAPE:wood"}\n', 2),
+])
+def test_a_rule_refused_by_coverage_is_named_at_its_file_and_line(bench: Path, tmp_path: Path, capfd, name: str,
+                                                                  text: str, line: int) -> None:
+    """`kari coverage` refused an ill-typed rule value with no FILE:LINE (`kari rules check` names it)."""
+    rules = tmp_path / name
+    rules.write_text(text, encoding="utf-8")
+    code, _, err = kari(capfd, "coverage", "--rules", rules, "--db", tmp_path / "new.duckdb", "--bench", bench,
+                        "--match", "exact")
+    assert code == 2 and one_line(err).startswith(f"kari: {rules}:{line}: ill-typed-value: rule 'peel'"), err

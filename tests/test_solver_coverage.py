@@ -96,7 +96,7 @@ def test_unknown_predicate_ill_typed_or_banned_value_names_the_rule(atom: Atom, 
 
 def test_a_new_rule_value_is_added_to_the_vocabulary_not_an_error() -> None:
     vocab = Vocabulary.load()
-    rule = Rule("protect", a("MADE_OF:Kevlar"), {"file": "rules.kari", "line": 3})
+    rule = Rule("protect", a("MADE_OF:Kevlar"), origin=("rules.kari", 3))
     rows = compute_coverage([rule], [NAIL, obj("vest", ("whole", "MADE_OF", "kevlar"))], vocab)
     assert [r.covered for r in rows] == [False, True]
     assert vocab.provenance("MADE_OF", "kevlar") == "rules.kari:3"

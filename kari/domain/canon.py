@@ -113,8 +113,7 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
     in (:mod:`kari.rules.values`) is made a value of its predicate first. A value only another predicate knows
     (``MADE_OF:cylindrical``), a banned term or an unknown predicate is an error naming the rule (an ill-typed
     value of a rule ``kari induce`` wrote names the mend: the KB database as ``--db``, or the ``.jsonl`` twin)."""
-    meta = rule.metadata or {}
-    source = f"{meta['file']}:{meta.get('line', 0)}" if meta.get("file") else f"rule {rule.affordance}"
+    source = rule.where()
     recorded = recorded_values(rule)
 
     def read(atom: Atom) -> Atom:
@@ -142,7 +141,7 @@ def canonical_rule(rule: Rule, vocab: Vocabulary, report: CanonReport | None = N
                                            value, found.how))
         return atom if value == atom.value else Atom(atom.predicate, value, atom.role)
 
-    return Rule(rule.affordance, map_atoms(rule.body, read), rule.metadata, rule.branch_metadata)
+    return replace(rule, body=map_atoms(rule.body, read))
 
 
 def canonical_rules(rules: Sequence[Rule], vocab: Vocabulary, report: CanonReport | None = None) -> list[Rule]:

@@ -142,13 +142,15 @@ class Rule:
     """A named rule: ``affordance := body``.
 
     ``metadata`` is free-form rule metadata and ``branch_metadata`` one mapping per top-level OR branch (round,
-    source, objects covered...). Both live in the JSONL form only and never affect equality.
+    source, objects covered...). Both live in the JSONL form only and never affect equality. ``origin`` is where a
+    rule file's loader read the rule (file, line): errors about the rule name it; it is never written.
     """
 
     affordance: str
     body: Node
     metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
     branch_metadata: tuple[Mapping[str, Any], ...] = field(default=(), compare=False)
+    origin: tuple[str, int] | None = field(default=None, compare=False)
 
     def branches(self) -> tuple[Node, ...]:
         """The top-level OR branches (a rule that is not an OR is one branch)."""
@@ -161,7 +163,10 @@ class Rule:
         return self.body.evaluate(holds)
 
     def error(self, message: str, code: str) -> KariError:
-        """A :class:`KariError` naming this rule, at the file and line its loader recorded (when known)."""
-        line = (self.metadata or {}).get("line")
-        return KariError(f"rule {self.affordance!r}: {message}", file=(self.metadata or {}).get("file"),
-                         line=line if isinstance(line, int) else None, code=code)
+        """A :class:`KariError` naming this rule, at the file and line its loader read it from (when known)."""
+        file, line = self.origin or (None, None)
+        return KariError(f"rule {self.affordance!r}: {message}", file=file, line=line, code=code)
+
+    def where(self) -> str:
+        """``FILE:LINE`` of the rule in the file it was read from, else ``rule AFFORDANCE``."""
+        return f"{self.origin[0]}:{self.origin[1]}" if self.origin else f"rule {self.affordance}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,7 @@ def with_twin_metadata(path: Path, rules: Sequence[Rule]) -> list[Rule]:
     for rule in rules:
         twin = recorded.get(rule.affordance)
         if twin is not None and twin.body == rule.body:
-            rule = Rule(rule.affordance, rule.body, {**twin.metadata, **rule.metadata}, twin.branch_metadata)
+            rule = replace(rule, metadata={**twin.metadata, **rule.metadata}, branch_metadata=twin.branch_metadata)
         out.append(rule)
     return out
 
@@ -208,7 +208,7 @@ def _kari_entry(where: LineIndex, file: str, header: re.Match[str], body: str, c
     except RuleSyntaxError as exc:
         entry.error = exc.located(file, body_line - 1, body_col - 1)
         return entry
-    entry.rule = Rule(affordance, node, {"comments": comments} if comments else {})
+    entry.rule = Rule(affordance, node, {"comments": comments} if comments else {}, origin=(file, line))
 
     positions: list[Pos] = []          # the body's source positions, parsed once for all its diagnostics
 
@@ -259,7 +259,7 @@ def _jsonl_entry(record: Any, file: str, number: int) -> Entry:
             entry.error.exit_code = exc.exit_code   # bad input (2), not a rule's own fault
             return entry
     try:
-        entry.rule = rule_from_record(record)
+        entry.rule = replace(rule_from_record(record), origin=(file, number))
     except RuleSyntaxError as exc:
         entry.error = RuleSyntaxError(exc.message, file=file, line=number, code=exc.code or "json-schema")
         return entry
