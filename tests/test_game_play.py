@@ -56,6 +56,9 @@ def test_optimal_solves_everything_quickly(runs):
 def test_fix20q_is_far_below_optimal_and_averages_five_runs(runs):
     folder, summary = runs["fix20q"]
     assert summary["runs"] == 5 and summary["records"] == 5 * 48
+    # a game played five times is one game in every score of the summary (the split by affordance summed 240)
+    assert summary["games"] == 48 and sum(s["games"] for s in summary["by_affordance"].values()) == 48
+    assert summary["by_affordance"]["cut"]["games"] == 6
     assert summary["success_rate"] <= 0.6
     record = _records(folder)[0]
     assert [t["question"] for t in record["turns"]] == ["SHAPE:flat", "SIZE:small", "MATERIAL:metal",

@@ -36,8 +36,9 @@ def _mean(values: Iterable[float]) -> float | None:
 
 
 def score(records: Sequence[GameRecord]) -> Score:
-    """Games, success rate (0..1) and mean turns over the solved games of a set of records (None when empty)."""
-    return Score(len(records), _mean(1.0 if r.success else 0.0 for r in records),
+    """Distinct games, success rate (0..1, pooled over runs) and mean turns over the solved records of a set of
+    records (None when empty): with ``--runs R`` a game has R records and counts once."""
+    return Score(len({r.game for r in records}), _mean(1.0 if r.success else 0.0 for r in records),
                  _mean(r.n_turns for r in records if r.success))
 
 
