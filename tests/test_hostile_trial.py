@@ -498,6 +498,35 @@ def test_merge_and_report_refuse_a_success_whose_guess_is_not_its_target(tmp_pat
     assert not (tmp_path / "merged").exists()
 
 
+def test_a_record_whose_turn_count_is_not_its_turns_is_refused(tmp_path: Path, capfd) -> None:
+    """n_turns: 1 on a record of eleven turns was reported (the turns figures moved) and merged."""
+    dirs = _shards(tmp_path, capfd)
+    log = dirs[1] / "games.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    records[0]["n_turns"] = len(records[0]["turns"]) + 1
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    for argv in (("merge", *dirs, "-o", tmp_path / "merged"), ("report", dirs[1])):
+        code, _, err = kari(capfd, *argv)
+        assert code == 2 and f"{log}:1: run-corrupt: inconsistent game record: n_turns is" in one_line(err), err
+
+
+def test_a_resume_refuses_a_record_that_is_not_the_benchmarks_game(tmp_path: Path, capfd) -> None:
+    """A lost game's target set to its guess (and success to true: consistent in itself) was resumed over and
+    counted: SR 33.3% became 36.7%."""
+    out = tmp_path / "run"
+    argv = ("play", "-q", "greedy-ig", "-n", "4", "-o", out)
+    assert kari(capfd, *argv)[0] == 0
+    log = out / "games.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    wrong = next(i for i, r in enumerate(records) if not r["success"] and r["guess"])
+    records[wrong]["target"], records[wrong]["success"] = records[wrong]["guess"], True
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    before = log.read_bytes()
+    code, _, err = kari(capfd, *argv[:4], "8", "-o", out)
+    assert code == 2 and "run-record" in one_line(err) and f"game {records[wrong]['game']}" in err, err
+    assert log.read_bytes() == before
+
+
 def test_merge_refuses_shards_whose_config_names_another_questioner(tmp_path: Path, capfd) -> None:
     """Both shards' config.json saying 'random' over fix20q records was merged as a random run."""
     dirs = _shards(tmp_path, capfd)

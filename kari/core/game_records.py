@@ -271,11 +271,13 @@ def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
 
 def record_problem(record: GameRecord, config: Mapping[str, Any]) -> str | None:
     """Why a game record cannot be one of its run's, or None: a questioner other than the one the run's
-    ``config.json`` names, a target that is not one of its candidates, or a ``success`` that is not what its
-    guess, resolved against its candidates as the game resolves it, says."""
+    ``config.json`` names, a ``n_turns`` other than its turns, a target that is not one of its candidates, or a
+    ``success`` that is not what its guess, resolved against its candidates as the game resolves it, says."""
     named = config.get("questioner")
     if record.questioner and isinstance(named, str) and named and record.questioner != named:
         return f"its questioner {record.questioner!r} is not the run's ({named!r} in config.json)"
+    if record.n_turns != len(record.turns):
+        return f"n_turns is {record.n_turns} but it holds {len(record.turns)} turns"
     if record.candidates and record.target not in record.candidates:
         return f"its target {record.target!r} is not one of its candidates"
     given = record.guess if record.guess is not None else record.guess_raw

@@ -162,6 +162,22 @@ def play_loaded(config: PlayConfig, out: str | Path, *, bench: Benchmark, vocab:
                             concurrency, runs)
 
 
+def check_against_games(records: Sequence[GameRecord], games: Sequence[Game], log: Path) -> None:
+    """Refuse a resume whose log holds a record that is not the benchmark's game of its id (another hidden
+    object, target or candidates): the log was edited, and its figures would count games nobody played."""
+    by_id = {g.id: g for g in games}
+    for record in records:
+        game = by_id.get(record.game)
+        if game is None:       # not a game of the benchmark: the plan check names it
+            continue
+        if (record.object, record.target, sorted(record.candidates)) != (game.object, game.target,
+                                                                         sorted(game.candidates)):
+            raise KariError(f"the record of game {record.game} (run {record.run}) hides {record.object!r} with the "
+                            f"target {record.target!r}, where the benchmark's game hides {game.object!r} with the "
+                            f"target {game.target!r} (or other candidates): the log was changed since it was played; "
+                            "start afresh with a new --out", file=str(log), code="run-record")
+
+
 def record_key(record: GameRecord) -> ItemKey:
     """A game record's key in its run: (game id, run index)."""
     return record.game, record.run
@@ -205,7 +221,7 @@ def _play_locked(run: ResumableRun[GameRecord], config: PlayConfig, bench: Bench
                                oracle_noise=config.oracle_noise, model_reps=config.model_reps,
                                rule_factors=config.extra.rule_factors, rules_in_belief=config.extra.rules_enter_belief,
                                rule_weighting=config.weighting)
-        run.start()
+        check_against_games(run.start(), bench.games, run.log_path)
         todo = run.todo(_jobs(games, runs), key=_job_key)
 
         def play_one(job: tuple[int, Any, Any]) -> GameRecord:
