@@ -527,6 +527,19 @@ def test_a_resume_refuses_a_record_that_is_not_the_benchmarks_game(tmp_path: Pat
     assert log.read_bytes() == before
 
 
+def test_report_refuses_a_run_that_lacks_games_of_its_plan(tmp_path: Path, capfd) -> None:
+    """A run resumed with more games and stopped (its summary.json still the earlier run's), or whose last
+    record was torn off, was reported from whatever its log held, with no note (merge refused the same)."""
+    out = tmp_path / "run"
+    assert kari(capfd, "play", "-q", "greedy-ig", "-n", "4", "-o", out)[0] == 0
+    log = out / "games.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:-1]) + lines[-1][:-40])
+    code, _, err = kari(capfd, "report", out, "--out", tmp_path / "report")
+    assert code == 2 and "report-run: this run is not finished: it lacks 1 of its 4 games" in one_line(err), err
+    assert not (tmp_path / "report").exists()
+
+
 def test_merge_refuses_shards_whose_config_names_another_questioner(tmp_path: Path, capfd) -> None:
     """Both shards' config.json saying 'random' over fix20q records was merged as a random run."""
     dirs = _shards(tmp_path, capfd)

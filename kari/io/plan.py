@@ -109,6 +109,17 @@ class Plan:
         """The items of ``order`` the shard owns (all without a shard)."""
         return [key for key in self.order if self.owns(shard, key[0])]
 
+    def unfinished(self, shard: Shard | None, have: set[ItemKey], where: str, code: str) -> None:
+        """Refuse a run (or a shard) whose records, keyed ``have``, lack items of its share: a message naming how
+        many and the first, and the mend (rerun its command to finish it)."""
+        share = self.share(shard)
+        lacking = [k for k in share if k not in have]
+        if lacking:
+            what = f"shard {shard}" if shard is not None else "this run"
+            raise KariError(f"{what} is not finished: it lacks {len(lacking)} of its {len(share)} {self.noun}s "
+                            f"(first: {self.describe(lacking[0])}); rerun its command to finish it", file=where,
+                            code=code)
+
     def describe(self, key: ItemKey) -> str:
         item, run = key
         return f"{self.noun} {item!r}" + (f" run {run}" if self.runs > 1 or run else "")

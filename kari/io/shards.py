@@ -149,12 +149,7 @@ def _shard_records(run: LoggedRun[R], plan: Plan, position: Mapping[ItemKey, int
         raise KariError(f"shard {run.shard} holds {len(extra)} record(s) the run did not ask for (first: "
                         f"{plan.describe(extra[0])}): merge shards played with the same counts", file=str(run.folder),
                         code="merge-shards")
-    share = plan.share(run.shard)
-    lacking = [k for k in share if k not in have]
-    if lacking:
-        raise KariError(f"shard {run.shard} is not finished: it lacks {len(lacking)} of its {len(share)} "
-                        f"{plan.noun}s (first: {plan.describe(lacking[0])}); rerun its command to finish it",
-                        file=str(run.folder), code="merge-shards")
+    plan.unfinished(run.shard, have, str(run.folder), "merge-shards")
     return [(position[key(r)], r) for r in run.records]
 
 

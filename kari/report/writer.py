@@ -31,7 +31,7 @@ from kari.game.metrics import MIN_GAMES_PER_TURN, coverage_split, ig_by_turn, sc
 from kari.core.game_names import RuleColumn
 from kari.core.game_settings import PlayConfig
 from kari.game.plots import budget_figure, plot_ig, run_title, save_figure
-from kari.game.run import checked_records
+from kari.game.run import checked_records, record_key
 from kari.report.inputs import CoverageSource, ReportInputs, ReportOptions, coverage_source, open_source
 from kari.game.summary import RunData, RunSummary
 from kari.induce.folds import read_rule_sets
@@ -69,7 +69,12 @@ def load_run(path: str | Path) -> RunData:
         raise KariError(f"{CONFIG_FILE} and {SUMMARY_FILE} must hold JSON objects", file=str(root), code="report-run")
     for name, data in ((CONFIG_FILE, config), (SUMMARY_FILE, summary)):
         RUN_FORMAT.version_of(data, str(root / name))  # a run of a newer kari is refused, never misread
-    records = checked_records(root).records  # a repeated record, or one not of the run's inputs: FILE:LINE
+    logged = checked_records(root)  # a repeated record, or one not of the run's inputs: FILE:LINE
+    records = logged.records
+    # a run stopped before its games were played (its summary may be an earlier session's); a plan that lists its
+    # items (a human study's: each participant plays what they play) has no games it must hold
+    if logged.plan is not None and logged.plan.items is None:
+        logged.plan.unfinished(logged.shard, {record_key(r) for r in records}, str(root), "report-run")
     return RunData(root, PlayConfig.from_json(config, str(root / CONFIG_FILE)), RunSummary.from_json(summary), records)
 
 
