@@ -129,6 +129,34 @@ def test_only_junk_is_dropped_cleanly(tiny_bench: Path, tmp_path: Path, llm_stub
     assert "Rejected proposals" in (outcome.run_dir / "report.md").read_text()
 
 
+def test_a_validator_reply_in_another_shape_is_counted_and_said(tiny_bench: Path, tmp_path: Path, llm_stub,
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    """A Validator answering {"labels": "YES"} every time had every label read as NO, the rule still accepted,
+    and nothing said that no label was readable."""
+    from cli_support import kari
+    from llm_server import StubReply
+
+    def respond(body: dict[str, Any]) -> Any:
+        role = _role(body)
+        if role == "validator":
+            return StubReply(json.dumps({"labels": "YES"}))
+        if role == "auditor":
+            return StubReply('{"decision": "NEW"}')
+        return StubReply(json.dumps({"rule": _atom("SHAPE", "sharp_edge")}))
+
+    llm_stub.respond = respond
+    out = tmp_path / "rules.kari"
+    code, stdout, err = kari(capfd, "induce", "--bench", tiny_bench, "--out", out, "--llm", "openai", "--base-url",
+                             llm_stub.base_url, "--model", "stub", "--cache-dir", tmp_path / "cache", "--rounds", "1",
+                             "--quiet")
+    assert code == 0, err
+    [line] = [x for x in stdout.splitlines() if x.startswith("Validator: ")]
+    result = json.loads(next((out.with_suffix(".run") / "affordances").glob("*.json")).read_text())
+    unanswered = sum(len(keys) for keys in result["unanswered"].values())
+    assert unanswered > 0 and line.startswith(f"Validator: {unanswered} atom label(s) of ")
+    assert "count as NO" in line and line in (out.with_suffix(".run") / "report.md").read_text()
+
+
 @pytest.mark.llm_server
 @pytest.mark.slow
 def test_real_local_server(tiny_bench: Path, tmp_path: Path, llm_server: str) -> None:

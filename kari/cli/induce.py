@@ -138,6 +138,7 @@ def induce(
     The Proposer / Validator / Auditor loop is described in docs/method.md (section 2); the files it writes in
     docs/formats.md.
     """
+    from kari.induce.report import unanswered_line
     from kari.induce.run import induce as run_induce
 
     llm_connection = llm_options(base_url, model, api_key_env, no_cache, cache_dir, llm_timeout, llm_attempts,
@@ -198,6 +199,9 @@ def induce(
         + (f" (resumed {len(outcome.resumed)})" if outcome.resumed else "")
         + (f" (shard {shard}: merge the {shard.count} shards with kari merge)" if shard is not None else "")
     )
+    unanswered = unanswered_line(outcome.results)
+    if unanswered:
+        typer.echo(unanswered)
     missing = sorted(a for a, r in outcome.results.items() if r.body is None)
     if missing:
         typer.echo(f"{len(missing)} without a rule ({', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}):"

@@ -148,6 +148,20 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def unanswered_line(results: Mapping[str, InductionResult]) -> str | None:
+    """How many atom labels the Validator gave no usable YES or NO (counted as NO), over how many objects and
+    affordances; None when every label was answered (always so offline)."""
+    per = {a: sum(len(keys) for keys in r.unanswered.values()) for a, r in results.items()}
+    labels = sum(per.values())
+    if not labels:
+        return None
+    objects = sum(len(r.unanswered) for r in results.values())
+    return (f"Validator: {labels} atom label(s) of {objects} object(s) in {sum(1 for n in per.values() if n)} of "
+            f"{len(results)} affordance(s) got no usable YES or NO and count as NO (a reply in another shape, or "
+            "none, after the repairs); each is listed under `unanswered` in the run directory's "
+            "affordances/AFFORDANCE.json")
+
+
 def render_report(
     manifest: Mapping[str, Any],
     results: Mapping[str, InductionResult],
@@ -176,6 +190,7 @@ def render_report(
         f"mean recall {_mean([s.recall for s in scores.values()]):.3f}; "
         f"mean precision {_mean([s.precision or 0.0 for s in scores.values()]):.3f}; "
         f"mean F1 {_mean([s.f1 for s in scores.values()]):.3f} (solver, {manifest.get('config', {}).get('semantics')})"),
+        *([f"- **{line}**"] if (line := unanswered_line(results)) else []),
         "",
         "## Rules",
         "",
