@@ -606,3 +606,18 @@ def test_a_rule_refused_by_coverage_is_named_at_its_file_and_line(bench: Path, t
     code, _, err = kari(capfd, "coverage", "--rules", rules, "--db", tmp_path / "new.duckdb", "--bench", bench,
                         "--match", "exact")
     assert code == 2 and one_line(err).startswith(f"kari: {rules}:{line}: ill-typed-value: rule 'peel'"), err
+
+
+def test_report_never_pairs_records_of_one_game_id_that_hide_other_games() -> None:
+    """Runs on two benchmarks whose game ids name other games were paired 'on the same games' (McNemar
+    p < 0.0001 over 30 pairs that all hid different objects)."""
+    from kari.report.comparisons import Settings, paired
+
+    def record(game: str, obj: str, success: bool) -> dict:
+        return {"game": game, "object": obj, "target": "cut", "candidates": ["cut", "peel"], "success": success,
+                "n_turns": 3, "run": 0}
+
+    a = [record("g1", "knife", True), record("g2", "axe", True)]
+    b = [record("g1", "knife", False), record("g2", "banana", False)]
+    got = paired(a, b, Settings(resamples=50))
+    assert (got["pairs"], got["different_games"], got["discordant"]) == (1, 1, {"b": 1, "c": 0})

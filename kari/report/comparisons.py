@@ -5,7 +5,9 @@ counts its pooled SR over the games, which is conservative) and turns over the s
 bootstrap interval over games; the same for each target affordance and for the games whose target has / has
 no matched rule (the split of :class:`kari.report.inputs.CoverageSource`).
 
-A *comparison* pairs two runs on the same games: records are paired by ``(game, run)``; the delta is
+A *comparison* pairs two runs on the same games: records are paired by ``(game, run)`` when they hide the same
+object with the same target and candidates (``different_games`` counts the ``(game, run)`` keys that did not:
+runs on other benchmarks); the delta is
 ``SR(b) - SR(a)`` over the pairs, with a paired bootstrap interval (whole games drawn with replacement, with
 every run of a game), McNemar's exact two-sided p-value, and the discordant counts ``b`` (pairs ``a`` solved
 and ``b`` did not) and ``c`` (the reverse). Turns are compared on the pairs both solved. Comparisons of kind
@@ -155,7 +157,8 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
         return paired_by_participants(a, b, settings, games)
     left = {(r["game"], r.get("run", 0)): r for r in a if games is None or r["game"] in games}
     right = {(r["game"], r.get("run", 0)): r for r in b if games is None or r["game"] in games}
-    keys = [k for k in left if k in right]
+    shared = [k for k in left if k in right]
+    keys = [k for k in shared if same_game(left[k], right[k])]
     diff: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])  # sr diff, pairs, turn diff, both solved
     only_a = only_b = 0
     for key in keys:
@@ -177,7 +180,7 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     delta = sr_b - sr_a if sr_a is not None and sr_b is not None else None
     interval = _bootstrap([c[0] for c in cells], [c[1] for c in cells], settings) if pairs else None
     return {
-        "games": len(cells), "pairs": pairs,
+        "games": len(cells), "pairs": pairs, "different_games": len(shared) - pairs,
         "a_success_rate": _rounded(sr_a), "b_success_rate": _rounded(sr_b),
         "delta": _rounded(delta), "delta_ci": _interval(interval), "excludes_zero": excludes_zero(interval),
         "mcnemar_p": _rounded(mcnemar_exact(only_a, only_b), 8) if pairs else None,
@@ -189,6 +192,13 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
     }
 
 
+def same_game(a: Record, b: Record) -> bool:
+    """Are two records of one game id the same game (hidden object, target, candidates)? Runs on benchmarks whose
+    game ids name other games (or an edited log) are never paired on them."""
+    return (a.get("object"), a.get("target"), sorted(a.get("candidates") or ())) == \
+        (b.get("object"), b.get("target"), sorted(b.get("candidates") or ()))
+
+
 def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: Settings,
                            games: set[str] | None = None) -> dict[str, Any]:
     """``b`` minus ``a`` paired by game when records carry participant ids: the mean over the shared games of
@@ -196,7 +206,8 @@ def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: S
     fixed at its per-game means); turns the same way on the solved records, when one run has participants."""
     left = {g: rs for g, rs in by_game(a).items() if games is None or g in games}
     right = {g: rs for g, rs in by_game(b).items() if games is None or g in games}
-    shared = [g for g in left if g in right]
+    common = [g for g in left if g in right]
+    shared = [g for g in common if same_game(left[g][0], right[g][0])]
     sides = ((left, -1.0, has_participants(a)), (right, 1.0, has_participants(b)))
     share = 0.5 if all(people for _, _, people in sides) else 1.0
     cells: dict[Any, list[float]] = defaultdict(lambda: [0.0, 0.0])
@@ -217,7 +228,7 @@ def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: S
     turns = _turns_delta([r for g in shared for r in left[g]], [r for g in shared for r in right[g]], settings)
     return {
         "games": len(shared), "pairs": sum(len(side[g]) for g in shared for side, _, people in sides if people),
-        "clustered": "participants",
+        "different_games": len(common) - len(shared), "clustered": "participants",
         "a_success_rate": _rounded(rate_a), "b_success_rate": _rounded(rate_b),
         "delta": _rounded(rate_b - rate_a) if rate_a is not None and rate_b is not None else None,
         "delta_ci": _interval(interval), "excludes_zero": excludes_zero(interval),

@@ -225,6 +225,12 @@ def comparisons_table(data: Mapping[str, Any]) -> list[str]:
     lines += ["", "Each comparison pairs the records of run b and run a by (game, run); a player with 5 runs per game "
                   "paired with one that has 1 is compared on run 0 only. delta turns is b minus a on the pairs both "
                   "solved."]
+    different = [c for c in others if c.get("different_games")]
+    if different:
+        lines += ["", "Not paired: " + "; ".join(f"{md(c['label'])}: {c['different_games']} game id(s) whose records "
+                                                 "hide another object, target or candidates in the two runs"
+                                                 for c in different)
+                  + " (runs on other benchmarks, or a changed log): only games that are the same game are compared."]
     if any(c.get("clustered") for c in others):
         lines += ["", "A comparison with a run played by people (`kari serve`) pairs by game instead: its delta is "
                       "the mean over the shared games of SR b - SR a (pairs: the people's records on those games), its "
