@@ -319,6 +319,20 @@ def test_chat_many_raises_the_first_failure(llm_stub: StubLLMServer, tmp_path: P
     assert client.usage.calls == 2
 
 
+@pytest.mark.parametrize(("usage", "tokens"), [({"prompt_tokens": "10", "completion_tokens": 3.0}, (10, 3)),
+                                              ({"prompt_tokens": 2.5, "completion_tokens": -1}, (0, 0)), (None, (0, 0))])
+def test_token_counts_given_as_text_or_as_whole_floats_are_read(llm_stub: StubLLMServer, tmp_path: Path,
+                                                                 usage: dict | None, tokens: tuple[int, int]) -> None:
+    """A server's "prompt_tokens": "10" or "completion_tokens": 3.0 counted 0 tokens."""
+    body = {"id": "x", "object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}
+    if usage is not None:
+        body["usage"] = usage
+    llm_stub.respond = lambda _: StubReply(body=json.dumps(body).encode())
+    reply = make_chat_client(config(llm_stub.base_url, tmp_path / "cache")).chat(MSG, max_tokens=8)
+    assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("ok", *tokens)
+
+
 def test_token_totals_and_call_log(llm_stub: StubLLMServer, tmp_path: Path) -> None:
     llm_stub.respond = lambda body: StubReply(text="one two three")
     path = tmp_path / "run" / "calls.jsonl"

@@ -264,8 +264,15 @@ def _served_model(completion: Mapping[str, Any]) -> str:
 
 
 def _count(value: Any) -> int:
-    """A token count from the server's usage block (0 when missing or not a number)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    """A token count from the server's usage block: a whole number as JSON gives it (``12``, ``12.0``, ``"12"``);
+    0 when missing, negative or not a whole number."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def response_format(mode: str, schema: Mapping[str, Any]) -> dict[str, Any]:
