@@ -46,6 +46,10 @@ def codes(text: str, vocab: Vocabulary = SMALL, affordance: str = "pierce", **kw
     ("OR(SHAPE:pointed, OR())", ["empty-or"]),
     ("OR(AND(SHAPE:pointed, SIZE:thin), AND(SIZE:thin, SHAPE:pointed))", ["duplicate-branch"]),
     ("OR(PART(x, AND(SHAPE:pointed, SIZE:thin)), PART(y, AND(SIZE:thin, SHAPE:pointed)))", ["duplicate-branch"]),
+    # a PART about no atom of its part still needs a part (strict): not the branch without it, but a repeat of itself
+    ("OR(SHAPE:pointed, PART(x, whole.SHAPE:pointed))", ["unused-part"]),
+    ("OR(PART(x, whole.SHAPE:pointed), PART(y, whole.SHAPE:pointed))", ["unused-part", "unused-part",
+                                                                        "duplicate-branch"]),
     ("AND(SHAPE:pointed, SHAPE:pointed)", ["duplicate-conjunct"]),
     ("OR(SHAPE:pointed, AND(SHAPE:pointed, SIZE:thin))", ["subsumed-branch"]),
     ("SIZE:compressible", ["dynamic-value"]),

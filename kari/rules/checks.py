@@ -195,16 +195,28 @@ class _Checker:
 
 def _canonical(node: Node) -> object:
     """An order-insensitive key of ``node``: a conjunctive node is its atom set with PART variables renamed in
-    order of appearance; otherwise the operator with the set of its arguments' keys."""
+    order of appearance, unless a PART in it mentions no atom of its part (its atoms then do not show the PART,
+    which under ``strict`` still needs a part: ``PART(x, whole.SHAPE:flat)`` is not ``SHAPE:flat``); otherwise the
+    operator with the set of its arguments' keys."""
     if isinstance(node, Atom):
         return frozenset(((node.predicate, node.value, node.role),))  # as branch_atom_set, without its walk
-    atoms = branch_atom_set(node)
+    atoms = branch_atom_set(node) if not _has_unused_part(node) else None
     if atoms is not None:
         return atoms
-    if isinstance(node, Part):
-        return ("PART", node.var, _canonical(node.body))
+    if isinstance(node, Part):  # an unused variable's name says nothing
+        used = any(atom.role == node.var for atom in node.body.atoms())
+        return ("PART", node.var if used else None, _canonical(node.body))
     assert not isinstance(node, Atom)
     return (type(node).__name__, frozenset(_canonical(arg) for arg in node.args))
+
+
+def _has_unused_part(node: Node) -> bool:
+    """Does ``node`` hold a PART none of whose atoms is about its part?"""
+    if isinstance(node, Atom):
+        return False
+    if isinstance(node, Part):
+        return not any(atom.role == node.var for atom in node.body.atoms()) or _has_unused_part(node.body)
+    return any(_has_unused_part(arg) for arg in node.args)
 
 
 def check_file(path: str | Path, vocab: Vocabulary, affordances: Iterable[Any] = ()) -> list[Diagnostic]:
