@@ -540,6 +540,14 @@ def test_report_refuses_a_run_that_lacks_games_of_its_plan(tmp_path: Path, capfd
     assert not (tmp_path / "report").exists()
 
 
+def test_report_refuses_a_run_given_twice(tmp_path: Path, capfd) -> None:
+    """`kari report r r` listed one run twice, and paired it with itself."""
+    out = tmp_path / "run"
+    assert kari(capfd, "play", "-q", "greedy-ig", "-n", "2", "-o", out)[0] == 0
+    code, _, err = kari(capfd, "report", out, tmp_path / "x" / ".." / "run")
+    assert code == 2 and "report-run: given twice (also as" in one_line(err) and "each run is reported once" in err
+
+
 def test_merge_refuses_shards_whose_config_names_another_questioner(tmp_path: Path, capfd) -> None:
     """Both shards' config.json saying 'random' over fix20q records was merged as a random run."""
     dirs = _shards(tmp_path, capfd)

@@ -61,15 +61,16 @@ def join_shards(dirs: Sequence[str | os.PathLike[str]], log: RunLog[R]) -> Joine
         return _join(runs, log.key)
 
 
-def distinct_dirs(dirs: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """The shard folders given, refused when there are none or one is given twice (under any name)."""
+def distinct_dirs(dirs: Sequence[str | os.PathLike[str]], *, none: str = "give the run directories of the shards "
+                  "to merge", once: str = "each shard is merged once", code: str = "merge-shards") -> list[Path]:
+    """The folders given (shards to merge, runs to report), refused when there are none or one is given twice
+    (under any name)."""
     if not dirs:
-        raise KariError("give the run directories of the shards to merge", code="merge-shards")
+        raise KariError(none, code=code)
     seen: dict[Path, Path] = {}
     for given in map(Path, dirs):
         if given.resolve() in seen:
-            raise KariError(f"given twice (also as {seen[given.resolve()]}): each shard is merged once", file=str(given),
-                            code="merge-shards")
+            raise KariError(f"given twice (also as {seen[given.resolve()]}): {once}", file=str(given), code=code)
         seen[given.resolve()] = given
     return list(seen.values())
 

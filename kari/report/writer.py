@@ -24,6 +24,7 @@ from kari.core.game_records import GAMES_FILE
 from kari.io.escape import md
 from kari.io.outputs import Input, Output, OutputKind, check_outputs, inputs_of
 from kari.io.plan import PLAN_FILE
+from kari.io.shards import distinct_dirs
 from kari.io.runlog import CONFIG_FILE, SUMMARY_FILE
 from kari.report.ledger_store import LEDGER_FILE, REPORT_TOP, report_ledger, write_ledger_file
 from kari.rules.rulefile import rule_file_inputs
@@ -223,8 +224,8 @@ def write_report(run_dirs: Sequence[str | Path], out: str | Path | None = None,
     """:func:`report`, returning the Markdown, the JSON object and the leaderboard."""
     if options.html and out is None:
         raise KariError("--html writes report.html into the report folder: give --out DIR", code="bad-option")
-    if not run_dirs:
-        raise KariError("give at least one run directory", code="report-run")
+    run_dirs = distinct_dirs(run_dirs, none="give at least one run directory", once="each run is reported once",
+                             code="report-run")
     if out is not None:  # before any work: no report file over a run's file or another input
         check_outputs([report_output(out, options)], report_inputs(run_dirs, options))
     return write_report_loaded([load_run(p) for p in run_dirs], out, options)
