@@ -183,6 +183,20 @@ def test_forced_format_mismatch_is_reported(con):
         load_files(con, [DATA / "kgtk_values.tsv"], fmt="cskg5")
 
 
+def test_a_kgtk_header_in_a_csv_file_is_named_with_the_mend(con, tmp_path):
+    """A KGTK header written with commas was detected as KGTK, read with TABs and failed with "expected 3
+    columns, found 1" on line 2; --format triples loads it."""
+    from kari.errors import KariError
+
+    path = tmp_path / "kb.csv"
+    path.write_text("node1,label,node2\nknife,MadeOf,steel\n", encoding="utf-8")
+    for fmt in ("auto", "kgtk"):
+        with pytest.raises(KariError) as caught:
+            load_files(con, [path], fmt=fmt)
+        assert (caught.value.line, caught.value.code) == (1, "kb-header") and "--format triples" in caught.value.message
+    assert load_files(con, [path], fmt="triples").edges_added == 1
+
+
 def test_line_numbers_stay_exact_on_a_file_larger_than_one_read_buffer(con, tmp_path):
     """The parallel load must number lines in file order, on a file (~80 MB) larger than DuckDB's CSV read buffer
     (64 MiB with kari's reader options), which parallel scans would read out of order (~3 s)."""

@@ -120,6 +120,12 @@ def _looks_like_aristo_row(fields: tuple[str, ...]) -> bool:
 
 def _source(path: Path, fmt: str, fields: tuple[str, ...], lowered: tuple[str, ...], delim: str,
             auto: bool = False) -> Source:
+    if fmt in ("cskg5", "kgtk", "aristo") and delim != "\t":
+        raise KariError(f"a {fmt} file is TAB-separated, and this .csv file's header is read with commas "
+                        f"({', '.join(fields[:4])}{', ...' if len(fields) > 4 else ''}): give it TABs in a .tsv "
+                        "file, or load it as plain triples (--format triples reads node1, label, node2 as subject, "
+                        "relation, object)", file=str(path), line=1,
+                        code="kb-header")
     if fmt in ("cskg5", "kgtk") and len(set(fields)) != len(fields):
         dup = next(f for f in fields if fields.count(f) > 1)
         raise KariError(f"duplicate column {dup!r} in the header", file=str(path), line=1, code="kb-header")
