@@ -121,3 +121,21 @@ def test_cli_exit_codes(bench: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["bench", "validate", str(bench)])
     assert result.exit_code == 1
     assert "affordances.jsonl:1: affordance-id" in result.output
+
+
+def test_a_bom_and_json_strings_with_line_separators_read_as_written(bench: Path) -> None:
+    """A BOM at the start of objects.jsonl was 'invalid JSON' (every other reader drops it), and a description
+    holding U+2028 or a form feed split its line in two (str.splitlines), so the object was lost and every later
+    line number was off by one."""
+    objects = bench / "objects.jsonl"
+    rows = _lines(objects)
+    rows[0]["description"] = "a line\u2028separator, a paragraph\u2029one and a \x0c feed"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    objects.write_text("\ufeff" + text, encoding="utf-8")
+    report = validate_bench(bench)
+    assert report.ok, [str(p) for p in report.problems[:3]]
+    assert report.counts["objects.jsonl"] == len(rows)
+    rows[5] = "{not json"
+    objects.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\r\n"
+                               for r in rows), encoding="utf-8")
+    assert ("objects.jsonl", 6, "json") in _codes(bench)

@@ -95,6 +95,21 @@ def test_creativity_answers_of_the_layout_before_samples_are_refused_by_line() -
     assert failure.value.code == "run-corrupt" and failure.value.line == 1
 
 
+def test_a_record_whose_text_holds_a_line_separator_is_one_record(tmp_path: Path) -> None:
+    """kari writes its logs with the characters as they are: an LLM question holding U+2028 or U+0085 made
+    str.splitlines cut the record in two, and the resume refused the log as corrupt."""
+    record = {"game": "g1", "target": "cut", "success": True, "n_turns": 1, "run": 0,
+              "turns": [{"turn": 1, "ig": 0, "question": "is it\u2028sharp\u0085?", "checker": {"pairs": [],
+                                                                                             "accepted": False}}]}
+    path = tmp_path / "games.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n" + json.dumps({**record, "game": "g2"},
+                                                                             ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    records, dirty = read_games(path)
+    assert [r.game for r in records] == ["g1", "g2"] and not dirty
+    assert records[0].to_json()["turns"][0]["question"] == "is it\u2028sharp\u0085?"
+
+
 def test_an_older_or_newer_record_keeps_its_keys(tmp_path: Path) -> None:
     # a record of an older kari (no object, no b0_soft, ...) with a key this one does not know
     old = {"game": "g1", "target": "cut", "success": True, "n_turns": 1, "from_the_future": [1, 2],

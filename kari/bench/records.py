@@ -12,7 +12,7 @@ from kari.core.benchmark import Property
 from kari.domain.canon import CanonReport
 from kari.core.terms import PREDICATES, WHOLE
 from kari.errors import KariError
-from kari.io.text import BadJSON, decode_json
+from kari.io.text import BOM, BadJSON, decode_json, text_lines
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -62,7 +62,9 @@ def read_jsonl(path: Path, on_error: LineProblem | None = None) -> Iterator[tupl
     """Yield ``(line_number, object)`` for each non-blank line of ``path``.
 
     A malformed line raises a ``FILE:LINE:COL`` :class:`KariError`; with ``on_error`` it is passed there instead
-    and reading goes on. A missing or non-UTF-8 file always raises.
+    and reading goes on. A missing or non-UTF-8 file always raises. Lines end at LF (a CR before it is dropped), so
+    a JSON string holding U+2028 or a form feed stays on its line; a BOM at the start is dropped, as every reader
+    of kari drops it.
     """
     if not path.is_file():
         raise KariError("file not found", file=str(path), code="missing-file")
@@ -70,7 +72,7 @@ def read_jsonl(path: Path, on_error: LineProblem | None = None) -> Iterator[tupl
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise KariError(f"not UTF-8 ({exc.reason} at byte {exc.start})", file=str(path), code="encoding") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text_lines(text.removeprefix(BOM)), start=1):
         if not line.strip():
             continue
         try:

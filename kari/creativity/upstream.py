@@ -38,7 +38,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.io.fingerprint import file_input
-from kari.io.text import load_json, read_text
+from kari.io.text import load_json, read_text, text_lines
 
 MATCHED_COMMIT = "f73f26af8d320a50d36b329568fc2859c9b823a5"
 """The commit of CreativityBench/CreativityBench whose ``evaluation/`` folder kari was matched against."""
@@ -241,7 +241,7 @@ def lookup_records(paths: Sequence[str | Path]) -> list[Any]:
         try:
             data = load_json(text, file=str(path))
         except KariError:
-            data = [load_json(line, file=str(path), line=n) for n, line in enumerate(text.splitlines(), 1)
+            data = [load_json(line, file=str(path), line=n) for n, line in enumerate(text_lines(text), 1)
                     if line.strip()]
         records += list(data.values()) if isinstance(data, dict) else list(data) if isinstance(data, list) else []
     return records

@@ -30,7 +30,7 @@ from typing import Any
 
 from kari.errors import KariError
 from kari.io.atomic import atomic_write_json
-from kari.io.text import BadJSON, decode_json, load_json, read_text
+from kari.io.text import BadJSON, decode_json, load_json, read_text, text_lines
 from kari.induce.records import InductionResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -129,7 +129,7 @@ class RunDir:
         out = []
         for path in sorted((self.path / "calls").glob("*.jsonl")):
             text = read_text(path, "call log")
-            lines = text.splitlines()
+            lines = text_lines(text)
             for number, line in enumerate(lines, 1):
                 if not line.strip() or (number == len(lines) and not text.endswith("\n")):
                     continue

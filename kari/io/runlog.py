@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from kari.errors import KariError
-from kari.io.text import holds_nul, load_json, read_text
+from kari.io.text import holds_nul, load_json, read_text, text_lines
 from kari.io.versions import FORMAT_KEY, RUN_FORMAT
 
 CONFIG_FILE = "config.json"
@@ -83,7 +83,7 @@ def load_log(path: Path, check: RecordCheck[T]) -> tuple[list[T], bool]:
     end = data.rfind(b"\n") + 1
     body, tail = data[:end], data[end:]
     try:
-        lines = body.decode("utf-8").splitlines()
+        lines = text_lines(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
         at = body.count(b"\n", 0, exc.start) + 1
         raise KariError("corrupt record (not UTF-8)", file=str(path), line=at, code="run-corrupt") from None

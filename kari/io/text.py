@@ -47,6 +47,16 @@ class LineReader(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text``, split at LF only, each without a CR before it (no empty last line for a text that
+    ends in LF): a JSON string may hold U+2028, U+0085 or a form feed written as they are, at which
+    ``str.splitlines`` would cut a record in two."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def read_lines(handle: LineReader, where: str, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line_number, raw_line)`` from a binary handle, each line read with a bound: a line longer than
     ``max_line`` bytes raises a :class:`KariError` naming ``where`` and the line (code ``line-too-long``)
