@@ -86,6 +86,16 @@ def test_load_rules_errors(tmp_path: Path, content: str, code: str) -> None:
     assert info.value.code == code and info.value.file == str(path)
 
 
+def test_a_jsonl_record_with_a_key_twice_is_refused(tmp_path: Path) -> None:
+    """{"op": "AND", "op": "OR", ...} in a rules .jsonl was read as the OR (json keeps the last key)."""
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"affordance": "cut", "rule": {"op": "AND", "op": "OR", "args": [{"op": "SHAPE", "class": '
+                    '"flat"}]}}\n')
+    with pytest.raises(RuleSyntaxError) as info:
+        load_rules(path)
+    assert info.value.line == 1 and "the key 'op' twice" in info.value.message
+
+
 def test_unreadable_files(tmp_path: Path) -> None:
     (tmp_path / "bad.kari").write_bytes(b"cut := SHAPE:flat\n\xff\xfe")
     with pytest.raises(KariError, match="UTF-8"):

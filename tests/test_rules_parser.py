@@ -151,6 +151,9 @@ def test_a_one_megabyte_rule_is_refused() -> None:
     ('```json\n{"op":"SIZE","class":"thin"}\n```\n```json\n{"op":"SIZE","class":"thin"}\n```', "json-error"),
     ("", "json-error"),
     ("42", "json-schema"),
+    # a key twice: json kept the last one silently, so {"op": "AND", "op": "OR"} was read as an OR
+    ('{"op":"AND","op":"OR","args":[{"op":"SIZE","class":"thin"}]}', "json-schema"),
+    ('Here: {"op":"SIZE","class":"thin","class":"thick"} done', "json-schema"),
 ])
 def test_json_errors(text: str, code: str) -> None:
     with pytest.raises(RuleSyntaxError) as info:

@@ -112,11 +112,25 @@ class BadJSON(ValueError):
         self.col = col
 
 
-def decode_json(text: str) -> Any:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members as a dict, refusing a key given twice (``{"op": "AND", "op": "OR"}``: which one the
+    writer meant is unknown; json keeps the last silently): an ``object_pairs_hook``."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise BadJSON(f"invalid JSON: the key {key!r} twice in one object")
+        out[key] = value
+    return out
+
+
+def decode_json(text: str, *, strict_keys: bool = False) -> Any:
     """``json.loads`` that raises only :class:`BadJSON`, whatever is wrong with ``text``. A string holding a NUL
-    character (written ``\\u0000``) is refused like a NUL byte: no kari input holds one."""
+    character (written ``\\u0000``) is refused like a NUL byte: no kari input holds one. ``strict_keys``: a key
+    given twice in one object is refused too (:func:`unique_keys`; rule records, where it changes the rule)."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=unique_keys if strict_keys else None)
+    except BadJSON:
+        raise
     except json.JSONDecodeError as exc:
         raise BadJSON(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except RecursionError:

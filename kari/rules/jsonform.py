@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kari.core.terms import PREDICATES, WHOLE, fold_case, term_pattern
+from kari.io.text import BadJSON, unique_keys
 from kari.rules.ast import And, Atom, Node, Or, Part
 from kari.rules.diagnostics import RuleSyntaxError
 from kari.rules.syntax import KEYWORDS, MAX_DEPTH, MAX_RULE_CHARS
@@ -88,13 +89,22 @@ def extract_json_object(text: str) -> Any:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique)
     except RecursionError:
         raise RuleSyntaxError(f"JSON nests deeper than {MAX_DEPTH} levels", code="nesting-too-deep") from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError):
             raise
         raise _number_too_long(exc) from None
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of a rule, refusing a key given twice (``{"op": "AND", "op": "OR"}`` is no rule)."""
+    try:
+        return unique_keys(pairs)
+    except BadJSON as exc:
+        raise RuleSyntaxError(exc.message.removeprefix("invalid JSON: ") + " of the JSON rule",
+                              code="json-schema") from None
 
 
 def _number_too_long(exc: ValueError) -> RuleSyntaxError:
@@ -104,7 +114,7 @@ def _number_too_long(exc: ValueError) -> RuleSyntaxError:
 
 def _objects_in(text: str) -> list[tuple[int, Any]]:
     """Every top-level JSON object decodable in ``text`` (start offset, value), scanning left to right."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_unique)
     found: list[tuple[int, Any]] = []
     index = text.find("{")
     while index >= 0 and len(found) < 2:

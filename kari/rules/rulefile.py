@@ -240,7 +240,7 @@ def read_jsonl(text: str, file: str) -> tuple[list[Entry], list[RuleSyntaxError]
         if not line.strip():
             continue
         try:
-            record = decode_json(line)
+            record = decode_json(line, strict_keys=True)
         except BadJSON as exc:
             code = "nesting-too-deep" if "nested too deeply" in exc.message else "json-error"
             errors.append(RuleSyntaxError(exc.message, file=file, line=number, col=exc.col, code=code))
