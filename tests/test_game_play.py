@@ -161,6 +161,9 @@ def test_bad_inputs_are_one_line_errors(world, tmp_path):
         ["play", "--bench", str(tmp_path / "missing"), "-q", "optimal", "--out", str(tmp_path / "c")],
         ["play", "--bench", world["bench"], "--vocab", world["vocab"], "-q", "fix20q", "--out", str(tmp_path / "d"),
          "--questions", str(write_questions(tmp_path / "bad.tsv", [("MATERIAL", "metal"), ("COLOUR", "red")]))],
+        # a question list only fix20q reads was accepted by every player and ignored
+        ["play", "--bench", world["bench"], "--vocab", world["vocab"], "-q", "greedy-ig", "--out", str(tmp_path / "e"),
+         "--questions", world["questions"]],
         ["report", str(tmp_path / "nothing")],
     ]
     from kari.cli import main

@@ -14,7 +14,7 @@ from kari.cli.options import (FLAGGED_HELP, LLM_DEFAULTS, MATCH_DEFAULTS, MAX_BU
                                llm_options, number, output)
 from kari.cli.options import seed as seed_option
 from kari.cli.options import shard as shard_option
-from kari.errors import one_of
+from kari.errors import KariError, one_of
 from kari.core import game_defaults as defaults
 from kari.core.formats import ReportFormat
 from kari.core.game_names import CheckerKind, OracleKind, Player, RuleWeighting
@@ -99,6 +99,9 @@ def play(
     if questions is not None:
         from kari.io.text import read_text
 
+        if questioner != Player.FIX20Q:
+            raise KariError(f"--questions is the {Player.FIX20Q.value} questioner's question list; --questioner "
+                            f"{questioner} asks questions of its own and would not read it", code="bad-option")
         read_text(questions, "question list")  # a missing or non-UTF-8 list fails here, before any game
     llm_parts = LLM in (questioner, oracle, checker)
     llm_config = llm.config(concurrency=concurrency if concurrency > 1 else None) if llm_parts else None
@@ -115,7 +118,6 @@ def play(
         vocab=vocab, db=db.resolve() if db else None, model=llm_config.model if llm_config else None,
         base_url=base_url if llm_parts else None, llm_temperature=llm_temperature)
     if interactive:
-        from kari.errors import KariError
         from kari.game.interactive import play_interactive
 
         if concurrency > 1 or shard is not None:
