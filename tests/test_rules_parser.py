@@ -107,6 +107,10 @@ def test_invalid_examples(row: dict[str, str]) -> None:
     ("PART(x, )", 1, 9, "expected rule expression"),
     ("", 1, 1, "found end of input"),
     ("   # only a comment", 1, 20, "found end of input"),
+    # a space character the grammar does not skip was passed over and reported as the end of the input
+    ("SHAPE:flat\u00a0", 1, 11, "a no-break space (U+00A0) here: only spaces, tabs and line breaks may stand"),
+    ("AND(SHAPE:flat,\u2003SIZE:small)", 1, 16, "em space (U+2003) here"),
+    ("AND(SHAPE:flat,\u200bSIZE:small)", 1, 16, "zero width space (U+200B) here"),
 ])
 def test_syntax_errors_point_at_the_offending_token(text: str, line: int, col: int, fragment: str) -> None:
     with pytest.raises(RuleSyntaxError) as info:

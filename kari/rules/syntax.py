@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from typing import NamedTuple
 
 import pyparsing as pp
@@ -166,6 +167,16 @@ EXPR = _build_grammar()
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|\S")
 _COMMENT = re.compile(r"#[^\n]*")
+SPACES = " \t\r\n"
+"""The white space a rule may hold between tokens (pyparsing's default): no other space character."""
+
+
+def _odd_space(text: str, loc: int) -> str | None:
+    """The space or invisible character at ``loc`` that is none of :data:`SPACES` (a no-break space pasted from a
+    web page, a zero-width space), named with its code point; None for any other character."""
+    if loc >= len(text) or text[loc] in SPACES or unicodedata.category(text[loc]) not in ("Zs", "Zl", "Zp", "Cc", "Cf"):
+        return None
+    return f"{unicodedata.name(text[loc], 'control character').lower()} (U+{ord(text[loc]):04X})"
 
 
 def _found(text: str, loc: int) -> str:
@@ -201,7 +212,7 @@ def syntax_error(text: str, exc: pp.ParseBaseException) -> RuleSyntaxError:
     loc = min(max(exc.loc, 0), len(text))
     # skip whitespace and comments so the error points at the token itself
     while True:
-        stripped = len(text) - len(text[loc:].lstrip())
+        stripped = len(text) - len(text[loc:].lstrip(SPACES))
         loc = stripped
         if text.startswith("#", loc):
             end = text.find("\n", loc)
@@ -209,7 +220,10 @@ def syntax_error(text: str, exc: pp.ParseBaseException) -> RuleSyntaxError:
             continue
         break
     message = str(exc.msg)
-    if message == "Expected end of text":
+    odd = _odd_space(text, loc)
+    if odd is not None:
+        message = f"a {odd} here: only spaces, tabs and line breaks may stand between a rule's tokens"
+    elif message == "Expected end of text":
         message = f"unexpected {_found(text, loc)} after the rule"
     elif message.startswith("Expected "):
         message = f"expected {message[len('Expected '):]}, found {_found(text, loc)}"
