@@ -150,7 +150,7 @@ class _Checker:
             self.report("reserved-variable", "'whole' is the entire object, not a PART variable", path)
         elif node.var in scope:
             self.report("part-not-fresh", f"PART variable {node.var!r} is already bound by an enclosing PART", path)
-        if not any(atom.role == node.var for atom in node.body.atoms()):
+        if not _uses_its_part(node):
             self.report("unused-part", f"no atom in this PART is about part {node.var!r}", path)
         declared = self.walk(node.body, path + (0,), scope | {node.var})
         return {node.var: path, **{v: p for v, p in declared.items() if v != node.var}}
@@ -204,10 +204,14 @@ def _canonical(node: Node) -> object:
     if atoms is not None:
         return atoms
     if isinstance(node, Part):  # an unused variable's name says nothing
-        used = any(atom.role == node.var for atom in node.body.atoms())
-        return ("PART", node.var if used else None, _canonical(node.body))
+        return ("PART", node.var if _uses_its_part(node) else None, _canonical(node.body))
     assert not isinstance(node, Atom)
     return (type(node).__name__, frozenset(_canonical(arg) for arg in node.args))
+
+
+def _uses_its_part(node: Part) -> bool:
+    """Is some atom of the PART's body about its part (its role the PART's variable)?"""
+    return any(atom.role == node.var for atom in node.body.atoms())
 
 
 def _has_unused_part(node: Node) -> bool:
@@ -215,7 +219,7 @@ def _has_unused_part(node: Node) -> bool:
     if isinstance(node, Atom):
         return False
     if isinstance(node, Part):
-        return not any(atom.role == node.var for atom in node.body.atoms()) or _has_unused_part(node.body)
+        return not _uses_its_part(node) or _has_unused_part(node.body)
     return any(_has_unused_part(arg) for arg in node.args)
 
 
