@@ -255,6 +255,12 @@ def read_game(record: dict[str, Any], path: Path, line: int) -> GameRecord:
     return GameRecord.from_json(record)
 
 
+def game_content(obj: Any, target: Any, candidates: Sequence[Any]) -> tuple[Any, Any, list[Any]]:
+    """What makes two games of one id the same game: the hidden object, the target and the candidates (in any
+    order). A record and its benchmark game, or two runs' records, are compared by it."""
+    return obj, target, sorted(candidates)
+
+
 def resolve_guess(raw: str | None, candidates: Sequence[str]) -> str | None:
     """The candidate ``raw`` names (exact, or after spelling normalisation), else None (an invalid guess): how
     a game resolves its questioner's guess."""

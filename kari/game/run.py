@@ -21,7 +21,7 @@ from kari.bench.reader import bench_inputs, read_benchmark
 from kari.core.benchmark import BENCH_FILES
 from kari.errors import KariError
 from kari.core.game_names import RUN_PLOTS, Player
-from kari.core.game_records import GAMES_FILE, GameRecord, read_game, read_games, record_problem
+from kari.core.game_records import GAMES_FILE, GameRecord, game_content, read_game, read_games, record_problem
 from kari.core.game_settings import LLM_PARTS, PlayConfig, PlayerSettings, check_settings_values, uses_llm
 from kari.core.run_model import RunModel, url_host
 from kari.llm.config import LLM
@@ -170,8 +170,8 @@ def check_against_games(records: Sequence[GameRecord], games: Sequence[Game], lo
         game = by_id.get(record.game)
         if game is None:       # not a game of the benchmark: the plan check names it
             continue
-        if (record.object, record.target, sorted(record.candidates)) != (game.object, game.target,
-                                                                         sorted(game.candidates)):
+        if game_content(record.object, record.target, record.candidates) != game_content(game.object, game.target,
+                                                                                        game.candidates):
             raise KariError(f"the record of game {record.game} (run {record.run}) hides {record.object!r} with the "
                             f"target {record.target!r}, where the benchmark's game hides {game.object!r} with the "
                             f"target {game.target!r} (or other candidates): the log was changed since it was played; "

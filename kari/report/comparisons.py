@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kari.core.game_names import RuleColumn, RuleOrigin
+from kari.core.game_records import game_content
 from kari.io.versions import REPORT_FORMAT
 from kari.report.budget import budget_curve, run_budget
 from kari.stats import LEVEL, RESAMPLES, bootstrap_ratio, excludes_zero, mcnemar_exact, t_interval, wilson
@@ -195,8 +196,8 @@ def paired(a: Sequence[Record], b: Sequence[Record], settings: Settings,
 def same_game(a: Record, b: Record) -> bool:
     """Are two records of one game id the same game (hidden object, target, candidates)? Runs on benchmarks whose
     game ids name other games (or an edited log) are never paired on them."""
-    return (a.get("object"), a.get("target"), sorted(a.get("candidates") or ())) == \
-        (b.get("object"), b.get("target"), sorted(b.get("candidates") or ()))
+    return game_content(a.get("object"), a.get("target"), a.get("candidates") or ()) == \
+        game_content(b.get("object"), b.get("target"), b.get("candidates") or ())
 
 
 def paired_by_participants(a: Sequence[Record], b: Sequence[Record], settings: Settings,
