@@ -22,7 +22,7 @@ from kari.induce.fastsearch import VectorBranchSearch, units
 from kari.induce.inputs import Evidence, Weights
 from kari.induce.kbcontext import KBContext, read_context
 from kari.induce.kbweights import MIN_POSITIVES, heldout_precision
-from kari.induce.kinship import MAX_CHILDREN, IsA, Kinship, kinship
+from kari.induce.kinship import IsA, Kinship, kinship
 from kari.induce.offline import ProposerSettings, SymbolicProposer
 from kari.induce.pooling import evidence_objects, kin_of, negative_weight, split_thin
 from kari.induce.proposer import ProposalTask
@@ -125,46 +125,6 @@ def test_kinship_from_wordnet_hypernyms_and_kb_isa_edges() -> None:
     weights, sources = kin_of(["frying_pan"], kin)
     assert "pan" in weights and "saucepan" in weights and "frying_pan" not in weights
     assert sources["pan"] == ("frying_pan",)
-
-
-def test_objects_sharing_a_wordnet_class_are_siblings_unless_the_class_is_too_broad() -> None:
-    """A sickle and a scythe are both edge tools: siblings although no KB object is their parent; a class with
-    more than MAX_CHILDREN KB members (here a made-up one) makes none."""
-    kin = kinship([obj("sickle"), obj("scythe"), obj("banana")], KBContext())
-    assert "sickle" not in kin.parents and "scythe" in kin.siblings("sickle") and "banana" not in kin.siblings("sickle")
-    assert kin.without_classes().siblings("sickle") == [] and kin.without_classes().parents == kin.parents
-    crowd = tuple(f"o{i}" for i in range(MAX_CHILDREN + 1))
-    broad = Kinship(classes={o: ("broad",) for o in crowd}, members={"broad": crowd})
-    assert broad.siblings("o0") == []
-    narrow = Kinship(classes={o: ("narrow",) for o in crowd[:3]}, members={"narrow": crowd[:3]})
-    assert narrow.siblings("o0") == ["o1", "o2"]
-
-
-def test_class_kin_widen_an_admitted_group_but_admit_no_lone_positive(tmp_path: Path) -> None:
-    """``reap`` rests on a sickle alone (its only kin, the scythe, comes by WordNet's class ``edge_tool``): left out.
-    ``cut`` rests on a knife and a saw: admitted, and the sickle and scythe (edge tools, like the knife) pooled."""
-    from kari.induce.kbinput import kb_evidence
-    from kari.kb.store import load_files, open_db
-    from kari.vocab.vocabulary import open_vocabulary
-
-    kb = tmp_path / "kb.tsv"
-    header = "id\tnode1\trelation\tnode2\tnode1;label\tnode2;label\trelation;label\trelation;dimension\tsource\tsentence\n"
-    facts = [("sickle", "UsedFor", "reap"), ("knife", "UsedFor", "cut"), ("saw", "UsedFor", "cut"),
-             ("sickle", "MadeOf", "metal"), ("scythe", "MadeOf", "metal"), ("knife", "MadeOf", "metal"),
-             ("saw", "MadeOf", "metal"), ("banana", "MadeOf", "metal")]
-    rows = [f"e{i}\t/c/en/{a}\t/r/{r}\t/c/en/{b}\t{a}\t{b}\t\t\tConceptNet\t" for i, (a, r, b) in enumerate(facts)]
-    kb.write_text(header + "\n".join(rows) + "\n", encoding="utf-8")
-    db = tmp_path / "kb.duckdb"
-    con = open_db(db)
-    load_files(con, [kb])
-    con.close()
-    grouped, info = kb_evidence(db, open_vocabulary(db=db), InduceConfig())
-    [cut] = [ev for ev in grouped.values() if "knife" in {o.id for o in ev.positives}]
-    assert {"sickle", "scythe"} <= {o.id for o in cut.pooled} and "banana" not in {o.id for o in cut.pooled}
-    assert "knife" in cut.pooled_from["scythe"] and len(set(cut.pooled_from["scythe"])) == len(cut.pooled_from["scythe"])
-    assert not any("sickle" in {o.id for o in ev.positives} and "knife" not in {o.id for o in ev.positives}
-                   for ev in grouped.values())
-    assert any(r["reason"] == "thin-evidence" and "reap" in str(r["verb"]) for r in info["left_out"]), info["left_out"]
 
 
 def test_implicit_negatives_weigh_more_the_more_uses_the_kb_states() -> None:

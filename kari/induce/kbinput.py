@@ -10,11 +10,7 @@
 5. each group's thin positives pooled with their KB kin and its implicit negatives weighed
    (:mod:`kari.induce.pooling`; ``pool``);
 6. a group resting on fewer than ``min_kb_objects`` KB objects (positives and pooled kin) is left out, its verbs
-   recorded with the reason ``thin-evidence`` (:func:`kari.induce.pooling.split_thin`). Kin by a shared WordNet
-   class (:meth:`kari.induce.kinship.Kinship.siblings`) widen an admitted group's evidence but admit no group: a
-   lone positive whose only kin come from WordNet's taxonomy says what that object affords, not its class (with
-   them, the share of rules resting on one stated positive rose from 23% to 34-47% on the bundled and outside
-   pairs).
+   recorded with the reason ``thin-evidence`` (:func:`kari.induce.pooling.split_thin`).
 """
 
 from __future__ import annotations
@@ -27,12 +23,12 @@ from typing import Any
 from kari.core.benchmark import ObjectRecord
 from kari.vocab.vocabulary import Vocabulary
 from kari.core.induce_config import InduceConfig, InputKind
-from kari.induce.inputs import Evidence, Weights
+from kari.induce.inputs import Evidence
 from kari.induce.completion import complete
 from kari.induce.grouping import group_evidence
 from kari.induce.inputs import from_db
 from kari.induce.kbcontext import read_context
-from kari.induce.kinship import Kinship, kinship
+from kari.induce.kinship import kinship
 from kari.induce.partkb import from_part_kb
 from kari.induce.pooling import base_weights, pool, split_thin
 from kari.induce.targets import select_targets
@@ -57,22 +53,13 @@ def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tupl
     if config.pool:
         by_id = {o.id: o for o in universe}
         base = base_weights(universe, context.verb_counts)
-        admitted, thin = split_thin(_pooled(grouped, kin.without_classes(), by_id, base), config.min_kb_objects)
-        grouped = _pooled({g: grouped[g] for g in admitted}, kin, by_id, base)
-    else:
-        grouped, thin = split_thin(grouped, config.min_kb_objects)
+        grouped = {g: pool(ev, kin, by_id, base) if not ev.part_level else ev for g, ev in grouped.items()}
+    grouped, thin = split_thin(grouped, config.min_kb_objects)
     left_out += thin
     info: dict[str, Any] = {"kind": InputKind.DB, "path": str(db), "grouping": config.grouping,
                             "kb_verbs": str(len(verbs)), "targets": str(len(targets)), "groups": str(len(grouped)),
                             "inferred_facts": str(inferred_count), "left_out": left_out}
     return grouped, info
-
-
-def _pooled(grouped: Mapping[str, Evidence], kin: Kinship, by_id: Mapping[str, ObjectRecord],
-            base: Weights) -> dict[str, Evidence]:
-    """Every group of ``grouped`` pooled with its ``kin`` (:func:`kari.induce.pooling.pool`); part-level groups as
-    they are."""
-    return {g: ev if ev.part_level else pool(ev, kin, by_id, base) for g, ev in grouped.items()}
 
 
 def _universe(verbs: Mapping[str, Evidence]) -> list[ObjectRecord]:

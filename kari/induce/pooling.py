@@ -3,9 +3,9 @@
 A KB states what objects afford, never (or rarely) what they do not; most verbs name one or two objects. For
 each verb group (:func:`pool`):
 
-* **pooled kin** -- the KB objects that are is-a parents, siblings (a shared KB parent or WordNet class) or parts
-  of a stated positive (:mod:`kari.induce.kinship`: a scythe cuts, and so, likely, does its sibling the sickle,
-  its parent the edge tool, its part the blade) join the evidence as weighed positives (:data:`KIN_WEIGHT`): they count towards a
+* **pooled kin** -- the KB objects that are is-a parents, siblings or parts of a stated positive
+  (:mod:`kari.induce.kinship`: a scythe cuts, and so, likely, does its sibling the sickle, its parent the edge
+  tool, its part the blade) join the evidence as weighed positives (:data:`KIN_WEIGHT`): they count towards a
   branch's support and F-beta, but no branch is proposed for them alone (every branch covers a stated positive)
   and they are never negatives;
 * **implicit negatives** -- every other KB object, weighed by how well the KB describes its uses
@@ -18,8 +18,7 @@ object, not what affords the verb, and its precision cannot be estimated out of 
 as left out (reason ``thin-evidence``).
 
 The weights are read by the offline Proposer's counts (:mod:`kari.induce.fastsearch`) and by the held-out
-precision of :mod:`kari.induce.kbweights`. Settings chosen on the bundled KB only, but the class depth of
-:mod:`kari.induce.kinship`, chosen on the bundled and outside pairs (docs/results.md).
+precision of :mod:`kari.induce.kbweights`. Settings chosen on the bundled KB only (docs/results.md).
 """
 
 from __future__ import annotations
@@ -71,8 +70,7 @@ def kin_of(positives: Sequence[str], kin: Kinship) -> tuple[dict[str, float], di
                 continue
             taken += other not in out
             out[other] = max(out.get(other, 0.0), weight)
-            if obj not in sources.setdefault(other, []):  # a parent may also be a class sibling
-                sources[other].append(obj)
+            sources.setdefault(other, []).append(obj)
     return out, {k: tuple(v) for k, v in sources.items()}
 
 
