@@ -19,7 +19,7 @@ from kari.core.induce_config import InduceConfig
 from kari.induce import wordnet
 from kari.induce.completion import complete
 from kari.induce.fastsearch import VectorBranchSearch, units
-from kari.induce.inputs import Evidence, Weights
+from kari.induce.inputs import Evidence, KinLink, Weights
 from kari.induce.kbcontext import KBContext, read_context
 from kari.induce.kbweights import MIN_POSITIVES, heldout_precision
 from kari.induce.kinship import IsA, Kinship, kinship
@@ -124,7 +124,14 @@ def test_kinship_from_wordnet_hypernyms_and_kb_isa_edges() -> None:
     assert [(link.parent, link.how) for link in kin.parents["widget"]] == [("gadget", "e9")]
     weights, sources = kin_of(["frying_pan"], kin)
     assert "pan" in weights and "saucepan" in weights and "frying_pan" not in weights
-    assert sources["pan"] == ("frying_pan",)
+    [parent] = sources["pan"]
+    assert (parent.positive, parent.relation) == ("frying_pan", "parent") and parent.via.startswith("wordnet:")
+    assert KinLink("frying_pan", "sibling", "pan") in sources["saucepan"]  # the parent the two share
+    assert KinLink("frying_pan", "sibling", "pan").to_json() == {"of": "frying_pan", "as": "sibling", "via": "pan"}
+    knife = ObjectRecord("knife", "", ("blade",), ())
+    _, by_part = kin_of(["knife"], kinship([knife, obj("blade")], KBContext()))
+    assert by_part == {"blade": (KinLink("knife", "part"),)}
+    assert by_part["blade"][0].to_json() == {"of": "knife", "as": "part"}
 
 
 def test_implicit_negatives_weigh_more_the_more_uses_the_kb_states() -> None:
@@ -346,6 +353,13 @@ def test_induce_db_writes_heldout_precision_flags_and_what_was_left_out(bundled_
         else:
             assert held["precision"] > held["base_rate"]
     assert not rows["cut"]["flagged"]
+    pooled = [row for row in rows.values() if row.get("kb_pooled")]
+    assert pooled  # every pooled kin says of which stated positive it is kin, and how
+    for row in pooled:
+        assert set(row["kb_pooled_via"]) == set(row["kb_pooled"])
+        for links in row["kb_pooled_via"].values():
+            assert links and all(link["of"] in row["kb_positives"] and link["as"] in {"part", "parent", "sibling"}
+                                 for link in links)
     run = outcome.run_dir
     assert (run / "heldout.json").is_file() and (run / "left_out.jsonl").is_file()
     report = (run / "report.md").read_text()

@@ -64,7 +64,7 @@ def restrict(evidence: Evidence, keep: Collection[str]) -> Evidence:
 def _kin_kept(evidence: Evidence, kin: str, keep: Collection[str]) -> bool:
     """Is a pooled kin still kin of a kept positive? (Kin of held-out positives only would leak them.)"""
     sources = evidence.pooled_from.get(kin)
-    return sources is None or any(s in keep for s in sources)
+    return sources is None or any(link.positive in keep for link in sources)
 
 
 def restrict_all(evidence: Mapping[str, Evidence], keep: Collection[str]) -> dict[str, Evidence]:

@@ -79,6 +79,21 @@ class Weights(Mapping[str, float]):
 
 
 @dataclass(frozen=True)
+class KinLink:
+    """Why a KB object was pooled with a group's stated ``positive`` (:mod:`kari.induce.pooling`): ``relation``
+    ``part`` (one of the positive's parts), ``parent`` (``via`` the KB's is-a edge id or the WordNet link
+    ``wordnet:<child synset>><parent synset>``) or ``sibling`` (``via`` the KB parent the two share)."""
+
+    positive: str
+    relation: str
+    via: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        """``{"of": positive, "as": relation, "via": ...}`` (``via`` left out for a part)."""
+        return {"of": self.positive, "as": self.relation, **({"via": self.via} if self.via else {})}
+
+
+@dataclass(frozen=True)
 class Evidence:
     """What the loop knows about one affordance.
 
@@ -110,7 +125,7 @@ class Evidence:
     part_level: bool = False  # each positive is one part alone: the rule's branches are PART(x, ...)
     pooled: tuple[ObjectRecord, ...] = ()  # KB kin of the positives (kari.induce.pooling): weighed positives
     weights: Mapping[str, float] = field(default_factory=dict)  # object id -> weight (1 when absent; PU evidence)
-    pooled_from: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # pooled kin -> the positives it is kin of
+    pooled_from: Mapping[str, tuple[KinLink, ...]] = field(default_factory=dict)  # pooled kin -> how it is kin
     inferred: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # object id -> its inferred facts
 
     def uses_closed_world(self, source: str) -> bool:

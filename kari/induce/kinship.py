@@ -44,11 +44,14 @@ class Kinship:
 
     def siblings(self, obj: str) -> list[str]:
         """The KB objects sharing a (not too broad) level-1 parent with ``obj``, sorted."""
-        out: set[str] = set()
+        return sorted({sibling for sibling, _ in self.sibling_links(obj)})
+
+    def sibling_links(self, obj: str) -> list[tuple[str, str]]:
+        """Each sibling of ``obj`` with the parent they share, sorted (a sibling may share several)."""
+        out: set[tuple[str, str]] = set()
         for link in self.parents.get(obj, ()):
             if link.level == 1 and len(self.children.get(link.parent, ())) <= MAX_CHILDREN:
-                out.update(self.children.get(link.parent, ()))
-        out.discard(obj)
+                out.update((child, link.parent) for child in self.children.get(link.parent, ()) if child != obj)
         return sorted(out)
 
 

@@ -382,7 +382,9 @@ def _kb_group(evidence: Evidence) -> dict[str, Any]:
         return {}
     return {"group": {"method": evidence.grouping, "members": [m.to_json() for m in evidence.members]},
             "kb_positives": [o.id for o in evidence.positives],
-            **({"kb_pooled": [o.id for o in evidence.pooled]} if evidence.pooled else {})}
+            **({"kb_pooled": [o.id for o in evidence.pooled],
+                "kb_pooled_via": {o.id: [link.to_json() for link in evidence.pooled_from.get(o.id, ())]
+                                  for o in evidence.pooled}} if evidence.pooled else {})}
 
 
 def _text(node: Node) -> str:
@@ -444,7 +446,8 @@ def rule_from_result(result: InductionResult, metadata: Mapping[str, Any]) -> Ru
         f"induced by kari induce ({metadata.get('backend', '?')}): covers {result.covered} of "
         f"{result.positives} positives by the Validator's labels"
     )
-    kb = {k: value for k in ("group", "kb_positives", "kb_pooled", "evidence_counts") if (value := getattr(result, k)) is not None}
+    kb = {k: value for k in ("group", "kb_positives", "kb_pooled", "kb_pooled_via", "evidence_counts")
+          if (value := getattr(result, k)) is not None}
     return Rule(
         result.affordance,
         body,

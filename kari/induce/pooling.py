@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from kari.core.benchmark import ObjectRecord
-from kari.induce.inputs import Evidence, Weights
+from kari.induce.inputs import Evidence, KinLink, Weights
 from kari.induce.kinship import Kinship
 from kari.induce.targets import Reason
 
@@ -54,23 +54,24 @@ def base_weights(objects: Sequence[ObjectRecord], verb_counts: Mapping[str, int]
     return Weights({o.id: round(negative_weight(verb_counts.get(o.id, 0)), 4) for o in objects})
 
 
-def kin_of(positives: Sequence[str], kin: Kinship) -> tuple[dict[str, float], dict[str, tuple[str, ...]]]:
+def kin_of(positives: Sequence[str], kin: Kinship) -> tuple[dict[str, float], dict[str, tuple[KinLink, ...]]]:
     """The pooled kin of ``positives`` with their weights (module docstring), stated positives left out, and for
-    each kin the positives it is kin of."""
+    each kin how it is kin of which positives (:class:`kari.induce.inputs.KinLink`)."""
     stated = set(positives)
     out: dict[str, float] = {}
-    sources: dict[str, list[str]] = {}
+    sources: dict[str, list[KinLink]] = {}
     for obj in sorted(stated):
-        related = [(KIN_WEIGHT["part"], p) for p in kin.parts.get(obj, ())]
-        related += [(KIN_WEIGHT["parent"], link.parent) for link in kin.parents.get(obj, ()) if link.level == 1]
-        related += [(KIN_WEIGHT["sibling"], s) for s in kin.siblings(obj)]
+        related = [(KIN_WEIGHT["part"], p, KinLink(obj, "part")) for p in kin.parts.get(obj, ())]
+        related += [(KIN_WEIGHT["parent"], link.parent, KinLink(obj, "parent", link.how))
+                    for link in kin.parents.get(obj, ()) if link.level == 1]
+        related += [(KIN_WEIGHT["sibling"], s, KinLink(obj, "sibling", parent)) for s, parent in kin.sibling_links(obj)]
         taken = 0
-        for weight, other in sorted(related, key=lambda item: (-item[0], item[1])):
+        for weight, other, why in sorted(related, key=lambda item: (-item[0], item[1], item[2].via or "")):
             if other in stated or taken >= MAX_POOLED_PER_POSITIVE:
                 continue
             taken += other not in out
             out[other] = max(out.get(other, 0.0), weight)
-            sources.setdefault(other, []).append(obj)
+            sources.setdefault(other, []).append(why)
     return out, {k: tuple(v) for k, v in sources.items()}
 
 

@@ -20,9 +20,10 @@ class InductionResult(JsonRecord):
     training evidence counts (None without a rule), what stayed unanswered, the rounds, the dropped proposals,
     the vocabulary events and the time it took; for a KB verb group (KB input only) the grouping method with its
     member verbs (``group``), the group's KB positive objects (``kb_positives``) and the KB kin pooled with them
-    as weighed positives (``kb_pooled``, :mod:`kari.induce.pooling`); without a rule, why (``no_rule``,
-    :func:`kari.induce.loop.no_rule_reason`); with an LLM, the calls and tokens it took per role (``llm``: role ->
-    calls, prompt_tokens, completion_tokens, cache hits included)."""
+    as weighed positives (``kb_pooled``, :mod:`kari.induce.pooling`) and how each is kin of which positive
+    (``kb_pooled_via``: kin -> ``{"of", "as", "via"}`` records, :class:`kari.induce.inputs.KinLink`); without a
+    rule, why (``no_rule``, :func:`kari.induce.loop.no_rule_reason`); with an LLM, the calls and tokens it took
+    per role (``llm``: role -> calls, prompt_tokens, completion_tokens, cache hits included)."""
 
     affordance: str
     evidence: str
@@ -42,14 +43,15 @@ class InductionResult(JsonRecord):
     group: Mapping[str, Any] | None = None
     kb_positives: Sequence[str] | None = None
     kb_pooled: Sequence[str] | None = None
+    kb_pooled_via: Mapping[str, Sequence[Mapping[str, str]]] | None = None
     no_rule: str | None = None
     llm: Mapping[str, Mapping[str, int]] | None = None
     layout: Layout | None = None
 
     KEYS = ("affordance", "evidence", "rule", "branches", "positives", "negatives", "negatives_source", "covered",
             "recall", "evidence_counts", "unanswered", "rounds", "dropped", "vocab_events", "seconds", "group",
-            "kb_positives", "kb_pooled", "no_rule", "llm")
-    OPTIONAL = ("group", "kb_positives", "kb_pooled", "no_rule", "llm")
+            "kb_positives", "kb_pooled", "kb_pooled_via", "no_rule", "llm")
+    OPTIONAL = ("group", "kb_positives", "kb_pooled", "kb_pooled_via", "no_rule", "llm")
 
     @property
     def body(self) -> Node | None:
