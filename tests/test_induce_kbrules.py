@@ -26,7 +26,7 @@ from kari.induce.kinship import IsA, Kinship, kinship
 from kari.induce.offline import ProposerSettings, SymbolicProposer
 from kari.induce.pooling import evidence_objects, kin_of, negative_weight, split_thin
 from kari.induce.proposer import ProposalTask
-from kari.induce.senses import backoff_keys, choose_sense, object_classes, object_sense
+from kari.induce.senses import backoff_keys, choose_sense, kb_domain, object_classes, object_sense
 from kari.induce.targets import LeftOut, Phrase, Reason, read_phrase
 from kari.rules.ast import Atom, Rule
 from kari.vocab.vocabulary import Vocabulary
@@ -132,6 +132,43 @@ def test_kinship_from_wordnet_hypernyms_and_kb_isa_edges() -> None:
     _, by_part = kin_of(["knife"], kinship([knife, obj("blade")], KBContext()))
     assert by_part == {"blade": (KinLink("knife", "part"),)}
     assert by_part["blade"][0].to_json() == {"of": "knife", "as": "part"}
+
+
+def test_an_object_takes_its_most_frequent_sense_when_that_sense_is_in_the_kbs_domain() -> None:
+    """In a KB about animals a dog is the animal (a parent ``domestic_animal``), not the pawl that the artifact
+    preference reads it as (a parent ``catch``, whose facts it would inherit); in a KB about things people use the
+    artifact preference stands (the computer mouse)."""
+    pets = [obj(n) for n in ("dog", "cat", "hamster", "kitten", "ferret", "catch", "domestic_animal", "carnivore")]
+    assert kb_domain(o.id for o in pets) == "noun.animal"
+    assert [link.parent for link in kinship(pets, KBContext()).parents["dog"]] == ["catch"]  # no domain: the pawl
+    read = kinship(pets, KBContext(domain="noun.animal"))
+    assert [(link.parent, link.level) for link in read.parents["dog"]] == [("domestic_animal", 1), ("carnivore", 2)]
+    assert [link.parent for link in read.parents["cat"]] == ["carnivore"]
+    things = ["mouse", "keyboard", "monitor", "cable", "desk", "lamp"]
+    assert kb_domain(things) == "noun.artifact"
+    assert wordnet.noun_synset(object_sense("mouse", (), "noun.artifact")).lexname == "noun.artifact"
+    assert object_sense("sponge", (), "noun.animal") == object_sense("sponge")  # its first sense is no animal
+
+
+def test_kb_input_reads_objects_in_the_kbs_domain(tmp_path: Path) -> None:
+    """Through ``kari induce --db``'s KB input: in a KB about pets a dog inherits nothing from a door catch."""
+    from kari.induce.kbinput import kb_evidence
+    from kari.kb.store import load_files, open_db
+
+    edges = [(pet, "UsedFor", "cuddling") for pet in ("dog", "cat", "hamster", "kitten", "ferret", "puppy")]
+    edges += [(pet, "HasA", "fur") for pet in ("dog", "cat", "hamster", "kitten", "ferret", "puppy")]
+    edges += [("catch", "MadeOf", "metal"), ("catch", "UsedFor", "fastening"), ("latch", "MadeOf", "metal")]
+    kb = tmp_path / "pets.tsv"
+    kb.write_text("id\tnode1\trelation\tnode2\n" + "".join(f"e{i}\t{a}\t{r}\t{b}\n" for i, (a, r, b) in
+                                                            enumerate(edges)), encoding="utf-8")
+    con = open_db(tmp_path / "pets.duckdb")
+    load_files(con, [kb])
+    con.close()
+    grouped, _ = kb_evidence(tmp_path / "pets.duckdb", Vocabulary.load(), InduceConfig())
+    [cuddle] = [ev for ev in grouped.values() if "dog" in {o.id for o in ev.positives}]
+    dog = next(o for o in cuddle.positives if o.id == "dog")
+    assert not [p for p in dog.properties if p.predicate == "MADE_OF"], dog.properties
+    assert "catch" not in {o.id for o in cuddle.pooled}
 
 
 def test_implicit_negatives_weigh_more_the_more_uses_the_kb_states() -> None:

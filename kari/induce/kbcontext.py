@@ -22,13 +22,17 @@ class KBContext:
     ``verb_sentences``: verb -> the sentences of its affordance edges; ``object_sentences``: object -> sentences of
     its edges that name a WordNet noun sense (``WordNet knife.n.01: ...``); ``isa``: ``(child, parent, edge id)``
     between snake-case node labels; ``verb_counts``: object -> distinct verbs the KB states it affords; ``verb_relations``: verb -> the
-    readable labels of the relations its positive edges state it with (``used for``, ``capable of``)."""
+    readable labels of the relations its positive edges state it with (``used for``, ``capable of``); ``domain``:
+    the WordNet lexicographer file most of the KB's objects' most frequent senses are in (``noun.artifact``, or
+    ``noun.animal`` for a KB about pets; :func:`kari.induce.senses.kb_domain`), set by the KB input, None
+    until then."""
 
     verb_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     object_sentences: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     isa: tuple[tuple[str, str, str], ...] = ()
     verb_counts: Mapping[str, int] = field(default_factory=dict)
     verb_relations: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    domain: str | None = None
 
 
 def read_context(path: str | Path) -> KBContext:

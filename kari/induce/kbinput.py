@@ -31,6 +31,7 @@ from kari.induce.kbcontext import read_context
 from kari.induce.kinship import kinship
 from kari.induce.partkb import from_part_kb
 from kari.induce.pooling import base_weights, pool, split_thin
+from kari.induce.senses import kb_domain
 from kari.induce.targets import select_targets
 
 
@@ -38,8 +39,8 @@ def kb_evidence(db: str | Path, vocab: Vocabulary, config: InduceConfig) -> tupl
     """The grouped evidence of the KB database ``db`` (module docstring) and the manifest's description of it
     (with ``left_out``: one record per verb that names no action or whose group rests on too few KB objects)."""
     verbs = {**from_part_kb(db), **from_db(db, vocab)}
-    context = read_context(db)
     universe = _universe(verbs)
+    context = replace(read_context(db), domain=kb_domain(o.id for o in universe))
     kin = kinship(universe, context)
     inferred_count = 0
     if config.complete:

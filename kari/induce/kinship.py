@@ -58,7 +58,7 @@ class Kinship:
 def kinship(objects: Sequence[ObjectRecord], context: KBContext) -> Kinship:
     """The :class:`Kinship` of ``objects`` (the KB's universe)."""
     ids = {o.id for o in objects}
-    sense = {o.id: object_sense(o.id, context.object_sentences.get(o.id, ())) for o in objects}
+    sense = {o.id: object_sense(o.id, context.object_sentences.get(o.id, ()), context.domain) for o in objects}
     by_sense: dict[str, list[str]] = {}
     for obj, synset in sorted(sense.items()):
         if synset is not None:

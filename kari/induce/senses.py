@@ -10,8 +10,10 @@ point when the phrase has one (``peel a label`` is not "come off in flakes"). Ti
 often in WordNet's concordance, then to WordNet's order, so a phrase with nothing to go on gets the first sense.
 
 An object's own sense (:func:`object_sense`) is the synset a WordNet sentence of its edges names
-(``WordNet mouse.n.04: ...``), else its first artifact, food or substance sense (a KB of affordances is about
-things people use: the computer mouse, not the rodent), else its first physical sense.
+(``WordNet mouse.n.04: ...``), else its most frequent sense when that sense is in the KB's domain (the
+lexicographer file most of the KB's objects' most frequent senses are in, :func:`kb_domain`: in a KB about pets
+a dog is the animal), else its first artifact, food or substance sense (a KB of affordances is mostly about things
+people use: the computer mouse, not the rodent), else its first physical sense.
 """
 
 from __future__ import annotations
@@ -103,9 +105,24 @@ def noun_lemmas(name: str) -> list[str]:
     return [f for f in dict.fromkeys(forms) if wordnet.noun_senses(f)]
 
 
-def object_sense(name: str, sentences: Sequence[str] = ()) -> str | None:
-    """The WordNet synset of the KB object ``name`` (module docstring), None when WordNet has no physical noun
-    of that name."""
+def kb_domain(objects: Iterable[str]) -> str | None:
+    """The lexicographer file most of ``objects``' most frequent physical senses are in (ties: the earlier of
+    :data:`OBJECT_LEXNAMES`, then by name), None when WordNet knows none of them."""
+    counts: dict[str, int] = {}
+    for name in objects:
+        lemmas = noun_lemmas(name)
+        found = wordnet.noun_synset(wordnet.noun_senses(lemmas[0])[0][1]) if lemmas else None
+        if found is not None:
+            counts[found.lexname] = counts.get(found.lexname, 0) + 1
+    if not counts:
+        return None
+    order = {lexname: i for i, lexname in enumerate(OBJECT_LEXNAMES)}
+    return min(counts, key=lambda lexname: (-counts[lexname], order.get(lexname, len(order)), lexname))
+
+
+def object_sense(name: str, sentences: Sequence[str] = (), domain: str | None = None) -> str | None:
+    """The WordNet synset of the KB object ``name`` (module docstring; ``domain`` the KB's, :func:`kb_domain`),
+    None when WordNet has no physical noun of that name."""
     lemmas = noun_lemmas(name)
     if not lemmas:
         return None
@@ -116,6 +133,9 @@ def object_sense(name: str, sentences: Sequence[str] = ()) -> str | None:
                     if rank == int(number):
                         return synset
     senses = [s for lemma in lemmas for _, s in wordnet.noun_senses(lemma)]
+    first = wordnet.noun_synset(senses[0])
+    if domain is not None and first is not None and first.lexname == domain:
+        return senses[0]
     for lexname in OBJECT_LEXNAMES:
         for synset in senses:
             found = wordnet.noun_synset(synset)
@@ -144,10 +164,12 @@ def hypernym_levels(synset: str, depth: int) -> list[list[str]]:
     return levels
 
 
-def object_classes(name: str, sentences: Sequence[str] = (), depth: int = CLASS_DEPTH) -> list[str]:
-    """The object's name words and the words of its WordNet classes up to ``depth`` levels up."""
+def object_classes(name: str, sentences: Sequence[str] = (), depth: int = CLASS_DEPTH,
+                   domain: str | None = None) -> list[str]:
+    """The object's name words and the words of its WordNet classes up to ``depth`` levels up (its sense in the
+    KB's ``domain``, :func:`object_sense`)."""
     words = list(name.split("_"))
-    synset = object_sense(name, sentences)
+    synset = object_sense(name, sentences, domain)
     if synset is not None:
         for level in hypernym_levels(synset, depth):
             for parent in level:
@@ -166,7 +188,8 @@ def sense_keys(evidence: Mapping[str, Evidence], context: KBContext | None = Non
 
     def classes_of(name: str) -> tuple[str, ...]:
         if name not in classes:
-            classes[name] = tuple(object_classes(name, context.object_sentences.get(name, ())))
+            classes[name] = tuple(object_classes(name, context.object_sentences.get(name, ()),
+                                                 domain=context.domain))
         return classes[name]
 
     out = {}
