@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -48,6 +49,22 @@ def _role(body: dict[str, Any]) -> str:
 
 def _atom(pred: str, value: str) -> dict[str, str]:
     return {"op": pred, "role": "whole", "class": value}
+
+
+def _sharp_edge_server(validator: Callable[[], Any]) -> Callable[[dict[str, Any]], Any]:
+    """A scripted server: the Proposer proposes SHAPE:sharp_edge, the Auditor says NEW, the Validator replies the
+    JSON of ``validator()``."""
+    from llm_server import StubReply
+
+    def respond(body: dict[str, Any]) -> Any:
+        role = _role(body)
+        if role == "validator":
+            return StubReply(json.dumps(validator()))
+        if role == "auditor":
+            return StubReply('{"decision": "NEW"}')
+        return StubReply(json.dumps({"rule": _atom("SHAPE", "sharp_edge")}))
+
+    return respond
 
 
 class ScriptedModel:
@@ -134,17 +151,8 @@ def test_a_validator_reply_in_another_shape_is_counted_and_said(tiny_bench: Path
     """A Validator answering {"labels": "YES"} every time had every label read as NO, the rule still accepted,
     and nothing said that no label was readable."""
     from cli_support import kari
-    from llm_server import StubReply
 
-    def respond(body: dict[str, Any]) -> Any:
-        role = _role(body)
-        if role == "validator":
-            return StubReply(json.dumps({"labels": "YES"}))
-        if role == "auditor":
-            return StubReply('{"decision": "NEW"}')
-        return StubReply(json.dumps({"rule": _atom("SHAPE", "sharp_edge")}))
-
-    llm_stub.respond = respond
+    llm_stub.respond = _sharp_edge_server(lambda: {"labels": "YES"})
     out = tmp_path / "rules.kari"
     code, stdout, err = kari(capfd, "induce", "--bench", tiny_bench, "--out", out, "--llm", "openai", "--base-url",
                              llm_stub.base_url, "--model", "stub", "--cache-dir", tmp_path / "cache", "--rounds", "1",
@@ -155,6 +163,38 @@ def test_a_validator_reply_in_another_shape_is_counted_and_said(tiny_bench: Path
     unanswered = sum(len(keys) for keys in result["unanswered"].values())
     assert unanswered > 0 and line.startswith(f"Validator: {unanswered} atom label(s) of ")
     assert "count as NO" in line and line in (out.with_suffix(".run") / "report.md").read_text()
+
+
+def test_a_validator_that_answers_no_label_stops_the_run(tiny_bench: Path, tmp_path: Path, llm_stub,
+                                                         capfd: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past UNUSABLE_AFTER labels with none answered the run stops (exit 2, naming the model and the server) rather
+    than reading every label as NO; one usable label among them and it goes on."""
+    import kari.induce.validator as validator
+    from cli_support import kari, one_line
+
+    monkeypatch.setattr(validator, "UNUSABLE_AFTER", 5)  # the tiny benchmark asks 5 labels in its first round
+    usable = {"left": 0}  # usable Validator replies still to give
+
+    def label() -> dict[str, Any]:
+        if usable["left"]:
+            usable["left"] -= 1
+            return {"labels": {"SHAPE:sharp_edge": "YES"}}
+        return {"labels": "YES"}
+
+    llm_stub.respond = _sharp_edge_server(label)
+    out = tmp_path / "rules.kari"
+    argv = ("induce", "--bench", tiny_bench, "--out", out, "--llm", "openai", "--base-url", llm_stub.base_url,
+            "--model", "stub", "--rounds", "1", "--quiet", "--no-cache")
+    code, _, err = kari(capfd, *argv)
+    assert code == 2 and not out.exists()
+    line = one_line(err)
+    assert "llm-unusable" in line and "model stub at " + llm_stub.base_url in line
+    assert "any of the 5 atom labels asked about 'slice'" in line
+    assert json.loads((out.with_suffix(".run") / "manifest.json").read_text())["status"] == "failed"
+    usable["left"] = 1  # one usable reply among the five
+    code, _, err = kari(capfd, *argv)
+    assert code == 0, err
 
 
 @pytest.mark.llm_server

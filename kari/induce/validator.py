@@ -1,7 +1,8 @@
 """The Validator: labels every atom of the current rule YES/NO for a positive object (method.md 2).
 
 Coverage is then decided in code from the labels (``kari.solver.covered_by_labels``), never by the Validator.
-An atom the Validator could not answer (a junk LLM reply, after repairs) counts as NO and is recorded.
+An atom the Validator could not answer (a junk LLM reply, after repairs) counts as NO and is recorded; an
+affordance whose first :data:`UNUSABLE_AFTER` labels all went unanswered stops the run (:func:`check_usable`).
 
 The LLM Validator asks about one object per request by default. With ``batch`` = K > 1 it asks about up to K
 objects per request (the prompt ``validator_batch``: the same question, each object judged on its own, the labels
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kari.core.benchmark import ObjectRecord
+from kari.errors import KariError
 from kari.induce.llmio import LLMSession, connected
 from kari.induce.proposer import describe_object
 from kari.rules.ast import Atom
@@ -23,6 +25,12 @@ from kari.rules.ast import Atom
 LABELS: dict[str, object] = {"type": "object", "additionalProperties": {"type": "string", "enum": ["YES", "NO"]}}
 """Property -> YES or NO."""
 LABEL_SCHEMA = {"type": "object", "properties": {"labels": LABELS}, "required": ["labels"]}
+
+
+UNUSABLE_AFTER = 20
+"""Atom labels of one affordance that may all go unanswered before the run stops: a Validator that has answered
+none of them is not following its prompt (a reply in another shape, or a model too small), and every label read
+as NO would make every rule cover nothing."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +66,29 @@ BATCH_SCHEMA = {
 """The reply shape of a request about several objects: object id -> property -> YES/NO."""
 
 
+def check_usable(affordance: str, asked: int, unanswered: int, where: str) -> None:
+    """An ``llm-unusable`` error (exit 2) when at least :data:`UNUSABLE_AFTER` atom labels were asked about
+    ``affordance`` and every one of them went unanswered (``where``: the Validator, its model and server)."""
+    if asked >= UNUSABLE_AFTER and unanswered >= asked:
+        raise KariError(f"the Validator ({where}) gave no usable YES or NO for any of the {asked} atom labels "
+                        f"asked about {affordance!r} (a reply in another shape than the validator prompt's JSON, "
+                        "or a model too small to follow it); the finished affordances are kept and a rerun goes on",
+                        code="llm-unusable")
+
+
 class LLMValidator:
     """Asks a chat model about each object (all atoms of the rule at once), one object per request or ``batch``
     objects per request."""
 
     name = "llm"
+
+    @property
+    def where(self) -> str:
+        """``llm, model M at URL`` (error messages)."""
+        if self.session is None:
+            return self.name
+        config = self.session.client.config
+        return f"{self.name}, model {config.model} at {config.base_url}"
 
     def __init__(self, session: LLMSession | None, repair_attempts: int = 1, max_tokens: int = 256, batch: int = 1,
                  max_tokens_per_object: int = 128) -> None:
