@@ -57,13 +57,16 @@ def objects_from_db(con: duckdb.DuckDBPyConnection) -> list[ObjectRecord]:
         by_object.setdefault(obj, []).append(Property(part, predicate, value,
                                                       edges=(*(edges or ()), *(part_edges or ()))))
     parts: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    for obj, part, edges in con.execute("SELECT object, part, list(DISTINCT edge_id ORDER BY edge_id) "
-                                        "FROM object_parts GROUP BY ALL ORDER BY ALL").fetchall():
+    first: dict[str, tuple[str, int]] = {}  # object -> its first edge (file, line), over its facts and parts
+    for obj, part, edges, at in con.execute("SELECT object, part, list(DISTINCT edge_id ORDER BY edge_id), "
+                                            "min(row(file, line)) FROM object_parts GROUP BY ALL ORDER BY ALL"
+                                            ).fetchall():
         parts.setdefault(obj, []).append((part, tuple(edges)))
-    sources = dict(con.execute(
-        "SELECT object, arg_min(file || ':' || line, row(file, line)) FROM ("
-        "SELECT subject AS object, file, line FROM object_facts WHERE predicate IS NOT NULL "
-        "UNION ALL SELECT object, file, line FROM object_parts) GROUP BY object").fetchall())
+        first[obj] = min(first.get(obj, at), at)
+    for obj, at in con.execute("SELECT subject, min(row(file, line)) FROM object_facts WHERE predicate IS NOT NULL "
+                               "GROUP BY subject").fetchall():
+        first[obj] = min(first.get(obj, at), at)
+    sources = {obj: f"{file}:{line}" for obj, (file, line) in first.items()}
     return [ObjectRecord(id=obj, description=obj.replace("_", " "), parts=tuple(n for n, _ in parts.get(obj, ())),
                          properties=tuple(by_object.get(obj, ())), source=sources.get(obj, ""),
                          part_edges=tuple(parts.get(obj, ())))
