@@ -169,7 +169,12 @@ def test_a_validator_that_answers_no_label_stops_the_run(tiny_bench: Path, tmp_p
                                                          capfd: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Past UNUSABLE_AFTER labels with none answered the run stops (exit 2, naming the model and the server) rather
-    than reading every label as NO; one usable label among them and it goes on."""
+    than reading every label as NO; one usable label among them and it goes on. The labels are counted over the
+    run's affordances (KB verbs ask a few labels each), through the session they share."""
+    from kari.induce.llmio import LLMSession
+
+    root = LLMSession(object(), prompts={})  # type: ignore[arg-type]
+    assert root.for_affordance("cut").labels is root.for_affordance("slice").labels is root.labels
     import kari.induce.validator as validator
     from cli_support import kari, one_line
 
@@ -190,7 +195,7 @@ def test_a_validator_that_answers_no_label_stops_the_run(tiny_bench: Path, tmp_p
     assert code == 2 and not out.exists()
     line = one_line(err)
     assert "llm-unusable" in line and "model stub at " + llm_stub.base_url in line
-    assert "any of the 5 atom labels asked about 'slice'" in line
+    assert "any of the first 5 atom labels of this run (the last asked about 'slice')" in line
     assert json.loads((out.with_suffix(".run") / "manifest.json").read_text())["status"] == "failed"
     usable["left"] = 1  # one usable reply among the five
     code, _, err = kari(capfd, *argv)

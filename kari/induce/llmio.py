@@ -62,6 +62,23 @@ class CallTally:
             return {role: dict(self._counts[role]) for role in sorted(self._counts, key=_role_rank)}
 
 
+class LabelTally:
+    """The atom labels a run's Validator was asked and those it answered with a usable YES or NO, over every
+    affordance of the run (thread-safe; shared by :meth:`LLMSession.for_affordance`)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.answered = 0
+        self._lock = threading.Lock()
+
+    def add(self, asked: int, answered: int) -> tuple[int, int]:
+        """Count ``asked`` labels, ``answered`` of them usable; the run's totals so far."""
+        with self._lock:
+            self.asked += asked
+            self.answered += answered
+            return self.asked, self.answered
+
+
 def _role_rank(role: str) -> tuple[int, str]:
     return (ROLES.index(role) if role in ROLES else len(ROLES), role)
 
@@ -75,16 +92,19 @@ class LLMSession:
 
     def __init__(self, client: ChatClient, *, waiting: Callable[[], AbstractContextManager[Any]] = no_wait,
                  affordance: str = "", tally: CallTally | None = None,
-                 prompts: Mapping[str, Any] | None = None) -> None:
+                 prompts: Mapping[str, Any] | None = None, labels: LabelTally | None = None) -> None:
         self.client = client
         self.prompts = dict(prompts) if prompts is not None else {name: load_prompt(name) for name in PROMPTS}
         self.waiting = waiting
         self.affordance = affordance
         self.tally = tally if tally is not None else CallTally()
+        self.labels = labels if labels is not None else LabelTally()
 
     def for_affordance(self, affordance: str) -> LLMSession:
-        """The same client and prompts, asking about ``affordance`` with a tally of its own."""
-        return LLMSession(self.client, waiting=self.waiting, affordance=affordance, prompts=self.prompts)
+        """The same client, prompts and Validator label tally, asking about ``affordance`` with a call tally of
+        its own."""
+        return LLMSession(self.client, waiting=self.waiting, affordance=affordance, prompts=self.prompts,
+                          labels=self.labels)
 
     def prompt_versions(self) -> dict[str, str]:
         """Prompt name -> version (recorded in the run manifest)."""

@@ -34,7 +34,7 @@ from kari.induce.proposer import Proposal, ProposalTask, Proposer, summarise_fee
 from kari.induce.refusals import Refusals, refused_by_diagnostics
 from kari.induce.split import split_groups
 from kari.induce.timers import Timers
-from kari.induce.validator import Validator, check_usable
+from kari.induce.validator import Validator
 from kari.rules.ast import Atom, Node, Or, Rule, any_of
 from kari.core.terms import Semantics, normalise_term
 from kari.domain.objects import rule_holds
@@ -67,8 +67,6 @@ class _State:
     branch_meta: list[dict[str, Any]] = field(default_factory=list)
     labels: dict[str, dict[Atom, bool]] = field(default_factory=dict)  # object id -> atom labels
     unanswered: dict[str, set[str]] = field(default_factory=dict)
-    asked: int = 0  # atom labels asked of the Validator
-    not_answered: int = 0  # of them, those with no usable YES or NO
     rounds: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     events: list[VocabEvent] = field(default_factory=list)
@@ -117,10 +115,6 @@ def _labels(state: _State, comps: Components, objects: Sequence[ObjectRecord], t
             state.labels.setdefault(obj.id, {}).update(answer.labels)
             if answer.unanswered:
                 state.unanswered.setdefault(obj.id, set()).update(answer.unanswered)
-        state.asked += len({a.key for a in missing}) * len(objs)
-        state.not_answered += sum(len(answer.unanswered) for answer in answers)
-        check_usable(state.evidence.affordance, state.asked, state.not_answered,
-                     getattr(comps.validator, "where", comps.validator.name))
 
 
 def _covered(state: _State, objects: Sequence[ObjectRecord], timers: Timers) -> list[str]:

@@ -1,8 +1,8 @@
 """The Validator: labels every atom of the current rule YES/NO for a positive object (method.md 2).
 
 Coverage is then decided in code from the labels (``kari.solver.covered_by_labels``), never by the Validator.
-An atom the Validator could not answer (a junk LLM reply, after repairs) counts as NO and is recorded; an
-affordance whose first :data:`UNUSABLE_AFTER` labels all went unanswered stops the run (:func:`check_usable`).
+An atom the Validator could not answer (a junk LLM reply, after repairs) counts as NO and is recorded; a run
+whose first :data:`UNUSABLE_AFTER` labels all went unanswered stops (:func:`check_usable`).
 
 The LLM Validator asks about one object per request by default. With ``batch`` = K > 1 it asks about up to K
 objects per request (the prompt ``validator_batch``: the same question, each object judged on its own, the labels
@@ -28,9 +28,9 @@ LABEL_SCHEMA = {"type": "object", "properties": {"labels": LABELS}, "required": 
 
 
 UNUSABLE_AFTER = 20
-"""Atom labels of one affordance that may all go unanswered before the run stops: a Validator that has answered
-none of them is not following its prompt (a reply in another shape, or a model too small), and every label read
-as NO would make every rule cover nothing."""
+"""Atom labels of a run (over all its affordances) that may all go unanswered before it stops: a Validator that
+has answered none of them is not following its prompt (a reply in another shape, or a model too small), and every
+label read as NO would make every rule cover nothing."""
 
 
 @dataclass(frozen=True)
@@ -66,14 +66,14 @@ BATCH_SCHEMA = {
 """The reply shape of a request about several objects: object id -> property -> YES/NO."""
 
 
-def check_usable(affordance: str, asked: int, unanswered: int, where: str) -> None:
-    """An ``llm-unusable`` error (exit 2) when at least :data:`UNUSABLE_AFTER` atom labels were asked about
-    ``affordance`` and every one of them went unanswered (``where``: the Validator, its model and server)."""
-    if asked >= UNUSABLE_AFTER and unanswered >= asked:
-        raise KariError(f"the Validator ({where}) gave no usable YES or NO for any of the {asked} atom labels "
-                        f"asked about {affordance!r} (a reply in another shape than the validator prompt's JSON, "
-                        "or a model too small to follow it); the finished affordances are kept and a rerun goes on",
-                        code="llm-unusable")
+def check_usable(affordance: str, asked: int, answered: int, where: str) -> None:
+    """An ``llm-unusable`` error (exit 2) when the run has asked at least :data:`UNUSABLE_AFTER` atom labels and
+    none was answered (``affordance``: the one asked about last; ``where``: the Validator, its model and server)."""
+    if asked >= UNUSABLE_AFTER and not answered:
+        raise KariError(f"the Validator ({where}) gave no usable YES or NO for any of the first {asked} atom labels "
+                        f"of this run (the last asked about {affordance!r}): a reply in another shape than the "
+                        "validator prompt's JSON, or a model too small to follow it; the finished affordances are "
+                        "kept and a rerun goes on", code="llm-unusable")
 
 
 class LLMValidator:
@@ -108,6 +108,9 @@ class LLMValidator:
             answers = labelled.get(obj.id, found.get(obj.id, {}))
             labels = {a: answers.get(a.key, False) for a in atoms}
             out.append(AtomLabels(labels, tuple(k for k in keys if k not in answers)))
+        asked, answered = connected(self.session, "validator").labels.add(
+            len(keys) * len(objects), sum(len(keys) - len(labels.unanswered) for labels in out))
+        check_usable(affordance, asked, answered, self.where)
         return out
 
     def _batched(self, objects: Sequence[ObjectRecord], keys: Sequence[str]) -> dict[str, dict[str, bool]]:
