@@ -61,6 +61,8 @@ def test_groupings_lemma_wordnet_none() -> None:
     assert wordnet["decorate"] == ("decorate_a_room", "decoration")  # decoration derives from decorate
     assert wordnet["hold"] == ("hold", "keep")  # one first WordNet sense (keep, maintain, hold)
     assert wordnet_head("worn") == "wear" and wordnet_head("storage") == "store"
+    noise = {g.verb: g.members for g in group_verbs({"make_noise": 1, "makes_percussive_noises": 1}, "wordnet")}
+    assert noise == {"make_noise": ("make_noise", "makes_percussive_noises")}  # the object's head, not its adjective
     none = group_verbs(counts, "none")
     assert [g.members for g in none] == [(v,) for v in sorted(counts)]
     with pytest.raises(KariError):

@@ -64,6 +64,21 @@ def test_a_phrase_is_read_as_its_head_verb() -> None:
     assert read_phrase("peel a label").transitive and not read_phrase("cutting").transitive  # type: ignore[union-attr]
 
 
+def test_a_light_verb_keeps_the_head_of_its_object() -> None:
+    """The object's head is the last word of its noun phrase (not its first adjective); a light verb and that
+    word that are one WordNet verb are read as it, unless a pronoun is the object."""
+    keys = {"make a yard sale table": "make_table", "keep hands warm": "keep_warm", "put the drink in": "put_drink",
+            "make beautiful origami shapes with": "make_shape"}
+    for text, key in keys.items():
+        reading = read_phrase(text)
+        assert isinstance(reading, Phrase) and reading.light and reading.key == key, (text, reading)
+    for text in ("makes percussive noises", "make spooky noises in a haunted house"):
+        reading = read_phrase(text)
+        assert isinstance(reading, Phrase) and reading.head == "make_noise" and not reading.light, (text, reading)
+    pronoun = read_phrase("make it sound good")    # 'make good' is a WordNet verb, but the object here is 'it'
+    assert isinstance(pronoun, Phrase) and pronoun.head == "make" and pronoun.light
+
+
 def test_a_sense_is_chosen_from_the_phrase_and_its_positives_classes() -> None:
     band = choose_sense(read_phrase("play in a band"), classes=object_classes("harmonica"))  # type: ignore[arg-type]
     hockey = choose_sense(read_phrase("playing hockey"), classes=object_classes("hockey_skate"))  # type: ignore[arg-type]

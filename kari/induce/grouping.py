@@ -35,6 +35,7 @@ from kari.induce import wordnet
 from kari.induce.inputs import Evidence
 from kari.induce.kbcontext import KBContext
 from kari.induce.senses import sense_keys
+from kari.induce.targets import object_head
 from kari.induce.verbs import LIGHT, STOP, content_words, head_key, lexicon_of
 from kari.rules.syntax import KEYWORDS
 from kari.vocab.morphology import singular
@@ -163,11 +164,10 @@ def _wordnet_key(verb: str) -> tuple[str, str]:
     verbs, _, _ = wordnet.verb_tables()
     words = content_words(verb) or [verb]
     head = wordnet_head(words[0])
-    if head in LIGHT:
-        rest = [w for w in words[1:] if w not in STOP] or words[1:]
-        if rest:
-            key = f"{head}_{singular(rest[0]) or rest[0]}"
-            return key, key
+    if head in LIGHT and len(words) > 1:
+        obj = object_head(words[1:], STOP) or singular(words[1]) or words[1]   # take_off: all of it skipped
+        key = f"{head}_{obj}"
+        return key, key
     return (f"wn:{verbs[head]}" if head in verbs else f"word:{head}"), head
 
 

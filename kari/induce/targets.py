@@ -15,14 +15,16 @@ it (the verb's object: ``label``) -- or says why it names no action (:class:`Lef
    it, ``ReceivesAction``: to it; kb/relation_map.tsv): a phrase every edge of which is a negative
    (``NotUsedFor``) is a target only together with positives.
 
-A *light* verb (make, take, keep, put, get, give, do, have, go, let, set, turn) that WordNet has no multi-word
-lemma for keeps its object's head word (``make_food``, ``put_water``), as :mod:`kari.induce.verbs` does.
+A *light* verb (make, take, keep, put, get, give, do, have, go, let, set, turn) keeps its object's head word, the
+last word of the noun phrase after it (``make_food``, ``make percussive noises``: ``make_noise``;
+:func:`object_head`); when the pair is a WordNet verb (``make_noise``) and only determiners stand before the
+object, the phrase is read as that verb.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -89,11 +91,11 @@ class Phrase:
 
     @property
     def key(self) -> str:
-        """``head`` or, for a light verb, ``head_object`` (``make_food``)."""
+        """``head`` or, for a light verb, ``head_object`` (``make_food``; :func:`object_head`)."""
         if self.light:
-            objects = [w for w in self.rest if w not in FUNCTION_WORDS]
-            if objects:
-                return f"{self.head}_{singular(objects[0]) or objects[0]}"
+            head = object_head(self.rest)
+            if head is not None:
+                return f"{self.head}_{head}"
         return self.head
 
     @property
@@ -116,6 +118,19 @@ class LeftOut:
 
     reason: Reason
     detail: str
+
+
+def object_head(rest: Sequence[str], skip: frozenset[str] = FUNCTION_WORDS) -> str | None:
+    """The head word of a light verb's object, singular: the last word of the first run of words not in ``skip``
+    (``make percussive noises``: ``noise``; ``make a yard sale table``: ``table``; ``keep hands warm``:
+    ``warm``); a word of ``skip`` (a preposition) ends the run. None when no such word follows."""
+    run: list[str] = []
+    for word in rest:
+        if word not in skip:
+            run.append(word)
+        elif run:
+            break
+    return (singular(run[-1]) or run[-1]) if run else None
 
 
 def words_of(text: str) -> tuple[str, ...]:
@@ -154,7 +169,34 @@ def read_phrase(text: str) -> Phrase | LeftOut:
         lemma = "_".join((head, *content[1:size]))
         if wordnet.is_verb(lemma) and _particle_verb(first, head, content[1:size], content[size:]):
             return Phrase(lemma, content[size:], words)
-    return Phrase(head, content[1:], words, light=head in LIGHT and len(content) > 1)
+    light = head in LIGHT and len(content) > 1
+    if light and _object_follows(content[1:]):
+        lemma = f"{head}_{object_head(content[1:])}"
+        if wordnet.is_verb(lemma):  # the light verb and its object's head are one WordNet verb: make (...) noise
+            return Phrase(lemma, _after_object(content[1:]), words)
+    return Phrase(head, content[1:], words, light=light)
+
+
+def _object_follows(rest: Sequence[str]) -> bool:
+    """Does a noun phrase follow the verb, only determiners before it (``make the spooky noises``; not ``make it
+    sound good``, where the object is ``it``)?"""
+    for word in rest:
+        if word not in FUNCTION_WORDS:
+            return True
+        if word not in DETERMINERS:
+            return False
+    return False
+
+
+def _after_object(rest: Sequence[str]) -> tuple[str, ...]:
+    """The words after a light verb's object (:func:`object_head`'s run)."""
+    seen = False
+    for index, word in enumerate(rest):
+        if word not in FUNCTION_WORDS:
+            seen = True
+        elif seen:
+            return tuple(rest[index:])
+    return ()
 
 
 def _particle_verb(first: str, head: str, extra: tuple[str, ...], rest: tuple[str, ...]) -> bool:
