@@ -82,14 +82,6 @@ class LLMValidator:
 
     name = "llm"
 
-    @property
-    def where(self) -> str:
-        """``llm, model M at URL`` (error messages)."""
-        if self.session is None:
-            return self.name
-        config = self.session.client.config
-        return f"{self.name}, model {config.model} at {config.base_url}"
-
     def __init__(self, session: LLMSession | None, repair_attempts: int = 1, max_tokens: int = 256, batch: int = 1,
                  max_tokens_per_object: int = 128) -> None:
         self.session = session
@@ -97,6 +89,14 @@ class LLMValidator:
         self.max_tokens = max_tokens
         self.batch = batch
         self.max_tokens_per_object = max_tokens_per_object
+
+    @property
+    def where(self) -> str:
+        """``llm, model M at URL`` (error messages)."""
+        if self.session is None:
+            return self.name
+        config = self.session.client.config
+        return f"{self.name}, model {config.model} at {config.base_url}"
 
     def label_many(self, affordance: str, objects: Sequence[ObjectRecord], atoms: Sequence[Atom]) -> list[AtomLabels]:
         keys = sorted({a.key for a in atoms})
