@@ -124,13 +124,19 @@ def object_head(rest: Sequence[str], skip: frozenset[str] = FUNCTION_WORDS) -> s
     """The head word of a light verb's object, singular: the last word of the first run of words not in ``skip``
     (``make percussive noises``: ``noise``; ``make a yard sale table``: ``table``; ``keep hands warm``:
     ``warm``); a word of ``skip`` (a preposition) ends the run. None when no such word follows."""
-    run: list[str] = []
-    for word in rest:
-        if word not in skip:
-            run.append(word)
-        elif run:
-            break
-    return (singular(run[-1]) or run[-1]) if run else None
+    span = _object_span(rest, skip)
+    if span is None:
+        return None
+    word = rest[span[1] - 1]
+    return singular(word) or word
+
+
+def _object_span(rest: Sequence[str], skip: frozenset[str] = FUNCTION_WORDS) -> tuple[int, int] | None:
+    """``(start, end)`` of the first run of words of ``rest`` not in ``skip``, None when there is none."""
+    start = next((i for i, word in enumerate(rest) if word not in skip), None)
+    if start is None:
+        return None
+    return start, next((i for i in range(start, len(rest)) if rest[i] in skip), len(rest))
 
 
 def words_of(text: str) -> tuple[str, ...]:
@@ -170,33 +176,12 @@ def read_phrase(text: str) -> Phrase | LeftOut:
         if wordnet.is_verb(lemma) and _particle_verb(first, head, content[1:size], content[size:]):
             return Phrase(lemma, content[size:], words)
     light = head in LIGHT and len(content) > 1
-    if light and _object_follows(content[1:]):
+    span = _object_span(content[1:]) if light else None
+    if span is not None and all(w in DETERMINERS for w in content[1:1 + span[0]]):  # not 'make it sound good'
         lemma = f"{head}_{object_head(content[1:])}"
         if wordnet.is_verb(lemma):  # the light verb and its object's head are one WordNet verb: make (...) noise
-            return Phrase(lemma, _after_object(content[1:]), words)
+            return Phrase(lemma, tuple(content[1 + span[1]:]), words)
     return Phrase(head, content[1:], words, light=light)
-
-
-def _object_follows(rest: Sequence[str]) -> bool:
-    """Does a noun phrase follow the verb, only determiners before it (``make the spooky noises``; not ``make it
-    sound good``, where the object is ``it``)?"""
-    for word in rest:
-        if word not in FUNCTION_WORDS:
-            return True
-        if word not in DETERMINERS:
-            return False
-    return False
-
-
-def _after_object(rest: Sequence[str]) -> tuple[str, ...]:
-    """The words after a light verb's object (:func:`object_head`'s run)."""
-    seen = False
-    for index, word in enumerate(rest):
-        if word not in FUNCTION_WORDS:
-            seen = True
-        elif seen:
-            return tuple(rest[index:])
-    return ()
 
 
 def _particle_verb(first: str, head: str, extra: tuple[str, ...], rest: tuple[str, ...]) -> bool:
