@@ -42,12 +42,9 @@ class Kinship:
     children: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     parts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def siblings(self, obj: str) -> list[str]:
-        """The KB objects sharing a (not too broad) level-1 parent with ``obj``, sorted."""
-        return sorted({sibling for sibling, _ in self.sibling_links(obj)})
-
     def sibling_links(self, obj: str) -> list[tuple[str, str]]:
-        """Each sibling of ``obj`` with the parent they share, sorted (a sibling may share several)."""
+        """Each KB object sharing a (not too broad) level-1 parent with ``obj``, with that parent, sorted (a
+        sibling may share several)."""
         out: set[tuple[str, str]] = set()
         for link in self.parents.get(obj, ()):
             if link.level == 1 and len(self.children.get(link.parent, ())) <= MAX_CHILDREN:
