@@ -146,3 +146,26 @@ def test_rules_player_guesses_as_soon_as_exactly_one_rule_is_satisfied(vocab):
     # "yes" to metal (the hidden object is steel) satisfies cut's rule while burn's is still open: guess now.
     assert [t["question"] for t in record["turns"]] == ["MATERIAL:metal"]
     assert record["guess"] == "cut" and record["success"]
+
+
+@pytest.mark.parametrize("covered_negatives, asked", [(0.0, ["MATERIAL:metal"]),
+                                                       (40.0, ["MATERIAL:metal", "MATERIAL:wood", "SHAPE:round"])])
+def test_rules_player_reads_a_rule_as_sufficient_only_when_its_evidence_says_so(vocab, covered_negatives, asked):
+    from kari.game.questioners.rules import RulesQuestioner
+    from kari.game.types import RuleMatch
+    from kari.rules import parse_rule
+    from kari.rules.ast import Rule
+
+    # cut's rule covered 9 of its 10 held-out positives and, in the imprecise case, objects worth 40 negatives
+    heldout = {"positives": 10, "covered_positives": 9, "covered_negative_weight": covered_negatives,
+               "precision": 9 / (9 + covered_negatives)}
+    rules = {"cut": Rule("cut", parse_rule("MADE_OF:metal"), metadata={"heldout": heldout}),
+             "burn": Rule("burn", parse_rule("OR(MADE_OF:wood, SHAPE:round)"))}
+    reps = {"cut": [_obj("c0", ("MADE_OF", "metal"))], "burn": [_obj("b0", ("MADE_OF", "wood"))]}
+    setup = dataclasses.replace(_setup(reps), rules={c: (RuleMatch(c, rule, 1.0),) for c, rule in rules.items()})
+    record = play_game(Game("g", "h", "cut", ("cut", "burn")), _obj("h", ("MADE_OF", "steel")), setup,
+                       RulesQuestioner(vocab), SymbolicChecker(vocab), KBOracle(vocab), vocab)
+    # precise: "yes" to metal ends the game; imprecise: burn's atoms are asked first, then the guess ranks the
+    # satisfied rule's confirmed atom above burn's falsified rule
+    assert [t["question"] for t in record["turns"]] == asked
+    assert record["guess"] == "cut" and record["success"]

@@ -4,8 +4,11 @@ It keeps the answers as known atoms and evaluates every matched rule three-value
 any-part reading, with the is-a taxonomy: "yes" to steel makes metal true, "no" to metal makes steel false).
 Each turn it asks the unknown atom that best splits the candidates still alive; it guesses when one candidate is
 left, when exactly one candidate's rule is satisfied (rules state sufficient conditions), or when no live rule
-has an unknown atom. Ranking: rule true > unknown (or no rule) > false; ties go to the rule
-with more confirmed atoms, then to the higher soft belief (:mod:`kari.game.belief`), then to the game's random
+has an unknown atom. A rule is taken as sufficient only when its own evidence says an object it covers is more
+likely a positive than not (the cautious precision of :mod:`kari.game.rule_weights`, the 10% posterior
+quantile, at least :data:`SUFFICIENT_PRECISION`; a rule with no recorded evidence is taken at its word): a
+satisfied rule below that counts as open, so it neither ends the game nor outranks an undecided candidate.
+Ranking: rule true > unknown (or no rule) > false; ties go to the rule with more confirmed atoms, then to the higher soft belief (:mod:`kari.game.belief`), then to the game's random
 stream. Its questions come from the rules only.
 """
 
@@ -15,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from kari.game.questioners.base import Questioner, QuestionerOptions, argmax_belief
 from kari.game.match import combined_body
+from kari.game.rule_weights import RuleWeight, rule_weight
 from kari.game.types import Action, Ask, GameSetup, GameState, Guess, Question, structured
 from kari.domain.objects import answered, rule_status
 from kari.vocab.vocabulary import Vocabulary
@@ -37,6 +41,16 @@ def confirmed_atoms(node: Node, known: Mapping[Question, bool], vocab: Vocabular
     return max(scores, default=0)
 
 
+SUFFICIENT_PRECISION = 0.5
+"""A satisfied rule decides only when the cautious estimate of its precision is at least this: more often right
+than wrong."""
+
+
+def _sufficient(weight: RuleWeight) -> bool:
+    """Whether a rule of this weight may be read as a sufficient condition (module docstring)."""
+    return weight.precision_low is None or weight.precision_low >= SUFFICIENT_PRECISION
+
+
 class RulesQuestioner(Questioner):
     sees_rules = True
     name = Player.RULES
@@ -52,10 +66,12 @@ class RulesQuestioner(Questioner):
         super().start(setup)
         self.bodies: dict[str, Node] = {c: combined_body(setup.rules[c]) for c in setup.candidates
                                         if setup.rules.get(c)}
+        self.sufficient = {c for c in self.bodies if _sufficient(rule_weight(setup.rules[c][0].rule))}
 
     def _status(self, known: Mapping[Question, bool]) -> dict[str, Truth]:
-        return {c: (rule_status(self.bodies[c], known, self.vocab) if c in self.bodies else None)
-                for c in self.setup.candidates}
+        status = {c: (rule_status(self.bodies[c], known, self.vocab) if c in self.bodies else None)
+                  for c in self.setup.candidates}
+        return {c: (None if s is True and c not in self.sufficient else s) for c, s in status.items()}
 
     def act(self, state: GameState) -> Action:
         known = dict(state.history)
